@@ -1,0 +1,77 @@
+// The shape every `sailor` sub-command takes. A command declares its words, its options and its
+// positionals; the dispatcher (cli/index.ts) parses strictly, so an unknown flag or a missing value is
+// exit 2 with a message naming it, before the command runs. Progress goes to stderr, results to stdout.
+import { LabError } from '../errors';
+
+export type OptionSpec = Record<
+  string,
+  { type: 'string' | 'boolean'; short?: string; multiple?: boolean; description: string; default?: string | boolean }
+>;
+
+export interface CliIO {
+  out(text: string): void; // results (stdout)
+  err(text: string): void; // progress and diagnostics (stderr)
+}
+
+export interface CommandContext {
+  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  positionals: string[];
+  io: CliIO;
+}
+
+export interface CliCommand {
+  /** The words after `sailor`, e.g. ['kg', 'build']. */
+  path: string[];
+  summary: string;
+  /** Usage line without the leading `sailor`, e.g. 'kg build --out G.json [--seed ID] [--max-edges N] [--rng S]'. */
+  usage: string;
+  options: OptionSpec;
+  positionals?: { min: number; max: number };
+  /** Returns the exit code (default 0). Throw LabError('bad_request' | 'bad_input', …) for exit 2. */
+  run(ctx: CommandContext): Promise<number | void>;
+}
+
+export function usageError(message: string): LabError {
+  return new LabError('bad_request', message);
+}
+
+// Typed readers for option values: each names the flag in its error.
+
+export function optString(ctx: CommandContext, name: string): string | undefined {
+  const v = ctx.values[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function reqString(ctx: CommandContext, name: string): string {
+  const v = optString(ctx, name);
+  if (v === undefined || v === '') throw usageError(`--${name} is required`);
+  return v;
+}
+
+export function optInt(ctx: CommandContext, name: string, fallback: number, range?: { min?: number; max?: number }): number {
+  const v = optString(ctx, name);
+  if (v === undefined) return fallback;
+  if (!/^-?\d+$/.test(v)) throw usageError(`--${name} must be a whole number, got '${v}'`);
+  const n = Number(v);
+  if (range?.min !== undefined && n < range.min) throw usageError(`--${name} must be at least ${range.min}, got ${n}`);
+  if (range?.max !== undefined && n > range.max) throw usageError(`--${name} must be at most ${range.max}, got ${n}`);
+  return n;
+}
+
+export function optNumber(ctx: CommandContext, name: string, fallback: number): number {
+  const v = optString(ctx, name);
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n)) throw usageError(`--${name} must be a number, got '${v}'`);
+  return n;
+}
+
+export function flag(ctx: CommandContext, name: string): boolean {
+  return ctx.values[name] === true;
+}
+
+/** Prints a result: JSON when --json was given, else the human text. */
+export function printResult(ctx: CommandContext, value: unknown, human: () => string): void {
+  if (flag(ctx, 'json')) ctx.io.out(JSON.stringify(value, null, 2) + '\n');
+  else ctx.io.out(human() + '\n');
+}

@@ -1,0 +1,139 @@
+// The on-disk formats of ../shared/spec/FORMATS.md as TypeScript types.
+// One place for them: the lab core, the CLI, the renderer and the tests all import from here.
+// Pure types and constants only (no Node, Electron or DOM imports) so the renderer can use them too.
+
+export const GRAPH_FORMAT = 'sailor.graph/1';
+export const QA_FORMAT = 'sailor.qa/1';
+export const TRAJ_FORMAT = 'sailor.traj/1';
+
+// ---------- sailor.graph/1 ----------
+
+export type AttrValue =
+  | { type: 'date'; value: string } // ISO YYYY, YYYY-MM or YYYY-MM-DD
+  | { type: 'number'; value: number; unit?: string }
+  | { type: 'string'; value: string };
+
+/** Process metadata of graph construction: free-form but always present (may be `{}`). */
+export type Meta = Record<string, unknown>;
+
+export interface GraphNode {
+  id: string;
+  type: string; // snake_case
+  name: string;
+  aliases: string[];
+  attrs: Record<string, AttrValue>;
+  meta: Meta;
+}
+
+export interface GraphEdge {
+  id: string;
+  source: string;
+  target: string;
+  relation: string; // snake_case
+  meta: Meta;
+}
+
+export interface Graph {
+  format: typeof GRAPH_FORMAT;
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  /** Optional header fields (how it was built); readers must not depend on them. */
+  info?: Record<string, unknown>;
+}
+
+// ---------- sailor.qa/1 ----------
+
+export type FilterOp = 'eq' | 'lt' | 'gt' | 'between' | 'prefix' | 'contains';
+
+export interface QueryPattern {
+  s: string; // variable (?x) or node id
+  rel: string;
+  o: string;
+}
+
+export interface QueryFilter {
+  var: string;
+  attr: string; // attribute name, or 'name', or 'type'
+  op: FilterOp;
+  value: string | number | [number, number];
+}
+
+export interface Query {
+  answer: string;
+  patterns: QueryPattern[];
+  filters: QueryFilter[];
+}
+
+export interface Obfuscation {
+  kind: string;
+  target: string;
+  from: string;
+  to: string;
+}
+
+export interface QA {
+  id: string;
+  question: string;
+  answer: string;
+  answer_id: string;
+  aliases: string[];
+  level: 1 | 2 | 3;
+  graph: string;
+  subgraph: { nodes: string[]; edges: string[] };
+  wl_hash: string;
+  orbit: number;
+  topology: string;
+  query: Query;
+  obfuscations: Obfuscation[];
+  distractors: string[];
+  support: string[];
+  candidates: number;
+}
+
+export interface QAHeader {
+  format: typeof QA_FORMAT;
+  [key: string]: unknown;
+}
+
+// ---------- sailor.traj/1 ----------
+
+export type Termination = 'answer' | 'max_steps' | 'max_tokens' | 'format_error';
+
+export interface ToolAction {
+  name: string; // search | visit | answer | …
+  arguments: Record<string, unknown>;
+}
+
+export interface TrajStep {
+  think: string;
+  action: ToolAction;
+  observation?: string;
+}
+
+export interface Reward {
+  format: number;
+  answer: number;
+  total: number;
+}
+
+export interface Trajectory {
+  id: string;
+  qa_id: string;
+  policy: string; // oracle | llm:<model> | ckpt:<run>/<step>
+  steps: TrajStep[];
+  prediction: string | null;
+  termination: Termination;
+  reward: Reward;
+  tool_calls: number;
+  tokens: { generated: number; observation: number };
+  [extra: string]: unknown; // optional extensions: group id, advantage, policy version …
+}
+
+// ---------- run metrics ----------
+
+/** One line of a run's metrics stream. Names follow FORMATS.md (verl/TRL convention). */
+export interface MetricRecord {
+  step: number;
+  time: string; // ISO timestamp
+  metrics: Record<string, number>;
+}
