@@ -14,7 +14,7 @@ export interface CliIO {
 }
 
 export interface CommandContext {
-  values: Record<string, string | boolean | string[] | boolean[] | undefined>;
+  values: Record<string, string | boolean | Array<string | boolean> | undefined>;
   positionals: string[];
   io: CliIO;
 }

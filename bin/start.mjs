@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// `npm start` (after the build): the desktop app where Electron can run, otherwise web mode, said in one line.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+
+/** Why Electron cannot start here, or null when it may. */
+function whyNoElectron() {
+  let cli;
+  try {
+    cli = require.resolve('electron/cli.js');
+  } catch {
+    return { reason: `the optional electron package is not installed (it needs Node >= 22.12; this is Node ${process.versions.node})` };
+  }
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
+    return { reason: 'there is no display ($DISPLAY is not set)' };
+  }
+  return { cli };
+}
+
+function webMode(reason) {
+  console.error(`Sailor Lab: Electron is not available here (${reason}); starting web mode instead.`);
+  const child = spawn(process.execPath, [join(root, 'bin', 'sailor.mjs'), 'serve', ...process.argv.slice(2)], { stdio: 'inherit', cwd: root });
+  const forward = (signal) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  child.on('exit', (code) => process.exit(code ?? 0));
+}
+
+const found = whyNoElectron();
+if (found.reason) {
+  webMode(found.reason);
+} else {
+  // The Electron binary is fetched on first launch; if that or the launch fails fast, fall back.
+  const started = Date.now();
+  const app = spawn(process.execPath, [found.cli, root], { stdio: ['ignore', 'inherit', 'pipe'], cwd: root });
+  let stderr = '';
+  app.stderr.on('data', (chunk) => {
+    stderr += chunk;
+    process.stderr.write(chunk);
+  });
+  app.on('exit', (code) => {
+    if (code !== 0 && Date.now() - started < 20_000) {
+      const last = stderr.trim().split('\n').pop() || `exit code ${code}`;
+      webMode(`the desktop app did not start: ${last.slice(0, 200)}`);
+    } else process.exit(code ?? 0);
+  });
+}

@@ -1,0 +1,60 @@
+// Electron main process: opens the lab core on the user's data directory, wires IPC, opens the window.
+import { app, BrowserWindow } from 'electron';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { LabCore } from './lab/core';
+import { registerIpc } from './desktop/ipc';
+import { applySecurityRules, secureWebPreferences } from './desktop/security';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const indexHtml = join(here, '../renderer/index.html');
+const indexUrl = pathToFileURL(indexHtml).href;
+const devServer = process.env.ELECTRON_RENDERER_URL; // set by `electron-vite dev` only
+
+function isAppUrl(url: string): boolean {
+  const bare = url.split('#')[0]!.split('?')[0]!;
+  return bare === indexUrl || (devServer !== undefined && url.startsWith(devServer));
+}
+
+async function main(): Promise<void> {
+  await app.whenReady();
+  applySecurityRules(isAppUrl, devServer);
+  const home = process.env.SAILOR_HOME || join(app.getPath('userData'), 'lab');
+  const core = await LabCore.open({ home });
+  const windows = new Set<BrowserWindow>();
+  registerIpc(core, isAppUrl, () => [...windows].map((w) => w.webContents));
+
+  const createWindow = (): void => {
+    const win = new BrowserWindow({
+      width: 1400,
+      height: 900,
+      show: false,
+      title: 'Sailor Lab',
+      backgroundColor: '#0f1419',
+      webPreferences: secureWebPreferences(join(here, '../preload/index.cjs')),
+    });
+    windows.add(win);
+    win.on('closed', () => windows.delete(win));
+    win.once('ready-to-show', () => win.show());
+    void (devServer ? win.loadURL(devServer) : win.loadFile(indexHtml));
+  };
+  createWindow();
+  app.on('activate', () => {
+    if (BrowserWindow.getAllWindows().length === 0) createWindow();
+  });
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+  let closing = false;
+  app.on('before-quit', (event) => {
+    if (closing) return;
+    closing = true;
+    event.preventDefault();
+    void core.close().finally(() => app.quit());
+  });
+}
+
+main().catch((err: unknown) => {
+  console.error('Sailor Lab failed to start:', err);
+  app.exit(1);
+});

@@ -1,0 +1,135 @@
+// The lab core: one object that owns the data directory, the store and the jobs, and answers every
+// method of the contract. The desktop app, the web server, the CLI and the tests all drive this class.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  validateParams,
+  isMethodName,
+  type AppInfo,
+  type BackendReport,
+  type EventName,
+  type EventPayloads,
+  type LicenseNotice,
+  type MethodName,
+  type MethodResult,
+  type ParsedParams,
+} from './contract';
+import { LabError } from './errors';
+import { openStoreDb, type StoreDb } from './store/db';
+import { JobManager, type WorkerEntry } from './jobs/manager';
+import { jobSpecs } from './jobs/specs';
+import { electronStatus } from './electron-status';
+import { resourcesDir } from './paths';
+
+export interface LabCoreOptions {
+  home: string;
+  workerEntry?: WorkerEntry;
+  /** Probe TensorFlow.js backends in the background (off in tests that do not need it). */
+  detectBackend?: boolean;
+}
+
+type Handlers = { [M in MethodName]: (params: ParsedParams<M>) => Promise<MethodResult<M>> | MethodResult<M> };
+type AnyListener = (payload: unknown) => void;
+
+const VERSION = '0.1.0';
+
+export class LabCore {
+  private readonly listeners = new Map<EventName, Set<AnyListener>>();
+  private backend: BackendReport | null = null;
+  private readonly handlers: Handlers;
+
+  private constructor(
+    readonly home: string,
+    readonly db: StoreDb,
+    readonly jobs: JobManager,
+  ) {
+    jobs.onUpdate((job) => this.emit('job.updated', job));
+    this.handlers = this.makeHandlers();
+  }
+
+  static async open(opts: LabCoreOptions): Promise<LabCore> {
+    mkdirSync(opts.home, { recursive: true });
+    const db = await openStoreDb(opts.home);
+    const jobs = new JobManager(db, opts.home, opts.workerEntry);
+    await jobs.recoverInterrupted();
+    const core = new LabCore(opts.home, db, jobs);
+    if (opts.detectBackend !== false) void core.detectBackend();
+    return core;
+  }
+
+  /** Validates and runs one contract call. Throws LabError with a message naming what is wrong. */
+  async call(method: string, rawParams: unknown): Promise<unknown> {
+    if (!isMethodName(method)) throw new LabError('bad_request', `unknown method '${method}'`);
+    const checked = validateParams(method, rawParams);
+    if (!checked.ok) throw new LabError('bad_request', checked.message);
+    const handler = this.handlers[method] as (p: unknown) => unknown;
+    return await handler(checked.value);
+  }
+
+  on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(listener as AnyListener);
+    return () => set.delete(listener as AnyListener);
+  }
+
+  async close(): Promise<void> {
+    await this.jobs.stopAll();
+  }
+
+  private emit<E extends EventName>(event: E, payload: EventPayloads[E]): void {
+    for (const listener of this.listeners.get(event) ?? []) listener(payload);
+  }
+
+  private async detectBackend(): Promise<void> {
+    try {
+      const { selectBackend } = await import('./compute/backend');
+      this.backend = (await selectBackend()).report;
+    } catch (err) {
+      this.backend = { chosen: 'cpu', attempts: [{ name: 'cpu', module: '@tensorflow/tfjs', ok: false, detail: (err as Error).message }] };
+    }
+    this.emit('app.backend', this.backend);
+  }
+
+  private makeHandlers(): Handlers {
+    return {
+      'app.info': (): AppInfo => {
+        const electron = electronStatus();
+        return {
+          name: 'Sailor Lab',
+          version: VERSION,
+          home: this.home,
+          node: process.versions.node,
+          platform: `${process.platform}-${process.arch}`,
+          electron: { available: electron.available, detail: electron.detail, ...(electron.version ? { version: electron.version } : {}) },
+          backend: this.backend,
+        };
+      },
+      'store.summary': () => {
+        const d = this.db.data;
+        return {
+          projects: d.projects.length,
+          graphs: d.graphs.length,
+          datasets: d.datasets.length,
+          runs: d.runs.length,
+          checkpoints: d.checkpoints.length,
+          jobs: d.jobs.length,
+        };
+      },
+      'about.licenses': () => readLicenses(),
+      'jobs.kinds': () => Object.values(jobSpecs).map(({ kind, title, description }) => ({ kind, title, description })),
+      'jobs.list': () => this.jobs.list(),
+      'jobs.get': ({ id }) => this.jobs.get(id),
+      'jobs.start': ({ kind, params }) => this.jobs.start(kind, params),
+      'jobs.cancel': ({ id }) => this.jobs.cancel(id),
+      'jobs.stream': ({ id, offset, limit }) => this.jobs.stream(id, offset, limit),
+    };
+  }
+}
+
+function readLicenses(): LicenseNotice[] {
+  const file = join(resourcesDir(), 'licenses', 'index.json');
+  if (!existsSync(file)) return [];
+  const value = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  return Array.isArray(value) ? (value as LicenseNotice[]) : [];
+}

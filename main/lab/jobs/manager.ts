@@ -1,0 +1,256 @@
+// Runs jobs in worker threads and keeps their records in the store. The main thread only validates,
+// spawns, relays progress and persists status, so the UI and the API stay responsive while work runs.
+import { Worker } from 'node:worker_threads';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { JobProgress, JobRecord, StreamPage } from '../contract';
+import { LabError } from '../errors';
+import type { StoreDb } from '../store/db';
+import { readJsonl } from '../store/files';
+import { jobSpecs } from './specs';
+import type { FromWorker, WorkerInput } from './protocol';
+
+export interface WorkerEntry {
+  /** The worker script. A .ts file is run through tsx (source mode: CLI and tests). */
+  file: string;
+}
+
+/** The worker script next to this module: worker.ts from source, worker.js beside the bundled main. */
+export function defaultWorkerEntry(): WorkerEntry {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return { file: join(here, import.meta.url.endsWith('.ts') ? 'worker.ts' : 'worker.js') };
+}
+
+/**
+ * Spawns the worker. On Node 20, loader flags in a worker's execArgv do not reach its entry module,
+ * so a TypeScript entry is started by a small shim that registers tsx inside the worker first.
+ */
+function spawnWorker(entry: WorkerEntry, workerData: WorkerInput): Worker {
+  if (!entry.file.endsWith('.ts')) return new Worker(entry.file, { workerData });
+  const tsxApi = import.meta.resolve('tsx/esm/api'); // the ESM entry (require.resolve would give the CJS one)
+  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(entry.file).href)}); });`;
+  return new Worker(boot, { eval: true, workerData });
+}
+
+type Listener = (job: JobRecord) => void;
+
+const PERSIST_EVERY_MS = 1000; // progress reaches db.json at most once a second; status changes at once
+const EMIT_EVERY_MS = 100; // and reaches clients at most ten times a second
+
+interface Live {
+  worker: Worker;
+  lastPersist: number;
+  lastEmit: number;
+  cancelTimer?: NodeJS.Timeout;
+  cancelRequested: boolean;
+}
+
+export class JobManager {
+  private readonly live = new Map<string, Live>();
+  private readonly listeners = new Set<Listener>();
+  readonly session = randomUUID();
+
+  constructor(
+    private readonly db: StoreDb,
+    private readonly home: string,
+    private readonly entry: WorkerEntry = defaultWorkerEntry(),
+  ) {}
+
+  /** Marks jobs left running by a process that is gone as interrupted. Call once at start. */
+  async recoverInterrupted(): Promise<number> {
+    let count = 0;
+    for (const job of this.db.data.jobs) {
+      if (job.status !== 'running' && job.status !== 'queued') continue;
+      if (job.owner && job.owner.session !== this.session && isAlive(job.owner.pid)) continue;
+      job.status = 'interrupted';
+      job.endedAt = new Date().toISOString();
+      job.error = 'the process running this job stopped before it finished';
+      count++;
+    }
+    if (count > 0) await this.db.write();
+    return count;
+  }
+
+  onUpdate(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  list(): JobRecord[] {
+    return this.db.data.jobs.map(publicRecord).reverse();
+  }
+
+  get(id: string): JobRecord {
+    return publicRecord(this.find(id));
+  }
+
+  async start(kind: string, rawParams: Record<string, unknown>): Promise<JobRecord> {
+    const spec = jobSpecs[kind];
+    if (!spec) {
+      throw new LabError('bad_request', `unknown job kind '${kind}'; known kinds: ${Object.keys(jobSpecs).join(', ')}`);
+    }
+    const parsed = spec.params.safeParse(rawParams);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`);
+      throw new LabError('bad_request', `${kind} job: invalid params: ${issues.join('; ')}`);
+    }
+    if (!existsSync(this.entry.file)) {
+      throw new LabError('internal', `job worker script not found at ${this.entry.file}`);
+    }
+    const id = `${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${kind}-${randomUUID().slice(0, 8)}`;
+    const dirRel = join('jobs', id);
+    const now = new Date().toISOString();
+    const job: StoreJob = {
+      id,
+      kind,
+      title: spec.title,
+      params: parsed.data as Record<string, unknown>,
+      status: 'running',
+      progress: { fraction: 0, message: 'starting' },
+      createdAt: now,
+      startedAt: now,
+      ...(spec.streams ? { stream: join(dirRel, 'stream.jsonl') } : {}),
+      owner: { pid: process.pid, session: this.session },
+    };
+    this.db.data.jobs.push(job);
+    await this.db.write();
+
+    const input: WorkerInput = {
+      jobId: id,
+      kind,
+      params: parsed.data,
+      home: this.home,
+      dir: join(this.home, dirRel),
+      streams: spec.streams,
+    };
+    const worker = spawnWorker(this.entry, input);
+    const live: Live = { worker, lastPersist: 0, lastEmit: 0, cancelRequested: false };
+    this.live.set(id, live);
+    worker.on('message', (msg: FromWorker) => void this.onMessage(id, msg));
+    worker.on('error', (err) => void this.finish(id, 'failed', { error: `worker crashed: ${err.message}` }));
+    worker.on('exit', (code) => {
+      // A worker that exits without a result (terminated, or crashed natively) still ends its job.
+      const current = this.db.data.jobs.find((j) => j.id === id);
+      if (current && current.status === 'running') {
+        const status = live.cancelRequested ? 'cancelled' : 'failed';
+        void this.finish(id, status, status === 'failed' ? { error: `worker exited with code ${code}` } : {});
+      }
+    });
+    this.emit(job);
+    return publicRecord(job);
+  }
+
+  async cancel(id: string): Promise<JobRecord> {
+    const job = this.find(id);
+    const live = this.live.get(id);
+    if (!live || job.status !== 'running') return publicRecord(job);
+    live.cancelRequested = true;
+    live.worker.postMessage({ type: 'cancel' });
+    // Jobs check for cancellation between steps; one that does not answer in time is terminated.
+    live.cancelTimer = setTimeout(() => void live.worker.terminate(), 5000);
+    return publicRecord(job);
+  }
+
+  /** Reads a page of a job's output stream; tolerant of a torn last line. */
+  stream(id: string, offset: number, limit: number): StreamPage {
+    const job = this.find(id);
+    if (!job.stream) throw new LabError('not_found', `job ${id} has no output stream`);
+    const path = join(this.home, job.stream);
+    if (!existsSync(path)) return { records: [], next: offset, tornTail: false };
+    const { records, tornTail } = readJsonl(path);
+    const page = records.slice(offset, offset + limit).map((r) => r.value);
+    return { records: page, next: offset + page.length, tornTail };
+  }
+
+  /** Stops every running job at shutdown; they are marked interrupted, as after a crash. */
+  async stopAll(): Promise<void> {
+    await Promise.all(
+      [...this.live.entries()].map(async ([id, live]) => {
+        live.cancelRequested = true;
+        await this.finish(id, 'interrupted', { error: 'the app was closed while this job ran' });
+        await live.worker.terminate();
+      }),
+    );
+  }
+
+  private find(id: string): StoreJob {
+    const job = this.db.data.jobs.find((j) => j.id === id);
+    if (!job) throw new LabError('not_found', `no job with id '${id}'`);
+    return job;
+  }
+
+  private async onMessage(id: string, msg: FromWorker): Promise<void> {
+    const job = this.db.data.jobs.find((j) => j.id === id);
+    const live = this.live.get(id);
+    if (!job || !live || job.status !== 'running') return;
+    switch (msg.type) {
+      case 'progress': {
+        job.progress = clampProgress(msg.progress);
+        const now = Date.now();
+        if (now - live.lastEmit >= EMIT_EVERY_MS) {
+          live.lastEmit = now;
+          this.emit(job);
+        }
+        if (now - live.lastPersist >= PERSIST_EVERY_MS) {
+          live.lastPersist = now;
+          await this.db.write();
+        }
+        break;
+      }
+      case 'log':
+        job.progress = { ...job.progress, message: msg.message };
+        this.emit(job);
+        break;
+      case 'result':
+        await this.finish(id, 'succeeded', { result: msg.result });
+        break;
+      case 'error':
+        await this.finish(id, msg.cancelled || live.cancelRequested ? 'cancelled' : 'failed', msg.cancelled ? {} : { error: msg.message });
+        break;
+    }
+  }
+
+  private async finish(id: string, status: 'succeeded' | 'failed' | 'cancelled' | 'interrupted', extra: { result?: unknown; error?: string }): Promise<void> {
+    const job = this.db.data.jobs.find((j) => j.id === id);
+    if (!job || job.status !== 'running') return;
+    job.status = status;
+    job.endedAt = new Date().toISOString();
+    if (status === 'succeeded') job.progress = { ...job.progress, fraction: 1, message: 'done' };
+    if (status === 'cancelled') job.progress = { ...job.progress, message: 'cancelled' };
+    if (extra.result !== undefined) job.result = extra.result;
+    if (extra.error !== undefined) job.error = extra.error;
+    const live = this.live.get(id);
+    if (live?.cancelTimer) clearTimeout(live.cancelTimer);
+    this.live.delete(id);
+    await this.db.write();
+    this.emit(job);
+  }
+
+  private emit(job: StoreJob): void {
+    const record = publicRecord(job);
+    for (const listener of this.listeners) listener(record);
+  }
+}
+
+type StoreJob = JobRecord & { owner?: { pid: number; session: string } };
+
+function publicRecord(job: StoreJob): JobRecord {
+  const { owner: _owner, ...rest } = job;
+  return structuredClone(rest);
+}
+
+function clampProgress(p: JobProgress): JobProgress {
+  const fraction = Number.isFinite(p.fraction) ? Math.min(1, Math.max(0, p.fraction)) : 0;
+  return { ...p, fraction, message: String(p.message ?? '').slice(0, 500) };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

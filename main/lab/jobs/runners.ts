@@ -1,0 +1,7 @@
+// The code behind each job kind, loaded only inside worker threads. Imports are dynamic so a worker
+// pays only for the job it runs.
+import type { JobRunner } from './context';
+
+export const jobRunners: Record<string, () => Promise<JobRunner>> = {
+  demo: async () => (await import('./demo')).runDemo,
+};

@@ -1,0 +1,46 @@
+// Entry of a job worker thread: runs one job and reports back through the parent port.
+import { parentPort, workerData } from 'node:worker_threads';
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { openJsonlAppender } from '../store/jsonl';
+import { jobRunners } from './runners';
+import { CancelledError, type JobContext } from './context';
+import type { FromWorker, ToWorker, WorkerInput } from './protocol';
+
+const input = workerData as WorkerInput;
+const port = parentPort;
+if (!port) throw new Error('jobs/worker must run as a worker thread');
+const send = (msg: FromWorker): void => port.postMessage(msg);
+
+const abort = new AbortController();
+port.on('message', (msg: ToWorker) => {
+  if (msg.type === 'cancel') abort.abort();
+});
+
+async function main(): Promise<void> {
+  mkdirSync(input.dir, { recursive: true });
+  const stream = input.streams ? openJsonlAppender(join(input.dir, 'stream.jsonl')) : null;
+  const ctx: JobContext = {
+    jobId: input.jobId,
+    home: input.home,
+    dir: input.dir,
+    stream,
+    signal: abort.signal,
+    progress: (progress) => send({ type: 'progress', progress }),
+    log: (message) => send({ type: 'log', message }),
+  };
+  try {
+    const load = jobRunners[input.kind];
+    if (!load) throw new Error(`no runner for job kind '${input.kind}'`);
+    const run = await load();
+    const result = await run(input.params, ctx);
+    send({ type: 'result', result: result ?? null });
+  } catch (err) {
+    const cancelled = err instanceof CancelledError || abort.signal.aborted;
+    send({ type: 'error', message: err instanceof Error ? err.message : String(err), cancelled });
+  } finally {
+    stream?.close();
+  }
+}
+
+void main();

@@ -1,0 +1,22 @@
+// Locations inside the installed app (not the data directory): found by walking up from this module
+// to the folder holding package.json, which works from source (tsx) and from the bundle (out/main).
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+let root: string | null = null;
+
+export function appRoot(): string {
+  if (root) return root;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`cannot find the app folder (package.json) above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+  root = dir;
+  return dir;
+}
+
+export const resourcesDir = (): string => join(appRoot(), 'resources');
+export const rendererDistDir = (): string => join(appRoot(), 'out', 'renderer');

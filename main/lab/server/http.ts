@@ -1,0 +1,248 @@
+// Web mode: the same contract as the desktop app, over HTTP (POST /api/<method>) and a WebSocket
+// (/events), bound to loopback only and guarded by a random token. The token arrives once in the URL
+// the terminal prints; the server then keeps it in an HttpOnly SameSite=Strict cookie, so the page's
+// assets, API calls and event socket all authenticate without exposing it to scripts.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { extname, join, normalize, sep } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { EVENT_NAMES, type WireError } from '../contract';
+import type { LabCore } from '../core';
+import { errorMessage, LabError, type ErrorCode } from '../errors';
+
+export interface ServerOptions {
+  core: LabCore;
+  port?: number; // 0 = any free port
+  token?: string;
+  staticDir: string;
+}
+
+export interface RunningServer {
+  url: string; // with the token
+  origin: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+export const HOST = '127.0.0.1';
+const COOKIE = 'sailor_token';
+const MAX_BODY = 1 << 20;
+
+/** The CSP of the app page; the renderer's index.html carries the same policy for the desktop app. */
+export const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
+  "font-src 'self'; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.wasm': 'application/wasm',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+const STATUS_OF: Record<ErrorCode, number> = {
+  bad_request: 400,
+  bad_input: 400,
+  not_found: 404,
+  conflict: 409,
+  corrupt: 409,
+  unsupported: 409,
+  cancelled: 409,
+  internal: 500,
+};
+
+function sameToken(given: string | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookieToken(req: IncomingMessage): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === COOKIE) return v.join('=');
+  }
+  return undefined;
+}
+
+function bearerToken(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  return h?.startsWith('Bearer ') ? h.slice(7) : undefined;
+}
+
+function send(res: ServerResponse, status: number, body: string | Buffer, type: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    ...extra,
+  });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, JSON.stringify(value), 'application/json; charset=utf-8');
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(new LabError('bad_request', `request body over ${MAX_BODY} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+export async function startServer(opts: ServerOptions): Promise<RunningServer> {
+  const token = opts.token ?? randomBytes(24).toString('base64url');
+  let origin = '';
+  const allowedHosts = new Set<string>();
+
+  /** Rejects requests for another Host (DNS rebinding) and cross-site Origins (CSRF). */
+  function trusted(req: IncomingMessage): boolean {
+    if (!allowedHosts.has(req.headers.host ?? '')) return false;
+    const o = req.headers.origin;
+    return o === undefined || o === origin || o === origin.replace(HOST, 'localhost');
+  }
+
+  function authorised(req: IncomingMessage, url: URL): boolean {
+    return sameToken(url.searchParams.get('token') ?? undefined, token) || sameToken(cookieToken(req), token) || sameToken(bearerToken(req), token);
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    if (req.method !== 'POST') {
+      send(res, 405, 'use POST', 'text/plain; charset=utf-8', { allow: 'POST' });
+      return;
+    }
+    try {
+      const text = await readBody(req);
+      let params: unknown = {};
+      if (text.trim() !== '') {
+        try {
+          params = JSON.parse(text);
+        } catch {
+          throw new LabError('bad_request', `${method}: the request body is not valid JSON`);
+        }
+      }
+      const result = await opts.core.call(method, params);
+      sendJson(res, 200, { ok: true, result: result ?? null });
+    } catch (err) {
+      const code: ErrorCode = err instanceof LabError ? err.code : 'internal';
+      const error: WireError = { code, message: errorMessage(err) };
+      sendJson(res, STATUS_OF[code], { ok: false, error });
+    }
+  }
+
+  function serveStatic(res: ServerResponse, pathname: string, setCookie: boolean): void {
+    const indexFile = join(opts.staticDir, 'index.html');
+    if (!existsSync(indexFile)) {
+      send(res, 503, "Sailor Lab's web app is not built yet: run `npm run build` (npm start does it for you).\n", 'text/plain; charset=utf-8');
+      return;
+    }
+    const rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+    let file = join(opts.staticDir, rel);
+    if (!file.startsWith(opts.staticDir + sep) && file !== opts.staticDir) {
+      send(res, 403, 'forbidden', 'text/plain; charset=utf-8');
+      return;
+    }
+    if (!existsSync(file) || statSync(file).isDirectory()) {
+      // Unknown paths without an extension are app routes: serve the app; missing assets are 404s.
+      if (extname(rel) !== '') {
+        send(res, 404, 'not found', 'text/plain; charset=utf-8');
+        return;
+      }
+      file = indexFile;
+    }
+    const headers: Record<string, string> = { 'content-security-policy': CSP, 'x-frame-options': 'DENY' };
+    if (setCookie) headers['set-cookie'] = `${COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`;
+    send(res, 200, readFileSync(file), CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', headers);
+  }
+
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', origin || `http://${HOST}`);
+    if (!trusted(req)) {
+      send(res, 403, 'forbidden: wrong Host or Origin', 'text/plain; charset=utf-8');
+      return;
+    }
+    if (!authorised(req, url)) {
+      send(res, 401, 'Sailor Lab needs its token: open the URL that `sailor serve` printed (it ends in ?token=…).\n', 'text/plain; charset=utf-8', {
+        'www-authenticate': 'Bearer',
+      });
+      return;
+    }
+    if (url.pathname.startsWith('/api/')) {
+      void handleApi(req, res, url.pathname.slice('/api/'.length));
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      send(res, 405, 'method not allowed', 'text/plain; charset=utf-8');
+      return;
+    }
+    serveStatic(res, url.pathname, url.searchParams.has('token'));
+  });
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const sockets = new Set<WebSocket>();
+  server.on('upgrade', (req, socket, head) => {
+    const url = new URL(req.url ?? '/', origin);
+    if (url.pathname !== '/events' || !trusted(req) || !authorised(req, url)) {
+      socket.write('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
+      socket.destroy();
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.on('close', () => sockets.delete(ws));
+    });
+  });
+  const unsubscribe = EVENT_NAMES.map((event) =>
+    opts.core.on(event, (payload) => {
+      const text = JSON.stringify({ event, payload });
+      for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+    }),
+  );
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, HOST, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  origin = `http://${HOST}:${port}`;
+  allowedHosts.add(`${HOST}:${port}`).add(`localhost:${port}`);
+
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    port,
+    token,
+    close: async () => {
+      unsubscribe.forEach((off) => off());
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { defineConfig } from '@playwright/test';
+
+// Browser tests use the system Chromium (Debian's /usr/bin/chromium here); Playwright never downloads one.
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export default defineConfig({
+  testDir: 'tests/e2e',
+  timeout: 90_000,
+  expect: { timeout: 15_000 },
+  workers: 1,
+  reporter: [['list']],
+  outputDir: 'test-results/playwright',
+  projects: [
+    {
+      name: 'web',
+      testMatch: /web\..*spec\.ts/,
+      use: { browserName: 'chromium', launchOptions: { executablePath: CHROMIUM, args: CHROMIUM_ARGS }, viewport: { width: 1400, height: 860 } },
+    },
+    { name: 'electron', testMatch: /electron\.spec\.ts/ },
+  ],
+});

@@ -1,0 +1,29 @@
+// Which section is open, kept in the URL hash so reloads and links land in the same place.
+import { defineStore } from 'pinia';
+import { ref } from 'vue';
+
+export const SECTIONS = [
+  { id: 'graph', label: 'Graph', icon: '◈' },
+  { id: 'datasets', label: 'Datasets', icon: '▤' },
+  { id: 'runs', label: 'Runs', icon: '▶' },
+  { id: 'trajectories', label: 'Trajectories', icon: '⋯' },
+  { id: 'compare', label: 'Compare', icon: '⇄' },
+  { id: 'jobs', label: 'Jobs', icon: '⚙' },
+  { id: 'about', label: 'About', icon: 'ⓘ' },
+] as const;
+export type SectionId = (typeof SECTIONS)[number]['id'];
+
+function fromHash(): SectionId {
+  const id = window.location.hash.replace(/^#\/?/, '');
+  return (SECTIONS.find((s) => s.id === id)?.id ?? 'graph') as SectionId;
+}
+
+export const useNav = defineStore('nav', () => {
+  const section = ref<SectionId>(fromHash());
+  window.addEventListener('hashchange', () => (section.value = fromHash()));
+  function go(id: SectionId): void {
+    section.value = id;
+    if (fromHash() !== id || window.location.hash === '') window.location.hash = `/${id}`;
+  }
+  return { section, go };
+});

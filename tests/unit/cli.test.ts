@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { runCli } from '../../main/lab/cli/index';
+import type { CliCommand, CliIO } from '../../main/lab/cli/command';
+import { optInt, reqString } from '../../main/lab/cli/command';
+import { inputError } from '../../main/lab/errors';
+
+function capture(): CliIO & { stdout: string; stderr: string } {
+  const io = {
+    stdout: '',
+    stderr: '',
+    out: (t: string) => void (io.stdout += t),
+    err: (t: string) => void (io.stderr += t),
+  };
+  return io;
+}
+
+const echo: CliCommand = {
+  path: ['echo', 'num'],
+  summary: 'test command',
+  usage: 'echo num --n N --name S FILE',
+  options: { n: { type: 'string', description: 'a number' }, name: { type: 'string', description: 'a name' } },
+  positionals: { min: 1, max: 1 },
+  async run(ctx) {
+    const n = optInt(ctx, 'n', 1, { min: 0 });
+    const name = reqString(ctx, 'name');
+    if (ctx.positionals[0] === 'bad.json') throw inputError('bad.json', 'expected a string', { line: 3, field: 'query.rel' });
+    ctx.io.out(`${name}:${n}\n`);
+  },
+};
+
+describe('sailor CLI dispatcher', () => {
+  it('runs a command with typed options', async () => {
+    const io = capture();
+    expect(await runCli(['echo', 'num', '--n', '4', '--name', 'x', 'f'], io, [echo])).toBe(0);
+    expect(io.stdout).toBe('x:4\n');
+  });
+
+  it('exits 2 naming the problem for every kind of bad input', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['bogus'], /unknown command 'bogus'/],
+      [['echo'], /did you mean one of: echo num/],
+      [['echo', 'num', '--n', '4', '--name', 'x'], /expected 1 argument/],
+      [['echo', 'num', '--n', 'four', '--name', 'x', 'f'], /--n must be a whole number, got 'four'/],
+      [['echo', 'num', '--n', '-1', '--name', 'x', 'f'], /--n must be at least 0/],
+      [['echo', 'num', 'f'], /--name is required/],
+      [['echo', 'num', '--wat', 'f'], /Unknown option '--wat'/],
+      [['echo', 'num', '--name', 'x', 'bad.json'], /bad\.json:3: query\.rel: expected a string/],
+    ];
+    for (const [argv, message] of cases) {
+      const io = capture();
+      expect(await runCli(argv, io, [echo]), argv.join(' ')).toBe(2);
+      expect(io.stderr, argv.join(' ')).toMatch(message);
+      expect(io.stdout).toBe('');
+    }
+  });
+
+  it('prints help for the whole CLI and for one command', async () => {
+    const io = capture();
+    expect(await runCli(['--help'], io, [echo])).toBe(0);
+    expect(io.stdout).toContain('echo num');
+    const one = capture();
+    expect(await runCli(['echo', 'num', '--help'], one, [echo])).toBe(0);
+    expect(one.stdout).toContain('Usage: sailor echo num --n N');
+    expect(one.stdout).toContain('--name');
+  });
+
+  it('works as the real `sailor` binary: --help, doctor, and exit 2 on a bogus command', () => {
+    const run = (args: string[]) => spawnSync(process.execPath, ['bin/sailor.mjs', ...args], { encoding: 'utf8', timeout: 60_000 });
+    const help = run(['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toContain('serve');
+    expect(help.stdout).toContain('doctor');
+    const bogus = run(['bogus']);
+    expect(bogus.status).toBe(2);
+    expect(bogus.stderr).toContain("unknown command 'bogus'");
+    const doctor = run(['doctor', '--json']);
+    expect(doctor.status).toBe(0);
+    const report = JSON.parse(doctor.stdout) as { backend: { chosen: string; attempts: unknown[] }; electron: { available: boolean; detail: string }; data_dir: string };
+    expect(report.backend.attempts).toHaveLength(4);
+    expect(typeof report.electron.detail).toBe('string');
+    expect(report.data_dir.length).toBeGreaterThan(0);
+  });
+});

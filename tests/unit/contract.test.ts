@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { METHOD_NAMES, isEventName, isMethodName, validateParams } from '../../main/lab/contract';
+
+describe('contract validation', () => {
+  it('accepts valid params and applies defaults', () => {
+    const r = validateParams('jobs.stream', { id: 'job-1' });
+    expect(r).toEqual({ ok: true, value: { id: 'job-1', offset: 0, limit: 1000 } });
+    expect(validateParams('jobs.start', { kind: 'demo' })).toEqual({ ok: true, value: { kind: 'demo', params: {} } });
+  });
+
+  it('treats missing params of a no-argument method as empty', () => {
+    expect(validateParams('app.info', undefined)).toEqual({ ok: true, value: {} });
+  });
+
+  it('names every bad field in its message', () => {
+    const r = validateParams('jobs.stream', { id: '', offset: -1, limit: 'x' });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.message).toMatch(/^jobs\.stream: invalid params: /);
+    expect(r.message).toContain('id:');
+    expect(r.message).toContain('offset:');
+    expect(r.message).toContain('limit:');
+  });
+
+  it('rejects unknown keys and ids with path characters', () => {
+    const extra = validateParams('jobs.get', { id: 'a', extra: true });
+    expect(extra.ok).toBe(false);
+    if (!extra.ok) expect(extra.message).toContain('extra');
+    const traversal = validateParams('jobs.get', { id: '../../etc/passwd' });
+    expect(traversal.ok).toBe(false);
+  });
+
+  it('rejects non-object params', () => {
+    for (const bad of [42, 'x', [1]]) expect(validateParams('jobs.get', bad).ok).toBe(false);
+    // null reads as "no params", which then lacks the required id.
+    expect(validateParams('jobs.get', null).ok).toBe(false);
+  });
+
+  it('knows its method and event names, and nothing else', () => {
+    expect(METHOD_NAMES).toContain('jobs.start');
+    expect(isMethodName('jobs.start')).toBe(true);
+    expect(isMethodName('constructor')).toBe(false);
+    expect(isMethodName('__proto__')).toBe(false);
+    expect(isEventName('job.updated')).toBe(true);
+    expect(isEventName('job.deleted')).toBe(false);
+  });
+});

@@ -1,0 +1,105 @@
+// Jobs run in real worker threads, write real streams, and end in the right status.
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LabCore } from '../../main/lab/core';
+import type { JobRecord, JobStatus } from '../../main/lab/contract';
+import { LabError } from '../../main/lab/errors';
+
+const cores: LabCore[] = [];
+async function openCore(home = mkdtempSync(join(tmpdir(), 'sailor-jobs-'))): Promise<LabCore> {
+  const core = await LabCore.open({ home, detectBackend: false });
+  cores.push(core);
+  return core;
+}
+afterEach(async () => {
+  await Promise.all(cores.splice(0).map((c) => c.close()));
+});
+
+function waitForStatus(core: LabCore, id: string, statuses: JobStatus[], timeoutMs = 20_000): Promise<JobRecord> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`job ${id} did not reach ${statuses.join('/')} in time`)), timeoutMs);
+    const check = (job: JobRecord): void => {
+      if (job.id === id && statuses.includes(job.status)) {
+        clearTimeout(timer);
+        off();
+        resolve(job);
+      }
+    };
+    const off = core.on('job.updated', check);
+    check(core.jobs.get(id));
+  });
+}
+
+describe('jobs', () => {
+  it('a demo job streams its records, reports progress and succeeds', async () => {
+    const core = await openCore();
+    const progress: number[] = [];
+    core.on('job.updated', (j) => progress.push(j.progress.fraction));
+    const job = (await core.call('jobs.start', { kind: 'demo', params: { records: 12, intervalMs: 15 } })) as JobRecord;
+    expect(job.status).toBe('running');
+    const done = await waitForStatus(core, job.id, ['succeeded', 'failed']);
+    expect(done.status).toBe('succeeded');
+    expect(done.result).toEqual({ records: 12 });
+    expect(done.progress.fraction).toBe(1);
+    expect(progress.some((f) => f > 0 && f < 1)).toBe(true);
+    const page = (await core.call('jobs.stream', { id: job.id })) as { records: Array<{ i: number }>; tornTail: boolean };
+    expect(page.records.map((r) => r.i)).toEqual([...Array(12).keys()]);
+    expect(page.tornTail).toBe(false);
+    // The finished status is on disk, not only in memory.
+    const reopened = await openCore(core.home);
+    expect(reopened.jobs.get(job.id).status).toBe('succeeded');
+  });
+
+  it('a job that throws ends failed with its message', async () => {
+    const core = await openCore();
+    const job = (await core.call('jobs.start', { kind: 'demo', params: { records: 10, intervalMs: 5, failAt: 3 } })) as JobRecord;
+    const done = await waitForStatus(core, job.id, ['succeeded', 'failed']);
+    expect(done.status).toBe('failed');
+    expect(done.error).toContain('failed on purpose at record 3');
+  });
+
+  it('cancel stops a running job', async () => {
+    const core = await openCore();
+    const job = (await core.call('jobs.start', { kind: 'demo', params: { records: 1000, intervalMs: 20 } })) as JobRecord;
+    await new Promise((r) => setTimeout(r, 300));
+    await core.call('jobs.cancel', { id: job.id });
+    const done = await waitForStatus(core, job.id, ['cancelled', 'succeeded', 'failed']);
+    expect(done.status).toBe('cancelled');
+    const page = (await core.call('jobs.stream', { id: job.id, limit: 10_000 })) as { records: unknown[] };
+    expect(page.records.length).toBeGreaterThan(0);
+    expect(page.records.length).toBeLessThan(1000);
+  });
+
+  it('bad params and unknown kinds are refused before any worker starts', async () => {
+    const core = await openCore();
+    await expect(core.call('jobs.start', { kind: 'nope' })).rejects.toThrow(/unknown job kind 'nope'/);
+    const err = await core.call('jobs.start', { kind: 'demo', params: { records: 'many' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LabError);
+    expect((err as LabError).code).toBe('bad_request');
+    expect((err as LabError).message).toContain('records');
+    expect(core.jobs.list()).toHaveLength(0);
+    await expect(core.call('jobs.get', { id: 'missing' })).rejects.toThrow(/no job with id 'missing'/);
+    await expect(core.call('no.such.method', {})).rejects.toThrow(/unknown method/);
+  });
+
+  it('jobs left running by a dead process are marked interrupted on the next start', async () => {
+    const core = await openCore();
+    core.db.data.jobs.push({
+      id: 'old-1',
+      kind: 'demo',
+      title: 'Demo job',
+      params: {},
+      status: 'running',
+      progress: { fraction: 0.4, message: 'record 4 of 10' },
+      createdAt: '2026-01-01T00:00:00.000Z',
+      owner: { pid: 2 ** 22 + 12345, session: 'gone' }, // no such process
+    });
+    await core.db.write();
+    const next = await openCore(core.home);
+    const job = next.jobs.get('old-1');
+    expect(job.status).toBe('interrupted');
+    expect(job.progress.fraction).toBe(0.4);
+  });
+});

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readJsonl, writeJsonAtomic } from '../../main/lab/store/files';
+import { openJsonlAppender } from '../../main/lab/store/jsonl';
+import { openStoreDb, STORE_VERSION } from '../../main/lab/store/db';
+import { LabError } from '../../main/lab/errors';
+
+const tmp = (): string => mkdtempSync(join(tmpdir(), 'sailor-store-'));
+
+describe('atomic writes', () => {
+  it('replaces the file whole and leaves no temporary files', () => {
+    const dir = tmp();
+    const file = join(dir, 'a.json');
+    writeJsonAtomic(file, { v: 1 });
+    writeJsonAtomic(file, { v: 2 });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ v: 2 });
+    expect(readdirSync(dir)).toEqual(['a.json']);
+  });
+
+  it('a process killed in the middle of rewriting never leaves a half-written file', async () => {
+    const dir = tmp();
+    const file = join(dir, 'big.json');
+    writeJsonAtomic(file, { round: -1 });
+    // A child rewrites a ~2 MB file in a tight loop; we SIGKILL it mid-flight, several times.
+    const script = `
+      const { writeJsonAtomic } = await import(${JSON.stringify(new URL('../../main/lab/store/files.ts', import.meta.url).href)});
+      const pad = 'x'.repeat(2_000_000);
+      for (let round = 0; ; round++) { writeJsonAtomic(${JSON.stringify(file)}, { round, pad }); if (round === 3) process.stdout.write('go\\n'); }`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      await new Promise((r) => setTimeout(r, 30 + attempt * 20));
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      const parsed = JSON.parse(readFileSync(file, 'utf8')) as { round: number };
+      expect(parsed.round).toBeGreaterThanOrEqual(3);
+    }
+  });
+});
+
+describe('JSON Lines streams', () => {
+  it('reads records and skips a torn last line', () => {
+    const file = join(tmp(), 's.jsonl');
+    writeFileSync(file, '{"a":1}\n\n{"a":2}\n{"a":');
+    const r = readJsonl(file);
+    expect(r.records.map((x) => x.value)).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(r.tornTail).toBe(true);
+  });
+
+  it('a broken line in the middle is an error naming file and line', () => {
+    const file = join(tmp(), 's.jsonl');
+    writeFileSync(file, '{"a":1}\n{oops}\n{"a":3}\n');
+    expect(() => readJsonl(file)).toThrow(/s\.jsonl:2: not valid JSON/);
+  });
+
+  it('the appender trims a torn tail before appending, so the stream stays clean', () => {
+    const file = join(tmp(), 's.jsonl');
+    writeFileSync(file, '{"i":0}\n{"i":1}\n{"i":');
+    const app = openJsonlAppender(file);
+    expect(app.repairedBytes).toBe(5);
+    app.append({ i: 2 });
+    app.close();
+    expect(readFileSync(file, 'utf8')).toBe('{"i":0}\n{"i":1}\n{"i":2}\n');
+    expect(readJsonl(file).tornTail).toBe(false);
+  });
+
+  it('appends to an existing clean stream without touching it', () => {
+    const file = join(tmp(), 's.jsonl');
+    appendFileSync(file, '{"i":0}\n');
+    const app = openJsonlAppender(file);
+    app.append({ i: 1 });
+    app.close();
+    expect(readJsonl(file).records.map((r) => r.value)).toEqual([{ i: 0 }, { i: 1 }]);
+  });
+});
+
+describe('store metadata (db.json)', () => {
+  it('starts empty and persists', async () => {
+    const home = tmp();
+    const db = await openStoreDb(home);
+    expect(db.data.version).toBe(STORE_VERSION);
+    db.data.graphs.push({ id: 'g1', name: 'g', path: 'graphs/g.json', createdAt: 'now', info: {} });
+    await db.write();
+    expect((await openStoreDb(home)).data.graphs).toHaveLength(1);
+  });
+
+  it('refuses a corrupt file with a clear error and leaves it byte for byte', async () => {
+    const home = tmp();
+    const file = join(home, 'db.json');
+    writeFileSync(file, '{"format": "sailor.store", "version": 1, "runs": [');
+    const before = readFileSync(file);
+    const err = await openStoreDb(home).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LabError);
+    expect((err as LabError).code).toBe('corrupt');
+    expect((err as LabError).message).toContain('db.json: not valid JSON');
+    expect((err as LabError).message).toContain('left untouched');
+    expect(readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('refuses a store written by a newer version and does not overwrite it', async () => {
+    const home = tmp();
+    const file = join(home, 'db.json');
+    const newer = JSON.stringify({ format: 'sailor.store', version: STORE_VERSION + 1, runs: [], somethingNew: {} });
+    writeFileSync(file, newer);
+    const err = await openStoreDb(home).catch((e: unknown) => e);
+    expect((err as LabError).code).toBe('unsupported');
+    expect((err as LabError).message).toMatch(/newer Sailor Lab/);
+    expect(readFileSync(file, 'utf8')).toBe(newer);
+  });
+
+  it('refuses a file of another format', async () => {
+    const home = tmp();
+    writeFileSync(join(home, 'db.json'), JSON.stringify({ format: 'something.else', version: 1 }));
+    await expect(openStoreDb(home)).rejects.toThrow(/expected "sailor\.store"/);
+  });
+});
