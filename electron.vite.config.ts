@@ -1,14 +1,6 @@
 import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
-import { readFileSync } from 'node:fs';
-
-// electron-vite reads the Electron version to pick its build target. Where the optional electron
-// package could not install (Node < 22.12, offline), take the major version package.json asks for.
-if (!process.env.ELECTRON_MAJOR_VER) {
-  const pkg = JSON.parse(readFileSync(resolve('package.json'), 'utf8')) as { optionalDependencies: Record<string, string> };
-  process.env.ELECTRON_MAJOR_VER = /\d+/.exec(pkg.optionalDependencies.electron ?? '')?.[0] ?? '45';
-}
 
 export default defineConfig({
   main: {

@@ -14,7 +14,7 @@ function whyNoElectron() {
   try {
     cli = require.resolve('electron/cli.js');
   } catch {
-    return { reason: `the optional electron package is not installed (it needs Node >= 22.12; this is Node ${process.versions.node})` };
+    return { reason: 'the electron package is not installed; run npm install' };
   }
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
     return { reason: 'there is no display ($DISPLAY is not set)' };
