@@ -25,14 +25,10 @@ async function main(): Promise<void> {
   registerIpc(core, isAppUrl, () => [...windows].map((w) => w.webContents));
 
   const createWindow = (): void => {
-    const win = new BrowserWindow({
-      width: 1400,
-      height: 900,
-      show: false,
-      title: 'Sailor Lab',
-      backgroundColor: '#0f1419',
-      webPreferences: secureWebPreferences(join(here, '../preload/index.cjs')),
-    });
+    const webPreferences = secureWebPreferences(join(here, '../preload/index.cjs'));
+    // Electron has no getter for a window's preferences; keep what we applied for the e2e security test.
+    (globalThis as { sailorWebPreferences?: unknown }).sailorWebPreferences = webPreferences;
+    const win = new BrowserWindow({ width: 1400, height: 900, show: false, title: 'Sailor Lab', backgroundColor: '#0f1419', webPreferences });
     windows.add(win);
     win.on('closed', () => windows.delete(win));
     win.once('ready-to-show', () => win.show());

@@ -20,17 +20,20 @@ test('the desktop window opens securely and talks to the lab core', async () => 
   try {
     const page = await app.firstWindow();
     await expect(page.getByTestId('status-transport')).toContainText('desktop');
-    const prefs = await app.evaluate(({ BrowserWindow }) => {
+    const state = await app.evaluate(({ BrowserWindow }) => {
       const win = BrowserWindow.getAllWindows()[0]!;
-      const p = win.webContents.getLastWebPreferences()!;
+      const p = (globalThis as { sailorWebPreferences?: Record<string, unknown> }).sailorWebPreferences ?? {};
       return { visible: win.isVisible(), devtools: win.webContents.isDevToolsOpened(), crashed: win.webContents.isCrashed(), contextIsolation: p.contextIsolation, sandbox: p.sandbox, nodeIntegration: p.nodeIntegration };
     });
-    expect(prefs).toEqual({ visible: true, devtools: false, crashed: false, contextIsolation: true, sandbox: true, nodeIntegration: false });
+    expect(state).toEqual({ visible: true, devtools: false, crashed: false, contextIsolation: true, sandbox: true, nodeIntegration: false });
     // The page sees the bridge and nothing of Node.
-    expect(await page.evaluate(() => typeof (globalThis as { require?: unknown }).require)).toBe('undefined');
-    expect(await page.evaluate(() => Object.keys((window as unknown as { sailor: object }).sailor).sort())).toEqual(['api', 'events', 'methods', 'on']);
+    const page_ = await page.evaluate(() => {
+      const g = globalThis as { require?: unknown; process?: unknown; sailor?: object };
+      return { require: typeof g.require, process: typeof g.process, bridge: Object.keys(g.sailor ?? {}).sort() };
+    });
+    expect(page_).toEqual({ require: 'undefined', process: 'undefined', bridge: ['api', 'events', 'methods', 'on'] });
     // New windows are denied.
-    await page.evaluate(() => window.open('https://example.com'));
+    await page.evaluate(() => (globalThis as unknown as { open(url: string): unknown }).open('https://example.com'));
     expect(app.windows()).toHaveLength(1);
   } finally {
     await app.close();
