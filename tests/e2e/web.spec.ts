@@ -69,6 +69,7 @@ test('a demo job runs in a worker, its progress shows, and it finishes', async (
   await expect(row).toHaveAttribute('data-status', 'running');
   // Mid-run: the status bar shows the running job with a percentage.
   await expect(page.getByTestId('status-jobs')).toContainText('1 running');
+  await expect(page.getByTestId('status-jobs')).toContainText(/Demo job [1-9]\d?%/);
   await page.screenshot({ path: `${SHOTS}/jobs-running.png` });
   await expect(row).toHaveAttribute('data-status', 'succeeded', { timeout: 30_000 });
   await expect(row.getByTestId('job-message')).toHaveText('done');

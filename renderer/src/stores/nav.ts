@@ -3,13 +3,13 @@ import { defineStore } from 'pinia';
 import { ref } from 'vue';
 
 export const SECTIONS = [
-  { id: 'graph', label: 'Graph', icon: '◈' },
-  { id: 'datasets', label: 'Datasets', icon: '▤' },
-  { id: 'runs', label: 'Runs', icon: '▶' },
-  { id: 'trajectories', label: 'Trajectories', icon: '⋯' },
-  { id: 'compare', label: 'Compare', icon: '⇄' },
-  { id: 'jobs', label: 'Jobs', icon: '⚙' },
-  { id: 'about', label: 'About', icon: 'ⓘ' },
+  { id: 'graph', label: 'Graph' },
+  { id: 'datasets', label: 'Datasets' },
+  { id: 'runs', label: 'Runs' },
+  { id: 'trajectories', label: 'Trajectories' },
+  { id: 'compare', label: 'Compare' },
+  { id: 'jobs', label: 'Jobs' },
+  { id: 'about', label: 'About' },
 ] as const;
 export type SectionId = (typeof SECTIONS)[number]['id'];
 
