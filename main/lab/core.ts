@@ -20,6 +20,7 @@ import { JobManager, type WorkerEntry } from './jobs/manager';
 import { jobSpecs } from './jobs/specs';
 import { electronStatus } from './electron-status';
 import { resourcesDir } from './paths';
+import { ArtefactReader } from './artefacts';
 
 export interface LabCoreOptions {
   home: string;
@@ -37,6 +38,7 @@ export class LabCore {
   private readonly listeners = new Map<EventName, Set<AnyListener>>();
   private backend: BackendReport | null = null;
   private readonly handlers: Handlers;
+  private readonly artefacts: ArtefactReader;
 
   private constructor(
     readonly home: string,
@@ -44,6 +46,7 @@ export class LabCore {
     readonly jobs: JobManager,
   ) {
     jobs.onUpdate((job) => this.emit('job.updated', job));
+    this.artefacts = new ArtefactReader(home, () => db.data);
     this.handlers = this.makeHandlers();
   }
 
@@ -123,6 +126,11 @@ export class LabCore {
       'jobs.start': ({ kind, params }) => this.jobs.start(kind, params),
       'jobs.cancel': ({ id }) => this.jobs.cancel(id),
       'jobs.stream': ({ id, offset, limit }) => this.jobs.stream(id, offset, limit),
+      'graphs.list': () => [...this.db.data.graphs].reverse(),
+      'graphs.get': ({ id }) => this.artefacts.graph(id),
+      'datasets.list': () => [...this.db.data.datasets].reverse(),
+      'datasets.get': ({ id }) => this.artefacts.dataset(id),
+      'datasets.qa': ({ id, qaId }) => this.artefacts.qa(id, qaId),
     };
   }
 }

@@ -62,8 +62,9 @@ describe('jobs', () => {
 
   it('cancel stops a running job', async () => {
     const core = await openCore();
+    const started = new Promise<void>((resolve) => core.on('job.updated', (j) => (j.progress.done ?? 0) >= 2 && resolve()));
     const job = (await core.call('jobs.start', { kind: 'demo', params: { records: 1000, intervalMs: 20 } })) as JobRecord;
-    await new Promise((r) => setTimeout(r, 300));
+    await started; // cancel a job that is really running, however slow the machine is
     await core.call('jobs.cancel', { id: job.id });
     const done = await waitForStatus(core, job.id, ['cancelled', 'succeeded', 'failed']);
     expect(done.status).toBe('cancelled');

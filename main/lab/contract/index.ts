@@ -3,6 +3,7 @@
 // main validates before use, and a result type; each event stream has a payload schema.
 // No Node, Electron or DOM imports here: the renderer and the preload bundle this file.
 import { z } from 'zod';
+import type { Graph, QA } from '../formats';
 
 // ---------- shared records ----------
 
@@ -57,6 +58,36 @@ export interface AppInfo {
   backend: BackendReport | null; // null until detection finished
 }
 
+/** An artefact the lab made: a graph file, a dataset, a run, a checkpoint. Paths are relative to the data directory. */
+export interface ArtefactRecord {
+  id: string;
+  name: string;
+  path: string;
+  createdAt: string;
+  /** Free-form details (counts, config, lineage). */
+  info: Record<string, unknown>;
+}
+
+export interface GraphView {
+  artefact: ArtefactRecord;
+  graph: Graph;
+  stats: { nodes: number; edges: number; components: number; cycle_rank: number; types: Record<string, number>; relations: Record<string, number> };
+  /** Edges that lie on a cycle of the undirected graph (for highlighting). */
+  cycleEdges: string[];
+}
+
+export interface DatasetView {
+  artefact: ArtefactRecord;
+  header: Record<string, unknown>;
+  qas: QA[];
+}
+
+export interface QaDetail {
+  qa: QA;
+  /** Automorphism orbits of the QA's subgraph, in the order its `orbit` index refers to. */
+  orbits: string[][];
+}
+
 export interface StoreSummary {
   projects: number;
   graphs: number;
@@ -95,6 +126,11 @@ export const methods = {
     result: [] as Array<{ kind: string; title: string; description: string }>,
   },
   'jobs.list': { params: Empty, result: [] as JobRecord[] },
+  'graphs.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'graphs.get': { params: z.object({ id: Id }).strict(), result: {} as GraphView },
+  'datasets.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'datasets.get': { params: z.object({ id: Id }).strict(), result: {} as DatasetView },
+  'datasets.qa': { params: z.object({ id: Id, qaId: Id }).strict(), result: {} as QaDetail },
   'jobs.get': { params: z.object({ id: Id }).strict(), result: {} as JobRecord },
   'jobs.start': {
     params: z

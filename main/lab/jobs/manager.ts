@@ -7,7 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { JobProgress, JobRecord, StreamPage } from '../contract';
 import { LabError } from '../errors';
-import type { StoreDb } from '../store/db';
+import type { ArtefactRecord, StoreDb } from '../store/db';
 import { readJsonl } from '../store/files';
 import { jobSpecs } from './specs';
 import type { FromWorker, WorkerInput } from './protocol';
@@ -221,11 +221,23 @@ export class JobManager {
     if (status === 'cancelled') job.progress = { ...job.progress, message: 'cancelled' };
     if (extra.result !== undefined) job.result = extra.result;
     if (extra.error !== undefined) job.error = extra.error;
+    if (status === 'succeeded') this.register(job);
     const live = this.live.get(id);
     if (live?.cancelTimer) clearTimeout(live.cancelTimer);
     this.live.delete(id);
     await this.db.write();
     this.emit(job);
+  }
+
+  /** Records the artefact a finished job made (a graph, a dataset …) in its store collection. */
+  private register(job: StoreJob): void {
+    const collection = jobSpecs[job.kind]?.registers;
+    const artefact = (job.result as { artefact?: ArtefactRecord } | undefined)?.artefact;
+    if (!collection || !artefact) return;
+    const list = this.db.data[collection];
+    const at = list.findIndex((a) => a.id === artefact.id);
+    if (at >= 0) list[at] = artefact;
+    else list.push(artefact);
   }
 
   private emit(job: StoreJob): void {

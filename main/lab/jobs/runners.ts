@@ -4,4 +4,6 @@ import type { JobRunner } from './context';
 
 export const jobRunners: Record<string, () => Promise<JobRunner>> = {
   demo: async () => (await import('./demo')).runDemo,
+  'kg.build': async () => (await import('./lab-jobs')).runKgBuild,
+  synth: async () => (await import('./lab-jobs')).runSynth,
 };

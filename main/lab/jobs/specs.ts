@@ -2,6 +2,8 @@
 // validates a start request here before any worker is spawned. The code that runs lives in runners.ts.
 import { z } from 'zod';
 
+export type ArtefactCollection = 'graphs' | 'datasets' | 'runs' | 'checkpoints';
+
 export interface JobSpec<P extends z.ZodType = z.ZodType> {
   kind: string;
   title: string;
@@ -9,6 +11,8 @@ export interface JobSpec<P extends z.ZodType = z.ZodType> {
   params: P;
   /** Whether the job writes a JSON Lines stream (job dir/stream.jsonl). */
   streams: boolean;
+  /** The store collection that the job's result artefact (`result.artefact`) is recorded in. */
+  registers?: ArtefactCollection;
 }
 
 export const demoParams = z
@@ -20,6 +24,31 @@ export const demoParams = z
   .strict();
 export type DemoParams = z.output<typeof demoParams>;
 
+const name = z.string().trim().min(1).max(80).regex(/^[\w .:-]+$/, 'letters, digits, spaces and . _ : - only');
+const artefactId = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/);
+
+export const kgBuildParams = z
+  .object({
+    name: name.optional(),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(7),
+    maxEdges: z.number().int().min(10).max(20_000).default(400),
+    seed: z.string().min(1).max(200).optional(),
+    expandProb: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+export type KgBuildParams = z.output<typeof kgBuildParams>;
+
+export const synthParams = z
+  .object({
+    name: name.optional(),
+    graphId: artefactId,
+    count: z.number().int().min(1).max(20_000).default(200),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(1),
+    kinds: z.array(z.string().min(1)).min(1).optional(),
+  })
+  .strict();
+export type SynthParams = z.output<typeof synthParams>;
+
 export const jobSpecs: Record<string, JobSpec> = {
   demo: {
     kind: 'demo',
@@ -27,5 +56,21 @@ export const jobSpecs: Record<string, JobSpec> = {
     description: 'Writes a stream of records in a worker thread and reports progress: proves the job path end to end.',
     params: demoParams,
     streams: true,
+  },
+  'kg.build': {
+    kind: 'kg.build',
+    title: 'Build knowledge graph',
+    description: 'Grows a knowledge graph from the bundled knowledge base by random-walk expansion with cycle closing.',
+    params: kgBuildParams,
+    streams: false,
+    registers: 'graphs',
+  },
+  synth: {
+    kind: 'synth',
+    title: 'Synthesise QA dataset',
+    description: 'Samples subgraphs, dedupes them by WL hash, picks answers across orbits, obfuscates, verifies uniqueness on the whole graph.',
+    params: synthParams,
+    streams: false,
+    registers: 'datasets',
   },
 };

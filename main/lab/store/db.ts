@@ -4,22 +4,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Low, type Adapter } from 'lowdb';
-import type { JobRecord } from '../contract';
+import type { ArtefactRecord, JobRecord } from '../contract';
+
+export type { ArtefactRecord };
 import { LabError } from '../errors';
 import { writeJsonAtomic } from './files';
 
 export const STORE_FORMAT = 'sailor.store';
 export const STORE_VERSION = 1;
-
-/** An artefact the lab made: a graph file, a dataset, a run, a checkpoint. Paths are relative to home. */
-export interface ArtefactRecord {
-  id: string;
-  name: string;
-  path: string;
-  createdAt: string;
-  /** Free-form details that later features fill (counts, config, lineage). */
-  info: Record<string, unknown>;
-}
 
 export interface StoreData {
   format: typeof STORE_FORMAT;

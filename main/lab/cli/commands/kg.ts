@@ -1,0 +1,77 @@
+// `sailor kg build` and `sailor kg stats` (FORMATS.md command table).
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { optInt, optNumber, optString, printResult, reqString, usageError, type CliCommand } from '../command';
+import { loadKbIndex } from '../../kb/index';
+import { EXPAND_DEFAULTS, expandGraph } from '../../kg/expand';
+import { readGraphFile, writeGraphFile } from '../../kg/io';
+import { graphStats, type GraphStats } from '../../kg/stats';
+
+const DEFAULT_MAX_EDGES = 400;
+
+function progressLine(io: { err(text: string): void }, prefix: string): (fraction: number, message: string) => void {
+  return (fraction, message) => io.err(`${prefix} [${String(Math.round(fraction * 100)).padStart(3)}%] ${message}\n`);
+}
+
+function humanStats(s: GraphStats): string {
+  const list = (counts: Record<string, number>): string =>
+    Object.entries(counts)
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([k, v]) => `  ${k.padEnd(24)} ${v}`)
+      .join('\n');
+  return [
+    `nodes       ${s.nodes}`,
+    `edges       ${s.edges}`,
+    `components  ${s.components}`,
+    `cycle rank  ${s.cycle_rank}   (edges - nodes + components, undirected multigraph)`,
+    `types (${Object.keys(s.types).length}):`,
+    list(s.types),
+    `relations (${Object.keys(s.relations).length}):`,
+    list(s.relations),
+  ].join('\n');
+}
+
+const build: CliCommand = {
+  path: ['kg', 'build'],
+  summary: 'builds a knowledge graph from the bundled knowledge base by random-walk expansion',
+  usage: 'kg build --out G.json [--seed ID] [--max-edges N] [--rng S] [--expand-prob P]',
+  options: {
+    out: { type: 'string', description: 'output graph file (sailor.graph/1)' },
+    seed: { type: 'string', description: 'KB entity id to start from, e.g. person:wn10908153 (default: a rare entity picked by --rng)' },
+    'max-edges': { type: 'string', description: 'stop at this many edges', default: String(DEFAULT_MAX_EDGES) },
+    rng: { type: 'string', description: 'random seed (integer)', default: '1' },
+    'expand-prob': { type: 'string', description: 'probability of expanding from a random existing node instead of the newest', default: String(EXPAND_DEFAULTS.expandProb) },
+  },
+  async run(ctx) {
+    const out = resolve(reqString(ctx, 'out'));
+    if (existsSync(out) && statSync(out).isDirectory()) throw usageError(`--out ${out} is a directory, expected a file path`);
+    if (!existsSync(dirname(out))) throw usageError(`--out: folder ${dirname(out)} does not exist`);
+    const maxEdges = optInt(ctx, 'max-edges', DEFAULT_MAX_EDGES, { min: 1, max: 1_000_000 });
+    const rng = optInt(ctx, 'rng', 1, { min: 0, max: 0xffffffff });
+    const expandProb = optNumber(ctx, 'expand-prob', EXPAND_DEFAULTS.expandProb);
+    if (expandProb < 0 || expandProb > 1) throw usageError(`--expand-prob must be between 0 and 1, got ${expandProb}`);
+    const seed = optString(ctx, 'seed');
+    if (seed !== undefined && seed.trim() === '') throw usageError('--seed must not be empty');
+
+    const kb = await loadKbIndex({ onProgress: progressLine(ctx.io, 'kb') });
+    const graph = expandGraph(kb, { seed, maxEdges, rng, expandProb, onProgress: progressLine(ctx.io, 'kg') });
+    writeGraphFile(out, graph);
+    const s = graphStats(graph);
+    ctx.io.err(`kg: wrote ${out}: ${s.nodes} nodes, ${s.edges} edges, ${Object.keys(s.types).length} types, cycle rank ${s.cycle_rank}, seed ${String(graph.info?.seed)}\n`);
+  },
+};
+
+const stats: CliCommand = {
+  path: ['kg', 'stats'],
+  summary: 'prints nodes, edges, components, cycle rank, types and relations of a graph file',
+  usage: 'kg stats G.json [--json]',
+  options: { json: { type: 'boolean', description: 'print JSON' } },
+  positionals: { min: 1, max: 1 },
+  async run(ctx) {
+    const graph = readGraphFile(ctx.positionals[0]!);
+    const s = graphStats(graph);
+    printResult(ctx, s, () => humanStats(s));
+  },
+};
+
+export const kgCommands: CliCommand[] = [build, stats];

@@ -1,0 +1,67 @@
+// Summary figures of a graph, as `sailor kg stats` prints them (FORMATS.md).
+import type { Graph } from '../formats/index';
+
+export interface GraphStats {
+  nodes: number;
+  edges: number;
+  /** Connected components, ignoring edge direction. */
+  components: number;
+  /**
+   * Cycle rank (circuit rank, first Betti number) = edges - nodes + components, over the undirected
+   * multigraph: every edge counts, so two relations between the same pair (a city that is `located_in`
+   * and `capital_of` its country) form a cycle, as does a self loop. It is the number of independent
+   * cycles: 0 exactly when the graph is a forest.
+   */
+  cycle_rank: number;
+  /** Nodes per type and edges per relation, keys sorted so the JSON is stable. */
+  types: Record<string, number>;
+  relations: Record<string, number>;
+}
+
+function countSorted(values: Iterable<string>): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  const out: Record<string, number> = {};
+  for (const key of [...counts.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) out[key] = counts.get(key)!;
+  return out;
+}
+
+/** Number of connected components by union-find; edges to unknown nodes are ignored. */
+export function countComponents(nodeIds: readonly string[], edges: readonly { source: string; target: string }[]): number {
+  const index = new Map<string, number>();
+  nodeIds.forEach((id, i) => index.set(id, i));
+  const parent = nodeIds.map((_, i) => i);
+  const find = (x: number): number => {
+    while (parent[x] !== x) {
+      parent[x] = parent[parent[x]!]!;
+      x = parent[x]!;
+    }
+    return x;
+  };
+  let components = index.size;
+  for (const e of edges) {
+    const a = index.get(e.source);
+    const b = index.get(e.target);
+    if (a === undefined || b === undefined) continue;
+    const ra = find(a);
+    const rb = find(b);
+    if (ra !== rb) {
+      parent[ra] = rb;
+      components--;
+    }
+  }
+  return components;
+}
+
+export function graphStats(graph: Graph): GraphStats {
+  const ids = graph.nodes.map((n) => n.id);
+  const components = countComponents(ids, graph.edges);
+  return {
+    nodes: graph.nodes.length,
+    edges: graph.edges.length,
+    components,
+    cycle_rank: graph.edges.length - graph.nodes.length + components,
+    types: countSorted(graph.nodes.map((n) => n.type)),
+    relations: countSorted(graph.edges.map((e) => e.relation)),
+  };
+}
