@@ -35,18 +35,27 @@ const found = whyNoElectron();
 if (found.reason) {
   webMode(found.reason);
 } else {
-  // The Electron binary is fetched on first launch; if that or the launch fails fast, fall back.
-  const started = Date.now();
+  // The Electron binary is fetched on first launch. A launch that fails within the first seconds (no
+  // network for the download, a broken binary) is summarised in one line and web mode starts instead;
+  // until then Electron's stderr is held back so a failed download does not spill a stack trace.
+  const GRACE_MS = 15_000;
   const app = spawn(process.execPath, [found.cli, root], { stdio: ['ignore', 'inherit', 'pipe'], cwd: root });
-  let stderr = '';
+  let held = '';
+  let holding = true;
+  const release = setTimeout(() => {
+    holding = false;
+    process.stderr.write(held);
+  }, GRACE_MS);
   app.stderr.on('data', (chunk) => {
-    stderr += chunk;
-    process.stderr.write(chunk);
+    if (holding) held += chunk;
+    else process.stderr.write(chunk);
   });
   app.on('exit', (code) => {
-    if (code !== 0 && Date.now() - started < 20_000) {
-      const last = stderr.trim().split('\n').pop() || `exit code ${code}`;
-      webMode(`the desktop app did not start: ${last.slice(0, 200)}`);
+    clearTimeout(release);
+    if (code !== 0 && holding) {
+      const lines = held.split('\n').map((l) => l.trim()).filter(Boolean);
+      const cause = lines.find((l) => /failed|error|cannot|unable/i.test(l) && !l.startsWith('at ')) ?? lines.at(-1) ?? `exit code ${code}`;
+      webMode(`the desktop app did not start: ${cause.slice(0, 200)}`);
     } else process.exit(code ?? 0);
   });
 }
