@@ -1,0 +1,61 @@
+// A run's metrics stream (runs/<id>/metrics.jsonl, FORMATS.md "Run metrics"). Resuming from a checkpoint
+// at step S first drops every record after S (they belong to work the checkpoint does not contain and
+// will be recomputed), so the stream stays continuous: no duplicate and no missing steps.
+import { existsSync } from 'node:fs';
+import type { MetricRecord } from '../formats';
+import { readJsonl, writeFileAtomic } from '../store/files';
+import { openJsonlAppender, type JsonlAppender } from '../store/jsonl';
+
+export function readMetrics(path: string): MetricRecord[] {
+  if (!existsSync(path)) return [];
+  return readJsonl(path).records.map((r) => r.value as MetricRecord);
+}
+
+export interface MetricsWriter {
+  /** Records one step; `time` defaults to now. */
+  write(step: number, metrics: Record<string, number>): void;
+  close(): void;
+}
+
+/**
+ * Opens the stream for a run that continues after `fromStep` (0 for a fresh run): records with a larger
+ * step are removed first (atomically), then new records append. Non-finite values are dropped so the
+ * file stays valid JSON.
+ */
+export function openMetrics(path: string, fromStep: number): MetricsWriter {
+  const existing = readMetrics(path);
+  const kept = existing.filter((r) => r.step <= fromStep);
+  if (kept.length !== existing.length) writeFileAtomic(path, kept.map((r) => JSON.stringify(r) + '\n').join(''));
+  const out: JsonlAppender = openJsonlAppender(path);
+  return {
+    write(step, metrics) {
+      const clean: Record<string, number> = {};
+      for (const [k, v] of Object.entries(metrics)) if (Number.isFinite(v)) clean[k] = v;
+      const record: MetricRecord = { step, time: new Date().toISOString(), metrics: clean };
+      out.append(record);
+    },
+    close: () => out.close(),
+  };
+}
+
+/** Per-metric summary for run lists: last, best (min for losses, max otherwise), min, max. */
+export function summarise(records: readonly MetricRecord[]): Record<string, { last: number; min: number; max: number; best: number }> {
+  const out: Record<string, { last: number; min: number; max: number; best: number }> = {};
+  for (const r of records) {
+    for (const [k, v] of Object.entries(r.metrics)) {
+      const s = out[k];
+      if (!s) out[k] = { last: v, min: v, max: v, best: v };
+      else {
+        s.last = v;
+        s.min = Math.min(s.min, v);
+        s.max = Math.max(s.max, v);
+      }
+    }
+  }
+  for (const [k, s] of Object.entries(out)) s.best = lowerIsBetter(k) ? s.min : s.max;
+  return out;
+}
+
+export function lowerIsBetter(metric: string): boolean {
+  return /loss|grad_norm|clipfrac|zero_std|timing|staleness/.test(metric);
+}
