@@ -1,0 +1,138 @@
+// Evaluation (PIPELINE 8) over n sampled trajectories per question: pass@1 (mean accuracy), pass@k with the
+// unbiased estimator of Chen et al. (2021), avg@k (ASearcher), cons@k (majority answer, WebDancer), and the
+// behaviour statistics people compare (tool calls per type, turns, tokens, terminations), for all questions
+// and restricted to the solved ones (at least one correct sample). Pure functions.
+import type { Termination, Trajectory } from '../formats/index';
+import type { AgentStep } from './react';
+import { normalizeAnswer } from './text';
+import { toolCallsByName } from './runtime';
+
+export interface EvalSample {
+  qa_id: string;
+  correct: boolean;
+  prediction: string | null;
+  termination: Termination;
+  tool_calls: Record<string, number>; // per tool name
+  turns: number;
+  tokens: number; // generated tokens
+}
+
+/** Unbiased pass@k from n samples of which c are correct: 1 - C(n-c, k) / C(n, k). */
+export function passAtK(n: number, c: number, k: number): number {
+  if (k <= 0 || n <= 0) return 0;
+  if (k > n) k = n;
+  if (n - c < k) return 1;
+  let fail = 1;
+  for (let i = n - c + 1; i <= n; i++) fail *= 1 - k / i;
+  return 1 - fail;
+}
+
+/** The most frequent normalised prediction among samples (nulls ignored); ties go to the earliest. */
+export function majority(samples: readonly Pick<EvalSample, 'prediction'>[]): number {
+  const counts = new Map<string, { n: number; first: number }>();
+  samples.forEach((s, i) => {
+    if (s.prediction === null) return;
+    const key = normalizeAnswer(s.prediction);
+    if (key === '') return;
+    const c = counts.get(key);
+    if (c) c.n++;
+    else counts.set(key, { n: 1, first: i });
+  });
+  let best: { n: number; first: number } | null = null;
+  for (const c of counts.values()) if (!best || c.n > best.n || (c.n === best.n && c.first < best.first)) best = c;
+  return best ? best.first : -1;
+}
+
+export interface BehaviourStats {
+  trajectories: number;
+  tool_calls_mean: number;
+  tool_calls_by_type: Record<string, number>; // mean per trajectory
+  turns_mean: number;
+  tokens_mean: number;
+  termination: Partial<Record<Termination, number>>; // fraction of trajectories
+}
+
+export interface EvalReport {
+  questions: number;
+  samples: number;
+  k: number;
+  'pass@1': number;
+  'pass@k': number;
+  'avg@k': number;
+  'cons@k': number;
+  all: BehaviourStats;
+  solved: BehaviourStats & { questions: number };
+}
+
+const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+
+export function behaviour(samples: readonly EvalSample[]): BehaviourStats {
+  const types = new Set(samples.flatMap((s) => Object.keys(s.tool_calls)));
+  const byType: Record<string, number> = {};
+  for (const t of [...types].sort()) byType[t] = mean(samples.map((s) => s.tool_calls[t] ?? 0));
+  const term: Partial<Record<Termination, number>> = {};
+  for (const s of samples) term[s.termination] = (term[s.termination] ?? 0) + 1;
+  for (const key of Object.keys(term) as Termination[]) term[key] = term[key]! / samples.length;
+  return {
+    trajectories: samples.length,
+    tool_calls_mean: mean(samples.map((s) => Object.values(s.tool_calls).reduce((a, b) => a + b, 0))),
+    tool_calls_by_type: byType,
+    turns_mean: mean(samples.map((s) => s.turns)),
+    tokens_mean: mean(samples.map((s) => s.tokens)),
+    termination: term,
+  };
+}
+
+/** Groups samples by question, keeping their order (the order sampled = the order for avg@k, cons@k). */
+export function groupByQuestion(samples: readonly EvalSample[]): Map<string, EvalSample[]> {
+  const groups = new Map<string, EvalSample[]>();
+  for (const s of samples) (groups.get(s.qa_id) ?? groups.set(s.qa_id, []).get(s.qa_id)!).push(s);
+  return groups;
+}
+
+export function evaluate(samples: readonly EvalSample[], k: number): EvalReport {
+  const groups = groupByQuestion(samples);
+  const p1: number[] = [];
+  const pk: number[] = [];
+  const avg: number[] = [];
+  const cons: number[] = [];
+  const solved: EvalSample[] = [];
+  let solvedQuestions = 0;
+  for (const g of groups.values()) {
+    const c = g.filter((s) => s.correct).length;
+    p1.push(c / g.length);
+    pk.push(passAtK(g.length, c, k));
+    const firstK = g.slice(0, k);
+    avg.push(firstK.filter((s) => s.correct).length / firstK.length);
+    const m = majority(firstK);
+    cons.push(m >= 0 && firstK[m]!.correct ? 1 : 0);
+    if (c > 0) {
+      solvedQuestions++;
+      solved.push(...g);
+    }
+  }
+  return {
+    questions: groups.size,
+    samples: samples.length,
+    k,
+    'pass@1': mean(p1),
+    'pass@k': mean(pk),
+    'avg@k': mean(avg),
+    'cons@k': mean(cons),
+    all: behaviour(samples),
+    solved: { questions: solvedQuestions, ...behaviour(solved) },
+  };
+}
+
+/** A trajectory as an eval sample: correct when its answer reward reaches `threshold` (1 for exact match). */
+export function sampleFromTrajectory(t: Trajectory, threshold = 1): EvalSample {
+  return {
+    qa_id: t.qa_id,
+    correct: t.reward.answer >= threshold,
+    prediction: t.prediction,
+    termination: t.termination,
+    tool_calls: toolCallsByName(t.steps as AgentStep[]),
+    turns: t.steps.length,
+    tokens: t.tokens.generated,
+  };
+}

@@ -1,0 +1,75 @@
+// The policy registry: a spec string from the command line or the app ("oracle", "llm:<model>",
+// "ckpt:<run>/<step>") becomes a factory of per-QA policies. Checkpoint policies are registered later by
+// the model engine through `registerPolicyKind('ckpt', …)`; until then the spec fails with a clear error.
+import type { QA } from '../formats/index';
+import { LabError } from '../errors';
+import type { Rng } from '../util/rng';
+import { createExpert, type ExpertOptions, type Reconstructor, ruleReconstructor } from './expert';
+import type { Policy } from './runtime';
+import { type ChatConfig, chatPolicy, chatTool, type ToolPolicy } from './tools';
+
+export interface PolicyFactory {
+  spec: string;
+  kind: string;
+  /** A policy for one attempt at one QA. Only the expert receives the QA's formal query. */
+  forQA(qa: QA, sample: number, rng: Rng): Policy;
+  /** When set, the episode's thoughts are rewritten after the fact (reasoning reconstruction). */
+  reconstruct?: Reconstructor;
+}
+
+export interface PolicyContext {
+  /** Base URL, key and tool-layer policy for `llm:<model>` (OpenAI-compatible server). */
+  chat?: Omit<ChatConfig, 'model'> & { policy?: Partial<ToolPolicy>; temperature?: number };
+  expert?: Partial<ExpertOptions>;
+  /** The title of a node's page, so the expert can search its anchors by name (see ExpertOptions). */
+  anchorName?: (id: string) => string | undefined;
+  reconstructor?: Reconstructor;
+}
+
+export type PolicyResolver = (arg: string, ctx: PolicyContext, spec: string) => PolicyFactory;
+
+const registry = new Map<string, PolicyResolver>();
+
+export function registerPolicyKind(kind: string, resolver: PolicyResolver): void {
+  registry.set(kind, resolver);
+}
+
+export function policyKinds(): string[] {
+  return [...registry.keys()].sort();
+}
+
+const oracle: PolicyResolver = (_arg, ctx, spec) => ({
+  spec,
+  kind: 'oracle',
+  // The expert gets id, question and query: never the answer fields.
+  forQA: (qa, _sample, rng) => createExpert({ id: qa.id, question: qa.question, query: qa.query }, { anchorName: ctx.anchorName, ...ctx.expert, rng }),
+  reconstruct: ctx.reconstructor ?? ruleReconstructor,
+});
+
+registerPolicyKind('oracle', oracle);
+registerPolicyKind('expert', oracle);
+
+registerPolicyKind('llm', (model, ctx, spec) => {
+  if (!model) throw new LabError('bad_request', `policy '${spec}': name the model, e.g. llm:qwen2.5-7b-instruct`);
+  if (!ctx.chat?.baseUrl) {
+    throw new LabError('bad_request', `policy '${spec}' needs an OpenAI-compatible server: pass --llm-url (or set SAILOR_LLM_URL)`);
+  }
+  const tool = chatTool({ baseUrl: ctx.chat.baseUrl, apiKey: ctx.chat.apiKey, headers: ctx.chat.headers, model }, { policy: ctx.chat.policy });
+  const policy = chatPolicy(tool, `llm:${model}`, { temperature: ctx.chat.temperature ?? 1 });
+  return { spec, kind: 'llm', forQA: () => policy };
+});
+
+/** `oracle` | `llm:<model>` | any registered `<kind>:<arg>`; unknown kinds are 'unsupported'. */
+export function resolvePolicy(spec: string, ctx: PolicyContext = {}): PolicyFactory {
+  const at = spec.indexOf(':');
+  const kind = at < 0 ? spec : spec.slice(0, at);
+  const arg = at < 0 ? '' : spec.slice(at + 1);
+  const resolver = registry.get(kind);
+  if (!resolver) {
+    throw new LabError(
+      'unsupported',
+      `policy '${spec}' is not supported${kind === 'ckpt' ? ' yet (checkpoint policies arrive with the model engine)' : ''}; known kinds: ${policyKinds().join(', ')}`,
+    );
+  }
+  return resolver(arg, ctx, spec);
+}

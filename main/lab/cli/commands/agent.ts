@@ -1,0 +1,250 @@
+// `sailor env search|visit`, `sailor rollout`, `sailor eval`, `sailor rft`: the simulated web tools and the
+// ReAct agent over a QA dataset (FORMATS.md command table).
+import { TRAJ_FORMAT, type QA, type Trajectory } from '../../formats/index';
+import { LabError } from '../../errors';
+import { readGraphFile } from '../../kg/io';
+import { writeFileAtomic } from '../../store/files';
+import { readQaDataset, readTrajectories } from '../../agent/data';
+import { simToolset } from '../../agent/env';
+import { evaluate, type EvalReport, sampleFromTrajectory } from '../../agent/eval';
+import { llmReconstructor } from '../../agent/expert';
+import { chatJudge } from '../../agent/reward';
+import { chatFn, chatTool } from '../../agent/tools';
+import { type PolicyContext, type PolicyFactory, resolvePolicy } from '../../agent/policies';
+import { filterTrajectories, RFT_DEFAULTS } from '../../agent/rft';
+import { rolloutDataset, type RolloutOptions } from '../../agent/rollout';
+import { SimWeb, URL_SCHEME, extractEvidence } from '../../agent/web';
+import { type CliCommand, type CommandContext, type OptionSpec, optInt, optNumber, optString, printResult, reqString, usageError } from '../command';
+
+function loadWeb(ctx: CommandContext): SimWeb {
+  const t0 = performance.now();
+  const web = new SimWeb(readGraphFile(reqString(ctx, 'graph')));
+  ctx.io.err(`indexed ${web.pages.length} pages in ${Math.round(performance.now() - t0)} ms\n`);
+  return web;
+}
+
+function policyFor(ctx: CommandContext, web: SimWeb | null): PolicyFactory {
+  const checkpoint = optString(ctx, 'checkpoint');
+  const spec = checkpoint ? `ckpt:${checkpoint}` : reqString(ctx, 'policy');
+  const llmUrl = optString(ctx, 'llm-url') ?? process.env.SAILOR_LLM_URL;
+  const pctx: PolicyContext = {
+    anchorName: web ? (id) => web.page(URL_SCHEME + id)?.title : undefined,
+    expert: { maxCalls: optInt(ctx, 'max-tool-calls', 30, { min: 1 }) - 1 },
+  };
+  if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: process.env.SAILOR_LLM_KEY, temperature: optNumber(ctx, 'temperature', 1) };
+  const reconstructor = optString(ctx, 'reconstructor-model');
+  if (reconstructor) pctx.reconstructor = llmReconstructor(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'reconstructor-model'), apiKey: process.env.SAILOR_LLM_KEY, model: reconstructor })));
+  try {
+    return resolvePolicy(spec, pctx);
+  } catch (err) {
+    // A policy the command line names but this build cannot run is bad input (exit 2), not a crash.
+    if (err instanceof LabError && err.code === 'unsupported') throw new LabError('bad_request', err.message);
+    throw err;
+  }
+}
+
+function requireLlmUrl(ctx: CommandContext, flagName: string): string {
+  const url = optString(ctx, 'llm-url') ?? process.env.SAILOR_LLM_URL;
+  if (!url) throw usageError(`--${flagName} needs an OpenAI-compatible server: pass --llm-url (or set SAILOR_LLM_URL)`);
+  return url;
+}
+
+function loadQas(ctx: CommandContext): QA[] {
+  const { qas } = readQaDataset(reqString(ctx, 'dataset'));
+  const limit = optInt(ctx, 'limit', 0, { min: 0 });
+  return limit > 0 ? qas.slice(0, limit) : qas;
+}
+
+function rolloutOptions(ctx: CommandContext, n: number): RolloutOptions {
+  const mode = optString(ctx, 'reward') ?? 'em';
+  if (mode !== 'em' && mode !== 'f1' && mode !== 'judge') throw usageError(`--reward must be em, f1 or judge, got '${mode}'`);
+  const judgeModel = optString(ctx, 'judge-model');
+  if (mode === 'judge' && !judgeModel) throw usageError('--reward judge needs --judge-model');
+  return {
+    n,
+    reward: { mode },
+    judge: judgeModel ? chatJudge(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'judge-model'), apiKey: process.env.SAILOR_LLM_KEY, model: judgeModel }))) : undefined,
+    seed: optInt(ctx, 'rng', 0),
+    limits: { maxToolCalls: optInt(ctx, 'max-tool-calls', 30, { min: 1 }), maxTokens: optInt(ctx, 'max-tokens', 32_000, { min: 1 }) },
+    concurrency: optInt(ctx, 'concurrency', 1, { min: 1, max: 64 }),
+  };
+}
+
+async function runRollouts(ctx: CommandContext, n: number): Promise<{ trajs: Trajectory[]; factory: PolicyFactory; qas: QA[] }> {
+  const web = loadWeb(ctx);
+  const factory = policyFor(ctx, web);
+  const qas = loadQas(ctx);
+  const t0 = performance.now();
+  let lastReport = 0;
+  const trajs = await rolloutDataset(qas, factory, simToolset(web), rolloutOptions(ctx, n), (done, total) => {
+    const now = performance.now();
+    if (done === total || now - lastReport > 1000) {
+      lastReport = now;
+      ctx.io.err(`rollouts ${done}/${total} (${((done * 1000) / (now - t0)).toFixed(1)}/s)\n`);
+    }
+  });
+  return { trajs, factory, qas };
+}
+
+function writeTrajectories(path: string, trajs: readonly Trajectory[], header: Record<string, unknown>): void {
+  const lines = [JSON.stringify({ format: TRAJ_FORMAT, ...header }), ...trajs.map((t) => JSON.stringify(t))];
+  writeFileAtomic(path, lines.join('\n') + '\n');
+}
+
+function rolloutSummary(trajs: readonly Trajectory[]): Record<string, unknown> {
+  const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
+  const term: Record<string, number> = {};
+  for (const t of trajs) term[t.termination] = (term[t.termination] ?? 0) + 1;
+  return {
+    trajectories: trajs.length,
+    'reward/mean': +mean((t) => t.reward.total).toFixed(4),
+    'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
+    'reward/format': +mean((t) => t.reward.format).toFixed(4),
+    tool_calls_mean: +mean((t) => t.tool_calls).toFixed(2),
+    termination: term,
+  };
+}
+
+const graphOpt: OptionSpec = { graph: { type: 'string', description: 'the sailor.graph/1 file the simulated web is built from' } };
+const runOpts: OptionSpec = {
+  ...graphOpt,
+  dataset: { type: 'string', description: 'a sailor.qa/1 JSON Lines file' },
+  policy: { type: 'string', description: 'oracle | llm:<model> | ckpt:<run>/<step>' },
+  rng: { type: 'string', description: 'seed of the per-attempt random streams', default: '0' },
+  limit: { type: 'string', description: 'use only the first N QAs (0: all)', default: '0' },
+  'max-tool-calls': { type: 'string', description: 'tool calls per episode before the agent must answer', default: '30' },
+  'max-tokens': { type: 'string', description: 'context budget per episode (approximate tokens)', default: '32000' },
+  concurrency: { type: 'string', description: 'episodes run at once (useful for llm policies)', default: '1' },
+  'llm-url': { type: 'string', description: 'OpenAI-compatible base URL for llm:<model> (or SAILOR_LLM_URL)' },
+  temperature: { type: 'string', description: 'sampling temperature for llm policies', default: '1' },
+  reward: { type: 'string', description: 'answer score: em (exact match), f1 (word F1) or judge (LLM)', default: 'em' },
+  'judge-model': { type: 'string', description: 'model of the LLM judge (at --llm-url)' },
+  'reconstructor-model': { type: 'string', description: "model that rewrites the expert's thoughts (at --llm-url); default: rules" },
+};
+
+export const agentCommands: CliCommand[] = [
+  {
+    path: ['env', 'search'],
+    summary: 'the simulated search tool: top-10 pages per query by BM25, with the best-matching sentence',
+    usage: 'env search --graph G.json "query" ["query" …] [--json]',
+    options: { ...graphOpt, json: { type: 'boolean', description: 'print [{query, results: [{title, snippet, url}]}]' } },
+    positionals: { min: 1, max: 5 },
+    async run(ctx) {
+      const web = loadWeb(ctx);
+      const queries = ctx.positionals;
+      if (queries.every((q) => q.trim() === '')) throw usageError('the query is empty');
+      printResult(
+        ctx,
+        queries.map((query) => ({ query, results: web.searchResults(query) })),
+        () => web.search(queries),
+      );
+    },
+  },
+  {
+    path: ['env', 'visit'],
+    summary: 'the simulated visit tool: evidence and summary of a page, focused on a goal',
+    usage: 'env visit --graph G.json URL [URL …] --goal "…" [--json]',
+    options: {
+      ...graphOpt,
+      goal: { type: 'string', description: 'what to look for in the page(s)' },
+      json: { type: 'boolean', description: 'print [{url, found, title, evidence: [...], summary}]' },
+    },
+    positionals: { min: 1, max: 5 },
+    async run(ctx) {
+      const web = loadWeb(ctx);
+      const goal = reqString(ctx, 'goal');
+      const value = ctx.positionals.map((url) => {
+        const page = web.page(url);
+        if (!page) return { url, found: false };
+        const ex = extractEvidence(page.sentences, goal, web.idf, web.options.maxEvidence);
+        return { url, found: true, title: page.title, canonical_url: page.url, evidence: ex.evidence, summary: ex.summary };
+      });
+      printResult(ctx, value, () => web.visit(ctx.positionals, goal));
+      return value.every((v) => v.found) ? 0 : 1;
+    },
+  },
+  {
+    path: ['rollout'],
+    summary: 'runs the ReAct agent on every QA of a dataset and writes sailor.traj/1 trajectories',
+    usage: 'rollout --graph G.json --dataset D.jsonl --policy P --out T.jsonl [--n N] [--rng S] [--json]',
+    options: {
+      ...runOpts,
+      out: { type: 'string', description: 'where to write the trajectories (JSON Lines, header first)' },
+      n: { type: 'string', description: 'attempts per QA', default: '1' },
+      json: { type: 'boolean', description: 'print the summary as JSON' },
+    },
+    async run(ctx) {
+      const out = reqString(ctx, 'out');
+      const n = optInt(ctx, 'n', 1, { min: 1, max: 1000 });
+      const { trajs, factory } = await runRollouts(ctx, n);
+      writeTrajectories(out, trajs, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n, rng: optInt(ctx, 'rng', 0) });
+      const summary = { out, ...rolloutSummary(trajs) };
+      printResult(ctx, summary, () => Object.entries(summary).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n'));
+    },
+  },
+  {
+    path: ['eval'],
+    summary: 'pass@1, pass@k, avg@k, cons@k, tool calls, turns, tokens and terminations of a policy on a dataset',
+    usage: 'eval (--policy P | --checkpoint R/S) --graph G.json --dataset D.jsonl [--k K] [--n N] [--json] | eval --trajectories T.jsonl [--k K] [--json]',
+    options: {
+      ...runOpts,
+      checkpoint: { type: 'string', description: 'a checkpoint R/S (same as --policy ckpt:R/S)' },
+      k: { type: 'string', description: 'k of pass@k, avg@k, cons@k', default: '1' },
+      n: { type: 'string', description: 'samples per question (default: k)' },
+      trajectories: { type: 'string', description: 'evaluate existing rollouts instead of running the policy' },
+      out: { type: 'string', description: 'also write the rollouts here' },
+      json: { type: 'boolean', description: 'print the report as JSON' },
+    },
+    async run(ctx) {
+      const k = optInt(ctx, 'k', 1, { min: 1, max: 1000 });
+      let trajs: Trajectory[];
+      const from = optString(ctx, 'trajectories');
+      if (from) trajs = readTrajectories(from);
+      else {
+        const n = optInt(ctx, 'n', k, { min: 1, max: 1000 });
+        if (n < k) throw usageError(`--n (${n}) must be at least --k (${k})`);
+        const run = await runRollouts(ctx, n);
+        trajs = run.trajs;
+        const out = optString(ctx, 'out');
+        if (out) writeTrajectories(out, trajs, { policy: run.factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n });
+      }
+      const report: EvalReport = evaluate(trajs.map((t) => sampleFromTrajectory(t)), k);
+      printResult(ctx, report, () =>
+        [
+          `questions ${report.questions}, samples ${report.samples}, k ${k}`,
+          `pass@1 ${report['pass@1'].toFixed(3)}  pass@${k} ${report['pass@k'].toFixed(3)}  avg@${k} ${report['avg@k'].toFixed(3)}  cons@${k} ${report['cons@k'].toFixed(3)}`,
+          `tool calls ${report.all.tool_calls_mean.toFixed(2)} ${JSON.stringify(report.all.tool_calls_by_type)}, turns ${report.all.turns_mean.toFixed(2)}, tokens ${report.all.tokens_mean.toFixed(0)}`,
+          `terminations ${JSON.stringify(report.all.termination)}`,
+          `solved questions ${report.solved.questions}: tool calls ${report.solved.tool_calls_mean.toFixed(2)}, turns ${report.solved.turns_mean.toFixed(2)}`,
+        ].join('\n'),
+      );
+    },
+  },
+  {
+    path: ['rft'],
+    summary: 'RFT cold-start data: N expert attempts per QA, keep correct, well-formed, short enough, complex enough, not repetitive',
+    usage: 'rft --graph G.json --dataset D.jsonl --out T.jsonl [--attempts N] [--min-tool-calls M] [--max-tokens L] [--json]',
+    options: {
+      ...runOpts,
+      policy: { type: 'string', description: 'the expert policy', default: 'oracle' },
+      out: { type: 'string', description: 'where to write the kept trajectories' },
+      attempts: { type: 'string', description: 'attempts per QA', default: String(RFT_DEFAULTS.attempts) },
+      'min-tool-calls': { type: 'string', description: 'keep trajectories with MORE tool calls than this', default: String(RFT_DEFAULTS.minToolCalls) },
+      'max-per-qa': { type: 'string', description: 'keep at most this many per QA (0: all)', default: '0' },
+      json: { type: 'boolean', description: 'print the filter report as JSON' },
+    },
+    async run(ctx) {
+      const out = reqString(ctx, 'out');
+      const attempts = optInt(ctx, 'attempts', RFT_DEFAULTS.attempts, { min: 1, max: 100 });
+      const { trajs, factory } = await runRollouts(ctx, attempts);
+      const maxPerQa = optInt(ctx, 'max-per-qa', 0, { min: 0 });
+      const { kept, report } = filterTrajectories(trajs, {
+        maxTokens: optInt(ctx, 'max-tokens', RFT_DEFAULTS.maxTokens, { min: 1 }),
+        minToolCalls: optInt(ctx, 'min-tool-calls', RFT_DEFAULTS.minToolCalls, { min: 0 }),
+        maxPerQa: maxPerQa > 0 ? maxPerQa : Infinity,
+      });
+      writeTrajectories(out, kept, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), rft: report });
+      printResult(ctx, { out, ...report }, () => `kept ${report.kept}/${report.attempts} (questions ${report.questions_kept}/${report.questions}); removed ${JSON.stringify(report.removed)}`);
+    },
+  },
+];
