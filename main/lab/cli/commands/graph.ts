@@ -1,0 +1,42 @@
+// `sailor graph …`: structural views of a sailor.graph/1 file (FORMATS.md, "Structural hashing and orbits").
+import { buildIndex, DEFAULT_ORBIT_BUDGET, orbits, wlHash } from '../../graph/index';
+import { readGraphFile } from '../../kg/io';
+import { optInt, printResult, type CliCommand } from '../command';
+
+export const graphCommands: CliCommand[] = [
+  {
+    path: ['graph', 'wl-hash'],
+    summary: 'prints the Weisfeiler-Leman hash of the whole graph (types, relations and directions; ids and names ignored)',
+    usage: 'graph wl-hash G.json [--iterations N] [--json]',
+    options: {
+      iterations: { type: 'string', description: 'WL refinement rounds; hashes compare only at equal rounds', default: '3' },
+      json: { type: 'boolean', description: 'print {"wl_hash", "iterations", "nodes", "edges"} as JSON' },
+    },
+    positionals: { min: 1, max: 1 },
+    async run(ctx) {
+      const iterations = optInt(ctx, 'iterations', 3, { min: 0, max: 1000 });
+      const graph = readGraphFile(ctx.positionals[0]!);
+      const hash = wlHash(buildIndex(graph), undefined, iterations);
+      printResult(ctx, { wl_hash: hash, iterations, nodes: graph.nodes.length, edges: graph.edges.length }, () => hash);
+    },
+  },
+  {
+    path: ['graph', 'orbits'],
+    summary: 'prints the exact automorphism orbits of the graph (one structural role per orbit)',
+    usage: 'graph orbits G.json [--json] [--budget N]',
+    options: {
+      json: { type: 'boolean', description: 'print an array of arrays of node ids' },
+      budget: { type: 'string', description: 'search work budget in node-rounds; exceeding it fails rather than guess', default: String(DEFAULT_ORBIT_BUDGET) },
+    },
+    positionals: { min: 1, max: 1 },
+    async run(ctx) {
+      const budget = optInt(ctx, 'budget', DEFAULT_ORBIT_BUDGET, { min: 1 });
+      const graph = readGraphFile(ctx.positionals[0]!);
+      const t0 = performance.now();
+      const result = orbits(buildIndex(graph), undefined, { budget });
+      const nontrivial = result.filter((o) => o.length > 1).length;
+      ctx.io.err(`${result.length} orbits (${nontrivial} with more than one node) over ${graph.nodes.length} nodes in ${Math.round(performance.now() - t0)} ms\n`);
+      printResult(ctx, result, () => result.map((o) => o.join(' ')).join('\n'));
+    },
+  },
+];

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { parseRunConfig } from '../../main/lab/runs/config';
+
+const data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' };
+
+describe('run config', () => {
+  it('fills the quick defaults around the required data', () => {
+    const c = parseRunConfig({ data });
+    expect(c.model.preset).toBe('tiny');
+    expect(c.sft.steps).toBe(400);
+    expect(c.eval.every).toBe(100);
+    expect(c.backend).toBe('auto');
+  });
+
+  it('names every bad field', () => {
+    expect(() => parseRunConfig({ data: { graphId: 'g1' }, sft: { lr: 5 }, model: { preset: 'huge' } })).toThrow(
+      /data\.datasetId: .*data\.heldOutDatasetId: .*model\.preset: .*sft\.lr: /,
+    );
+    expect(() => parseRunConfig({ data, sft: { stepz: 3 } })).toThrow(/sft: Unrecognized key: "stepz"/);
+  });
+
+  it('refuses cross-field mistakes', () => {
+    expect(() => parseRunConfig({ data, sft: { lr: 1e-3, minLr: 1e-2 } })).toThrow(/minLr .* must not exceed sft\.lr/);
+    expect(() => parseRunConfig({ data: { ...data, heldOutDatasetId: 'd1' } })).toThrow(/must differ/);
+  });
+});
