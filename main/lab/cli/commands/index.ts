@@ -1,5 +1,9 @@
 // The registry of `sailor` commands, one module per area. Add an area's list here.
 import type { CliCommand } from '../command';
+import { agentCommands } from './agent';
 import { coreCommands } from './core';
+import { graphCommands } from './graph';
+import { kgCommands } from './kg';
+import { synthCommands } from './synth';
 
-export const allCommands: CliCommand[] = [...coreCommands];
+export const allCommands: CliCommand[] = [...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands];

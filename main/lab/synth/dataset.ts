@@ -1,0 +1,220 @@
+// Reading, writing and re-checking `sailor.qa/1` datasets (FORMATS.md). The reader validates every QA
+// and names file, line and field of the first problem: `d.jsonl:7: query.patterns[0].rel: expected a string`.
+import type { FilterOp, Graph, QA, QAHeader, Query } from '../formats';
+import { QA_FORMAT } from '../formats';
+import { inputError, type LabError } from '../errors';
+import { readJsonl, writeFileAtomic } from '../store/files';
+import { buildQueryIndex, evaluateQuery, type QueryIndex } from './query';
+
+type Obj = Record<string, unknown>;
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const OPS: readonly FilterOp[] = ['eq', 'lt', 'gt', 'between', 'prefix', 'contains'];
+
+class Fields {
+  constructor(
+    private readonly file: string,
+    private readonly line: number,
+  ) {}
+
+  fail(field: string, message: string): LabError {
+    return inputError(this.file, message, { line: this.line, field });
+  }
+  obj(v: unknown, field: string): Obj {
+    if (!isObj(v)) throw this.fail(field, `expected an object, got ${describe(v)}`);
+    return v;
+  }
+  str(v: unknown, field: string, nonEmpty = true): string {
+    if (typeof v !== 'string') throw this.fail(field, `expected a string, got ${describe(v)}`);
+    if (nonEmpty && v === '') throw this.fail(field, 'expected a non-empty string');
+    return v;
+  }
+  num(v: unknown, field: string): number {
+    if (typeof v !== 'number' || !Number.isFinite(v)) throw this.fail(field, `expected a finite number, got ${describe(v)}`);
+    return v;
+  }
+  arr(v: unknown, field: string): unknown[] {
+    if (!Array.isArray(v)) throw this.fail(field, `expected an array, got ${describe(v)}`);
+    return v;
+  }
+  strings(v: unknown, field: string): string[] {
+    return this.arr(v, field).map((x, i) => this.str(x, `${field}[${i}]`));
+  }
+}
+
+export function validateQuery(value: unknown, f: Fields, at = 'query'): Query {
+  const q = f.obj(value, at);
+  const answer = f.str(q.answer, `${at}.answer`);
+  if (!answer.startsWith('?')) throw f.fail(`${at}.answer`, `expected a variable starting with '?', got ${describe(answer)}`);
+  const patterns = f.arr(q.patterns, `${at}.patterns`).map((p, i) => {
+    const field = `${at}.patterns[${i}]`;
+    const o = f.obj(p, field);
+    return { s: f.str(o.s, `${field}.s`), rel: f.str(o.rel, `${field}.rel`), o: f.str(o.o, `${field}.o`) };
+  });
+  const filters = f.arr(q.filters, `${at}.filters`).map((x, i) => {
+    const field = `${at}.filters[${i}]`;
+    const o = f.obj(x, field);
+    const v = f.str(o.var, `${field}.var`);
+    if (!v.startsWith('?')) throw f.fail(`${field}.var`, `expected a variable starting with '?', got ${describe(v)}`);
+    const attr = f.str(o.attr, `${field}.attr`);
+    const op = f.str(o.op, `${field}.op`);
+    if (!(OPS as readonly string[]).includes(op)) throw f.fail(`${field}.op`, `expected one of ${OPS.join(', ')}, got ${describe(op)}`);
+    const vf = `${field}.value`;
+    let value: string | number | [number, number];
+    if (op === 'between') {
+      const pair = f.arr(o.value, vf);
+      if (pair.length !== 2) throw f.fail(vf, `expected [lo, hi], got ${pair.length} item(s)`);
+      const lo = f.num(pair[0], `${vf}[0]`);
+      const hi = f.num(pair[1], `${vf}[1]`);
+      if (lo > hi) throw f.fail(vf, `expected lo <= hi, got [${lo}, ${hi}]`);
+      value = [lo, hi];
+    } else if (op === 'prefix' || op === 'contains') {
+      value = f.str(o.value, vf);
+    } else if (typeof o.value === 'number') {
+      value = f.num(o.value, vf);
+    } else {
+      value = f.str(o.value, vf);
+    }
+    return { var: v, attr, op: op as FilterOp, value };
+  });
+  return { answer, patterns, filters };
+}
+
+/** Validates one QA record (every field FORMATS.md lists). */
+export function validateQa(value: unknown, file: string, line: number): QA {
+  const f = new Fields(file, line);
+  const r = f.obj(value, 'qa');
+  const level = f.num(r.level, 'level');
+  if (level !== 1 && level !== 2 && level !== 3) throw f.fail('level', `expected 1, 2 or 3, got ${level}`);
+  const sub = f.obj(r.subgraph, 'subgraph');
+  const obfuscations = f.arr(r.obfuscations, 'obfuscations').map((x, i) => {
+    const o = f.obj(x, `obfuscations[${i}]`);
+    return {
+      kind: f.str(o.kind, `obfuscations[${i}].kind`),
+      target: f.str(o.target, `obfuscations[${i}].target`, false),
+      from: f.str(o.from, `obfuscations[${i}].from`, false),
+      to: f.str(o.to, `obfuscations[${i}].to`, false),
+    };
+  });
+  const candidates = f.num(r.candidates, 'candidates');
+  const orbit = f.num(r.orbit, 'orbit');
+  return {
+    id: f.str(r.id, 'id'),
+    question: f.str(r.question, 'question'),
+    answer: f.str(r.answer, 'answer'),
+    answer_id: f.str(r.answer_id, 'answer_id'),
+    aliases: f.strings(r.aliases, 'aliases'),
+    level,
+    graph: f.str(r.graph, 'graph', false),
+    subgraph: { nodes: f.strings(sub.nodes, 'subgraph.nodes'), edges: f.strings(sub.edges, 'subgraph.edges') },
+    wl_hash: f.str(r.wl_hash, 'wl_hash', false),
+    orbit,
+    topology: f.str(r.topology, 'topology', false),
+    query: validateQuery(r.query, f),
+    obfuscations,
+    distractors: f.strings(r.distractors, 'distractors'),
+    support: f.strings(r.support, 'support'),
+    candidates,
+  };
+}
+
+export interface Dataset {
+  header: QAHeader;
+  qas: QA[];
+}
+
+/** Reads a dataset: a `{"format": "sailor.qa/1", …}` header line, then one QA per line. */
+export function readDataset(path: string): Dataset {
+  const { records, tornTail } = readJsonl(path);
+  if (tornTail) throw inputError(path, 'the last line is cut short (an interrupted write)');
+  const first = records[0];
+  if (!first) throw inputError(path, `empty file, expected a "${QA_FORMAT}" header line`);
+  if (!isObj(first.value) || first.value.format !== QA_FORMAT) {
+    const got = isObj(first.value) ? describe(first.value.format) : describe(first.value);
+    throw inputError(path, `expected "${QA_FORMAT}", got ${got}`, { line: first.line, field: 'format' });
+  }
+  const header = first.value as QAHeader;
+  const ids = new Set<string>();
+  const qas = records.slice(1).map(({ line, value }) => {
+    const qa = validateQa(value, path, line);
+    if (ids.has(qa.id)) throw inputError(path, `duplicate QA id '${qa.id}'`, { line, field: 'id' });
+    ids.add(qa.id);
+    return qa;
+  });
+  return { header, qas };
+}
+
+export function writeDataset(path: string, header: Record<string, unknown>, qas: QA[]): void {
+  const lines = [JSON.stringify({ format: QA_FORMAT, ...header }), ...qas.map((qa) => JSON.stringify(qa))];
+  writeFileAtomic(path, lines.join('\n') + '\n');
+}
+
+export interface CheckRow {
+  id: string;
+  answer_id: string;
+  candidates: number;
+  match: boolean;
+  /** Up to 5 of the candidates, to see what else fits when ambiguous. */
+  sample: string[];
+}
+
+export interface CheckReport {
+  total: number;
+  ok: number;
+  ambiguous: number;
+  unanswerable: number;
+  mismatched: number;
+  rows: CheckRow[];
+}
+
+/** Re-evaluates every query on the graph: a QA is ok when exactly one candidate, equal to answer_id. */
+export function checkDataset(graph: Graph | QueryIndex, qas: readonly Pick<QA, 'id' | 'answer_id' | 'query'>[]): CheckReport {
+  const index = 'format' in graph ? buildQueryIndex(graph) : graph;
+  const rows = qas.map((qa) => {
+    const r = evaluateQuery(index, qa.query, { maxSolutions: 1000 });
+    const match = r.candidates.length === 1 && r.candidates[0] === qa.answer_id;
+    return { id: qa.id, answer_id: qa.answer_id, candidates: r.candidates.length, match, sample: r.candidates.slice(0, 5) };
+  });
+  return {
+    total: rows.length,
+    ok: rows.filter((r) => r.match).length,
+    ambiguous: rows.filter((r) => r.candidates > 1).length,
+    unanswerable: rows.filter((r) => r.candidates === 0).length,
+    mismatched: rows.filter((r) => r.candidates === 1 && !r.match).length,
+    rows,
+  };
+}
+
+/**
+ * Throughput of exact verification, for bench/synth.ts: evaluates the queries of `qas` over the graph in
+ * rounds until at least `minSeconds` have passed. Returns QAs verified per second.
+ */
+export function measureVerifyRate(
+  graph: Graph | QueryIndex,
+  qas: readonly Pick<QA, 'id' | 'answer_id' | 'query'>[],
+  opts: { minSeconds?: number } = {},
+): { verified: number; seconds: number; perSecond: number; allUnique: boolean } {
+  const index = 'format' in graph ? buildQueryIndex(graph) : graph;
+  const minMs = (opts.minSeconds ?? 1) * 1000;
+  let verified = 0;
+  let allUnique = true;
+  const t0 = performance.now();
+  if (qas.length === 0) return { verified: 0, seconds: 0, perSecond: 0, allUnique };
+  do {
+    for (const qa of qas) {
+      const r = evaluateQuery(index, qa.query, { maxSolutions: 1000 });
+      if (!(r.candidates.length === 1 && r.candidates[0] === qa.answer_id)) allUnique = false;
+      verified++;
+    }
+  } while (performance.now() - t0 < minMs);
+  const seconds = (performance.now() - t0) / 1000;
+  return { verified, seconds, perSecond: verified / seconds, allUnique };
+}

@@ -1,0 +1,107 @@
+// Optional LLM phrasing (PIPELINE 3: "the LLM only phrases"). Sends the template prose to an
+// OpenAI-compatible chat endpoint and asks for a fluent rewrite with the same facts. The query and the
+// answer never change. A rewrite is rejected, and the template prose kept, when it names the answer or
+// an alias, when it drops a named entity, a quoted fragment or a number of the template (facts changed),
+// or when the endpoint fails; the reason is returned so the caller can count it.
+import { LabError } from '../errors';
+import { mentionsAny } from './obfuscate';
+
+export interface LlmConfig {
+  /** e.g. http://127.0.0.1:8000/v1 — the request goes to `${baseUrl}/chat/completions`. */
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** Per request (default 30 s). */
+  timeoutMs?: number;
+  temperature?: number;
+}
+
+export interface PhraseInput {
+  question: string;
+  answer: string;
+  aliases: string[];
+  /** Names and literals the rewrite must keep verbatim (named entities of the question). */
+  keep?: string[];
+}
+
+export type PhraseOutcome = 'rewritten' | 'leaked_answer' | 'changed_facts' | 'empty' | 'error';
+
+export interface PhraseResult {
+  question: string;
+  outcome: PhraseOutcome;
+  /** The rejected rewrite or the error message. */
+  detail?: string;
+}
+
+const SYSTEM_PROMPT = [
+  'You rewrite quiz questions into fluent, natural English.',
+  'Keep every fact and constraint exactly: the same entities, relations, periods, ranges, numbers and quoted letters.',
+  'Do not add facts, do not drop any condition, do not guess or reveal the answer.',
+  'Keep every proper name and every quoted string exactly as written.',
+  'Reply with the rewritten question only.',
+].join(' ');
+
+/** Things a faithful rewrite must still contain: quoted fragments (with their quotes), numbers, the given names. */
+export function factsToKeep(question: string, keep: string[] = []): string[] {
+  const quoted = [...question.matchAll(/"[^"]+"/g)].map((m) => m[0]);
+  const numbers = [...question.matchAll(/\d+(?:[.,]\d+)*/g)].map((m) => m[0]);
+  return [...new Set([...quoted, ...numbers, ...keep])];
+}
+
+/** Is `fact` still in `text`? Quoted fragments verbatim (any quote style), numbers between non-digits, names as words. */
+function kept(text: string, fact: string): boolean {
+  if (fact.startsWith('"')) return text.replace(/[“”„‟«»]/g, '"').toLowerCase().includes(fact.toLowerCase());
+  if (/^\d/.test(fact)) return new RegExp(`(^|[^\\d.,])${fact.replace(/[.,]/g, '\\$&')}($|[^\\d])`).test(text); // "1990" in "1990s"
+  return mentionsAny(text, [fact]);
+}
+
+/** One chat completion; throws LabError with a message naming the endpoint on any failure. */
+export async function chatComplete(cfg: LlmConfig, messages: { role: 'system' | 'user'; content: string }[]): Promise<string> {
+  const url = `${cfg.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const timeoutMs = cfg.timeoutMs ?? 30_000;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (cfg.apiKey) headers.authorization = `Bearer ${cfg.apiKey}`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ model: cfg.model, messages, temperature: cfg.temperature ?? 0.7 }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (err) {
+    const e = err as Error;
+    if (e.name === 'TimeoutError' || e.name === 'AbortError') throw new LabError('internal', `LLM ${url}: no answer within ${timeoutMs} ms`);
+    throw new LabError('internal', `LLM ${url}: request failed (${e.message}${e.cause instanceof Error ? `: ${e.cause.message}` : ''})`);
+  }
+  const text = await res.text();
+  if (!res.ok) throw new LabError('internal', `LLM ${url}: HTTP ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new LabError('internal', `LLM ${url}: response is not JSON: ${text.slice(0, 200)}`);
+  }
+  const content = (body as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
+  if (typeof content !== 'string') throw new LabError('internal', `LLM ${url}: response has no choices[0].message.content`);
+  return content;
+}
+
+/** Rewrites the template prose of one question; never throws (the outcome says what happened). */
+export async function phraseQuestion(cfg: LlmConfig, input: PhraseInput): Promise<PhraseResult> {
+  let raw: string;
+  try {
+    raw = await chatComplete(cfg, [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: input.question },
+    ]);
+  } catch (err) {
+    return { question: input.question, outcome: 'error', detail: (err as Error).message };
+  }
+  const rewrite = raw.trim().replace(/^["“]|["”]$/g, '').trim();
+  if (!rewrite) return { question: input.question, outcome: 'empty' };
+  if (mentionsAny(rewrite, [input.answer, ...input.aliases])) return { question: input.question, outcome: 'leaked_answer', detail: rewrite };
+  const missing = factsToKeep(input.question, input.keep).filter((k) => !kept(rewrite, k));
+  if (missing.length) return { question: input.question, outcome: 'changed_facts', detail: `dropped ${missing.join(', ')}` };
+  return { question: rewrite, outcome: 'rewritten' };
+}

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { GRAPH_FORMAT, type Graph, type GraphNode } from '../../main/lab/formats';
+import { buildIndex, topologyOf, wlHash } from '../../main/lab/graph';
+import {
+  OrbitBalancer,
+  canonicalOrbits,
+  makeContext,
+  makeInstance,
+  makeQa,
+  resolveOptions,
+  synthesize,
+} from '../../main/lab/synth/build';
+import { checkDataset } from '../../main/lab/synth/dataset';
+import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { mentionsAny, OBFUSCATION_KINDS } from '../../main/lab/synth/obfuscate';
+import { createRng } from '../../main/lab/util/rng';
+
+function node(id: string, type: string, name: string, attrs: GraphNode['attrs'] = {}): GraphNode {
+  return { id, type, name, aliases: [], attrs, meta: {} };
+}
+
+describe('orbit balancing', () => {
+  it('chooses the least used orbit of a shape, so every role gets its turn', () => {
+    const b = new OrbitBalancer();
+    const rng = createRng(1);
+    const picks: number[] = [];
+    for (let i = 0; i < 9; i++) {
+      const o = b.choose('h', 3, rng);
+      picks.push(o);
+      b.record('h', o);
+    }
+    expect(b.countsOf('h', 3)).toEqual([3, 3, 3]);
+    // each block of three picks is a permutation of the three orbits
+    for (let i = 0; i < 9; i += 3) expect(new Set(picks.slice(i, i + 3))).toEqual(new Set([0, 1, 2]));
+    expect(b.coverage()).toEqual({ hashes: 1, orbits: 3, covered: 3 });
+  });
+
+  it('numbers orbits canonically: the same role gets the same number in every instance of a shape', () => {
+    // two disjoint copies of a star: hub country, two city leaves (one orbit), one river leaf
+    const nodes = [
+      node('k1', 'country', 'A'), node('c1', 'city', 'B'), node('c2', 'city', 'C'), node('r1', 'river', 'D'),
+      node('zz', 'country', 'E'), node('aa', 'city', 'F'), node('ab', 'city', 'G'), node('ac', 'river', 'H'),
+    ];
+    const edges = [
+      ['c1', 'k1', 'located_in'], ['c2', 'k1', 'located_in'], ['r1', 'k1', 'flows_through'],
+      ['aa', 'zz', 'located_in'], ['ab', 'zz', 'located_in'], ['ac', 'zz', 'flows_through'],
+    ].map(([s, t, r], i) => ({ id: `e${i}`, source: s!, target: t!, relation: r!, meta: {} }));
+    const index = buildIndex({ format: GRAPH_FORMAT, nodes, edges });
+    const a = canonicalOrbits(index, { nodes: ['k1', 'c1', 'c2', 'r1'], edges: ['e0', 'e1', 'e2'] });
+    const b = canonicalOrbits(index, { nodes: ['ac', 'ab', 'zz', 'aa'], edges: ['e5', 'e4', 'e3'] });
+    expect(a).toHaveLength(3);
+    const role = (orbs: string[][], g: Graph['nodes']) => orbs.map((o) => `${o.length}:${g.find((n) => n.id === o[0])!.type}`);
+    expect(role(b, nodes)).toEqual(role(a, nodes));
+  });
+});
+
+describe('verify and tighten', () => {
+  // Two countries, each with two cities; the answer is Lima in Peru. The bare first query
+  // "a city located in a country" fits all four cities, so the builder must tighten.
+  const graph: Graph = {
+    format: GRAPH_FORMAT,
+    nodes: [
+      node('peru', 'country', 'Peru', { population: { type: 'number', value: 34_000_000, unit: 'people' } }),
+      node('chile', 'country', 'Chile', { population: { type: 'number', value: 19_000_000, unit: 'people' } }),
+      node('lima', 'city', 'Lima', { founded: { type: 'date', value: '1535' } }),
+      node('cusco', 'city', 'Cusco', { founded: { type: 'date', value: '1100' } }),
+      node('santiago', 'city', 'Santiago', { founded: { type: 'date', value: '1541' } }),
+      node('valpo', 'city', 'Valparaiso', { founded: { type: 'date', value: '1536' } }),
+    ],
+    edges: [
+      { id: 'e1', source: 'lima', target: 'peru', relation: 'located_in', meta: {} },
+      { id: 'e2', source: 'cusco', target: 'peru', relation: 'located_in', meta: {} },
+      { id: 'e3', source: 'santiago', target: 'chile', relation: 'located_in', meta: {} },
+      { id: 'e4', source: 'valpo', target: 'chile', relation: 'located_in', meta: {} },
+    ],
+  };
+  const index = buildIndex(graph);
+  const sub = { nodes: ['lima', 'peru'], edges: ['e1'] };
+  const inst = makeInstance(index, { ...sub, hash: wlHash(index, sub), topology: topologyOf(index, sub) });
+
+  it('starts ambiguous, tightens, and publishes only a query with one candidate: the answer', () => {
+    let tightened = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      // nothing injected up front (maxConstraints 0), so the first query is the bare structure
+      const ctx = makeContext(graph, resolveOptions({ count: 1, kinds: ['vague_time', 'numeric_range', 'partial_name'], maxConstraints: 0, anchorProb: 0, maxTighten: 6 }));
+      const made = makeQa(ctx, inst, 'lima', 0, createRng(seed));
+      expect(made.ok).toBe(true);
+      if (!made.ok) continue;
+      tightened += made.tighten;
+      expect(made.tighten).toBeGreaterThanOrEqual(1); // the untightened query had 4 candidates
+      expect(checkDataset(graph, [{ id: 'q', ...made.qa }]).rows[0]).toMatchObject({ candidates: 1, match: true });
+      expect(mentionsAny(made.qa.question, ['Lima'])).toBe(false);
+    }
+    expect(tightened).toBeGreaterThanOrEqual(20);
+  });
+
+  it('rejects as ambiguous without tightening, and as no_usable_attrs when nothing can be added', () => {
+    // no kinds at the start and no tightening allowed: "a city located in a country" is ambiguous
+    const strict = makeContext(graph, resolveOptions({ count: 1, kinds: [], anchorProb: 0, maxTighten: 0 }));
+    expect(makeQa(strict, inst, 'lima', 0, createRng(1))).toEqual({ ok: false, reason: 'ambiguous' });
+    // only distractors allowed: naming Peru still leaves Lima and Cusco, and nothing else can be added
+    const stuck = makeContext(graph, resolveOptions({ count: 1, kinds: ['distractor'], anchorProb: 0, maxTighten: 6 }));
+    expect(makeQa(stuck, inst, 'lima', 0, createRng(1))).toEqual({ ok: false, reason: 'no_usable_attrs' });
+  });
+});
+
+describe('synthesize on a small world', () => {
+  const graph = fixtureGraph({ seed: 3, countries: 20 });
+  const first = synthesize(graph, { count: 60, rng: 9, graphName: 'fixture' });
+
+  it('publishes the requested count, every QA unique and verified on the whole graph', () => {
+    const { qas, stats } = first;
+    expect(qas).toHaveLength(60);
+    expect(stats.published).toBe(60);
+    expect(qas.map((q) => q.id)).toEqual(Array.from({ length: 60 }, (_, i) => `qa-${String(i + 1).padStart(6, '0')}`));
+    const report = checkDataset(graph, qas);
+    expect(report.ok).toBe(60);
+    for (const qa of qas) {
+      expect(qa.candidates).toBe(1);
+      expect(mentionsAny(qa.question, [qa.answer, ...qa.aliases])).toBe(false);
+      expect([1, 2, 3]).toContain(qa.level);
+      expect(qa.query.answer).toBe('?a');
+      expect(qa.support).toEqual(expect.arrayContaining(qa.subgraph.edges));
+    }
+    expect(new Set(qas.map((q) => q.question)).size).toBe(60);
+  });
+
+  it('covers every orbit of every published shape, and the answer is not always the hub', () => {
+    const index = buildIndex(graph);
+    const byHash = new Map<string, Set<number>>();
+    const orbitCount = new Map<string, number>();
+    let hubAnswers = 0;
+    for (const qa of first.qas) {
+      const set = byHash.get(qa.wl_hash) ?? new Set();
+      set.add(qa.orbit);
+      byHash.set(qa.wl_hash, set);
+      orbitCount.set(qa.wl_hash, canonicalOrbits(index, qa.subgraph).length);
+      const degree = (id: string) => qa.subgraph.edges.filter((e) => index.edge(e)!.source === id || index.edge(e)!.target === id).length;
+      if (qa.subgraph.nodes.every((id) => degree(qa.answer_id) >= degree(id))) hubAnswers++;
+    }
+    for (const [hash, seen] of byHash) expect(seen.size).toBe(orbitCount.get(hash));
+    expect(first.stats.orbit_coverage.covered).toBe(first.stats.orbit_coverage.orbits);
+    expect(hubAnswers).toBeLessThan(first.qas.length / 2);
+  });
+
+  it('spreads over topologies and uses every obfuscation kind', () => {
+    expect(Object.keys(first.stats.topologies).length).toBeGreaterThanOrEqual(4);
+    const kinds = new Set(first.qas.flatMap((q) => q.obfuscations.map((o) => o.kind)));
+    expect(kinds).toEqual(new Set(OBFUSCATION_KINDS));
+    expect(first.qas.some((q) => q.distractors.length > 0)).toBe(true);
+    expect(Object.keys(first.stats.levels).sort()).toEqual(['1', '2', '3']);
+  });
+
+  it('is reproducible from its seed and honours the chosen kinds', () => {
+    const again = synthesize(graph, { count: 60, rng: 9, graphName: 'fixture' });
+    expect(again.qas).toEqual(first.qas);
+    const onlyTime = synthesize(graph, { count: 12, rng: 2, kinds: ['vague_time', 'partial_name'] });
+    for (const qa of onlyTime.qas) for (const o of qa.obfuscations) expect(['vague_time', 'partial_name']).toContain(o.kind);
+  });
+});
