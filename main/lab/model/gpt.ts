@@ -1,0 +1,707 @@
+// The policy model: a GPT-2 style decoder-only transformer in TensorFlow.js, read top to bottom like
+// nanoGPT's model.py: config and presets, parameters (a named map of tf.Variables), the pieces
+// (layer norm, causal self-attention, MLP, pre-norm block), forward/loss, per-token log-probs and entropy,
+// generation with and without a KV cache, and the FLOPs / MFU estimate.
+//
+// Backend notes (checked on tfjs 4.22, cpu and wasm in Node; bench/train.ts re-checks):
+// - tf.gather's gradient needs the UnsortedSegmentSum kernel, which the wasm backend does NOT have ("Kernel
+//   'UnsortedSegmentSum' not registered for backend 'wasm'"), and whose cpu kernel is pathologically slow
+//   (measured: 23 s of a 25 s `tiny` train step on cpu). The token embedding therefore has modes:
+//     'gather'  tf.gather with its own gradient (right for tfjs-node, whose kernel is native);
+//     'onehot'  oneHot(ids) @ wte both ways: a matmul, gradient everywhere, 2*N*V*C FLOPs forward and backward;
+//     'hybrid'  tf.gather forward (a lookup on every backend) with a custom gradient oneHot(ids)^T @ dy:
+//               only the backward pays the matmul;
+//     'auto'    (default) 'gather' on the native 'tensorflow' backend, 'hybrid' everywhere else.
+//   All give bit-identical forward values. The loss picks the target log-prob with a one-hot product (no
+//   gather gradient needed either).
+// - Everything else used here has a gradient on cpu and wasm: matMul (incl. 4-D batched), transpose,
+//   reshape, split/slice (grad = pad), concat, add/sub/mul/div, square, tanh, rsqrt, moments, softmax,
+//   logSoftmax, oneHot * x, dropout. tf.where/select has no gradient through its condition (not needed):
+//   the causal mask is an additive constant (0 / -1e9) instead.
+// - matMul with transposeA/transposeB set is 10-40x slower than a plain matMul on wasm (measured, tfjs 4.22:
+//   [1024,2048]^T @ [1024,64] 282 ms with the flag, 24 ms as transpose() then matMul; [1024,64] @ [2048,64]^T
+//   85 ms vs 11 ms), and tfjs-core's matMul gradient uses exactly those flags. Every matmul here goes through
+//   `matmul` below, whose forward and custom gradient only use flag-free matMul plus explicit transposes
+//   (neutral on cpu; on GPU backends the transposes are cheap).
+// - GELU is the tanh approximation written out (tfjs-core has no gelu op; GPT-2 uses the tanh form too).
+//
+// Tensor hygiene: every public function that returns numbers disposes everything it made; functions that
+// return tensors (forward, loss, tokenLogProbs) are meant to be called inside tf.tidy by the caller.
+import * as tf from '@tensorflow/tfjs';
+import { LabError } from '../errors';
+import { createRng, type Rng } from '../util/rng';
+import { DEFAULT_VOCAB_SIZE } from './tokenizer';
+
+// ---------- config ----------
+
+export type EmbeddingMode = 'auto' | 'gather' | 'onehot' | 'hybrid';
+
+export interface GPTConfig {
+  vocabSize: number;
+  /** Maximum context length (number of positions). */
+  blockSize: number;
+  nLayer: number;
+  nHead: number;
+  nEmbd: number;
+  /** Dropout rate on embeddings, attention weights and residual branches when training (0 for RL: log-probs must be exact). */
+  dropout: number;
+  /**
+   * Tie the output head to the token embedding (logits = h @ wte^T), as GPT-2 and nanoGPT do. Saves V*C
+   * parameters, which is a large share of a tiny model (wte is over half of `tiny`). Untied adds `lm_head.weight` [C, V].
+   */
+  tiedHead: boolean;
+  /** How the token embedding is looked up (see the backend notes above). */
+  embedding: EmbeddingMode;
+}
+
+export type GPTPreset = 'tiny' | 'small' | 'base';
+
+/** Model shapes. vocabSize is filled from the tokenizer. dropout 0: we fine-tune and do RL, where dropout hurts. */
+export const GPT_PRESETS: Record<GPTPreset, Omit<GPTConfig, 'vocabSize'>> = {
+  // Trains in minutes on 2 CPU cores: ~0.24M parameters at vocab 2048.
+  tiny: { blockSize: 128, nLayer: 2, nHead: 4, nEmbd: 64, dropout: 0, tiedHead: true, embedding: 'auto' },
+  // ~11M parameters (nanoGPT's shakespeare-char shape with a longer context): meant for a GPU.
+  small: { blockSize: 512, nLayer: 6, nHead: 6, nEmbd: 384, dropout: 0, tiedHead: true, embedding: 'auto' },
+  // GPT-2 124M's shape (fewer parameters with our vocabulary): GPU only.
+  base: { blockSize: 1024, nLayer: 12, nHead: 12, nEmbd: 768, dropout: 0, tiedHead: true, embedding: 'auto' },
+};
+
+/** Defaults (`tiny`, vocab 2048) <- preset <- overrides, validated. The result is what checkpoints store. */
+export function resolveGPTConfig(overrides: Partial<GPTConfig> & { preset?: GPTPreset } = {}): GPTConfig {
+  const { preset, ...rest } = overrides;
+  if (preset !== undefined && !Object.hasOwn(GPT_PRESETS, preset)) {
+    throw new LabError('bad_request', `unknown model preset ${String(preset)} (expected ${Object.keys(GPT_PRESETS).join(', ')})`);
+  }
+  const cfg: GPTConfig = { vocabSize: DEFAULT_VOCAB_SIZE, ...GPT_PRESETS.tiny, ...(preset ? GPT_PRESETS[preset] : {}), ...rest };
+  for (const k of ['vocabSize', 'blockSize', 'nLayer', 'nHead', 'nEmbd'] as const) {
+    if (!Number.isInteger(cfg[k]) || cfg[k] <= 0) throw new LabError('bad_request', `model config ${k} must be a positive integer, got ${cfg[k]}`);
+  }
+  if (cfg.nEmbd % cfg.nHead !== 0) throw new LabError('bad_request', `nEmbd ${cfg.nEmbd} is not divisible by nHead ${cfg.nHead}`);
+  if (!(cfg.dropout >= 0 && cfg.dropout < 1)) throw new LabError('bad_request', `dropout must be in [0, 1), got ${cfg.dropout}`);
+  if (!['auto', 'gather', 'onehot', 'hybrid'].includes(cfg.embedding)) throw new LabError('bad_request', `embedding must be auto, gather, onehot or hybrid`);
+  return cfg;
+}
+
+// ---------- parameters ----------
+
+type Init = { kind: 'normal'; std: number } | { kind: 'zeros' } | { kind: 'ones' };
+
+export interface ParamSpec {
+  name: string;
+  shape: number[];
+  init: Init;
+  /** AdamW weight decay applies (matmul weights only; never norms, biases or embeddings). */
+  decay: boolean;
+}
+
+/**
+ * Every parameter with its shape and GPT-2 initialisation, in canonical order. Linear weights are stored
+ * [in, out] so a layer is x @ W + b. Init: N(0, 0.02) for weights and embeddings, with the residual
+ * projections (attn.c_proj, mlp.c_proj) scaled to 0.02 / sqrt(2 * nLayer); biases 0; layer-norm gains 1.
+ */
+export function paramSpecs(cfg: GPTConfig): ParamSpec[] {
+  const C = cfg.nEmbd;
+  const std = 0.02;
+  const projStd = 0.02 / Math.sqrt(2 * cfg.nLayer);
+  const specs: ParamSpec[] = [
+    { name: 'wte', shape: [cfg.vocabSize, C], init: { kind: 'normal', std }, decay: false },
+    { name: 'wpe', shape: [cfg.blockSize, C], init: { kind: 'normal', std }, decay: false },
+  ];
+  const norm = (name: string): void => {
+    specs.push({ name: `${name}.weight`, shape: [C], init: { kind: 'ones' }, decay: false });
+    specs.push({ name: `${name}.bias`, shape: [C], init: { kind: 'zeros' }, decay: false });
+  };
+  const linear = (name: string, nin: number, nout: number, s: number): void => {
+    specs.push({ name: `${name}.weight`, shape: [nin, nout], init: { kind: 'normal', std: s }, decay: true });
+    specs.push({ name: `${name}.bias`, shape: [nout], init: { kind: 'zeros' }, decay: false });
+  };
+  for (let i = 0; i < cfg.nLayer; i++) {
+    norm(`h.${i}.ln_1`);
+    linear(`h.${i}.attn.c_attn`, C, 3 * C, std);
+    linear(`h.${i}.attn.c_proj`, C, C, projStd);
+    norm(`h.${i}.ln_2`);
+    linear(`h.${i}.mlp.c_fc`, C, 4 * C, std);
+    linear(`h.${i}.mlp.c_proj`, 4 * C, C, projStd);
+  }
+  norm('ln_f');
+  if (!cfg.tiedHead) specs.push({ name: 'lm_head.weight', shape: [C, cfg.vocabSize], init: { kind: 'normal', std }, decay: true });
+  return specs;
+}
+
+export interface GPT {
+  readonly config: GPTConfig;
+  /** All trainable weights by name, in paramSpecs order. Checkpoints and the optimiser work on this map. */
+  readonly params: Map<string, tf.Variable>;
+}
+
+function initValues(spec: ParamSpec, rng: Rng): Float32Array {
+  const n = spec.shape.reduce((a, b) => a * b, 1);
+  const out = new Float32Array(n);
+  if (spec.init.kind === 'ones') out.fill(1);
+  else if (spec.init.kind === 'normal') {
+    const std = spec.init.std;
+    for (let i = 0; i < n; i += 2) {
+      // Box-Muller from our seeded RNG: the same weights on every backend.
+      const u = 1 - rng.next();
+      const v = rng.next();
+      const r = Math.sqrt(-2 * Math.log(u)) * std;
+      out[i] = r * Math.cos(2 * Math.PI * v);
+      if (i + 1 < n) out[i + 1] = r * Math.sin(2 * Math.PI * v);
+    }
+  }
+  return out;
+}
+
+/** A fresh model with GPT-2 init from a seed (default 1337, nanoGPT's). */
+export function createModel(config: GPTConfig, opts: { seed?: number } = {}): GPT {
+  const cfg = resolveGPTConfig(config);
+  const rng = createRng(opts.seed ?? 1337);
+  const params = new Map<string, tf.Variable>();
+  for (const spec of paramSpecs(cfg)) {
+    // No variable name: tfjs names must be unique per process, and several models may coexist.
+    const init = tf.tensor(initValues(spec, rng), spec.shape, 'float32');
+    params.set(spec.name, tf.variable(init, true));
+    init.dispose(); // the variable holds its own reference to the data
+  }
+  return { config: cfg, params };
+}
+
+export function disposeModel(model: GPT): void {
+  for (const v of model.params.values()) v.dispose();
+  model.params.clear();
+}
+
+/** Number of parameters. `nonEmbedding` excludes wte and wpe (nanoGPT reports that figure). */
+export function paramCount(cfg: GPTConfig, opts: { nonEmbedding?: boolean } = {}): number {
+  let n = 0;
+  for (const s of paramSpecs(cfg)) {
+    if (opts.nonEmbedding && (s.name === 'wte' || s.name === 'wpe')) continue;
+    n += s.shape.reduce((a, b) => a * b, 1);
+  }
+  return n;
+}
+
+function p(model: GPT, name: string): tf.Variable {
+  const v = model.params.get(name);
+  if (!v) throw new LabError('internal', `model has no parameter ${name}`);
+  return v;
+}
+
+// ---------- pieces ----------
+
+export interface ForwardOptions {
+  /** Apply dropout (default false). */
+  training?: boolean;
+  /** Seed for dropout masks (each dropout site derives its own). */
+  seed?: number;
+}
+
+/** Per-call dropout state: a base seed and a counter so every site gets a different, reproducible mask. */
+interface Ctx {
+  cfg: GPTConfig;
+  training: boolean;
+  /** Decoding, no gradient: plain tf.matMul (a customGrad call costs JS overhead on every op of every token). */
+  decode: boolean;
+  seed: number;
+  site: number;
+}
+
+function dropout(x: tf.Tensor, ctx: Ctx): tf.Tensor {
+  if (!ctx.training || ctx.cfg.dropout === 0) return x;
+  return tf.dropout(x, ctx.cfg.dropout, undefined, ctx.seed * 1000 + ctx.site++);
+}
+
+function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
+  const { mean, variance } = tf.moments(x, -1, true);
+  return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, 1e-5))), g), b);
+}
+
+/** Swaps the last two axes. */
+function transposeLast(x: tf.Tensor): tf.Tensor {
+  const perm = x.shape.map((_, i) => i);
+  const r = perm.length;
+  [perm[r - 2], perm[r - 1]] = [perm[r - 1]!, perm[r - 2]!];
+  return tf.transpose(x, perm);
+}
+
+/**
+ * a @ b for rank 2 ([M, K] @ [K, N]) or rank 4 (batched over the first two axes), with the gradient
+ * dA = dY @ B^T, dB = A^T @ dY computed by explicit transposes and flag-free matMul (see the notes at the top).
+ */
+export const matmul = tf.customGrad((a, b, save) => {
+  (save as tf.GradSaveFunc)([a as tf.Tensor, b as tf.Tensor]);
+  return {
+    value: tf.matMul(a as tf.Tensor, b as tf.Tensor),
+    gradFunc: (dy, saved) => [tf.matMul(dy, transposeLast(saved[1]!)), tf.matMul(transposeLast(saved[0]!), dy)],
+  };
+}) as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor;
+
+/** x [..., nin] @ W [nin, nout] + b. */
+function linear(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, ctx: Ctx): tf.Tensor {
+  const shape = x.shape;
+  const nin = shape[shape.length - 1]!;
+  const y = tf.add((ctx.decode ? tf.matMul : matmul)(tf.reshape(x, [-1, nin]), w), b);
+  return tf.reshape(y, [...shape.slice(0, -1), w.shape[1]!]);
+}
+
+/** GELU, tanh approximation (GPT-2). */
+function gelu(x: tf.Tensor): tf.Tensor {
+  const inner = tf.mul(Math.sqrt(2 / Math.PI), tf.add(x, tf.mul(0.044715, tf.mul(x, tf.square(x))))); // x^3 without pow (slow, and its gradient more so)
+  return tf.mul(tf.mul(0.5, x), tf.add(1, tf.tanh(inner)));
+}
+
+/** Additive causal mask [Tq, past + Tq]: query i (at position past + i) sees keys 0 .. past + i. */
+function causalBias(tq: number, past: number): tf.Tensor2D {
+  const tk = past + tq;
+  const m = new Float32Array(tq * tk);
+  for (let i = 0; i < tq; i++) for (let j = past + i + 1; j < tk; j++) m[i * tk + j] = -1e9;
+  return tf.tensor2d(m, [tq, tk]);
+}
+
+// A type alias (not an interface) so it is a tf.TensorContainer and can be returned from tf.tidy.
+export type LayerKV = {
+  /** Keys stored transposed, [B, nHead, headDim, Tpast]: a decode step then transposes only its new key. */
+  kT: tf.Tensor4D;
+  /** [B, nHead, Tpast, headDim] */
+  v: tf.Tensor4D;
+};
+
+function splitHeads(x: tf.Tensor, B: number, T: number, H: number, D: number): tf.Tensor4D {
+  return tf.transpose(tf.reshape(x, [B, T, H, D]), [0, 2, 1, 3]) as tf.Tensor4D;
+}
+
+/** Causal self-attention; with `past`, the new keys/values are appended to the cached ones. */
+function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined): { y: tf.Tensor; kv: LayerKV } {
+  const { nHead: H, nEmbd: C } = ctx.cfg;
+  const D = C / H;
+  const [B, T] = x.shape as [number, number, number];
+  const qkv = linear(x, p(model, `h.${i}.attn.c_attn.weight`), p(model, `h.${i}.attn.c_attn.bias`), ctx);
+  const [q0, k0, v0] = tf.split(qkv, 3, -1) as [tf.Tensor, tf.Tensor, tf.Tensor];
+  const q = splitHeads(q0, B, T, H, D);
+  let kT = transposeLast(splitHeads(k0, B, T, H, D)) as tf.Tensor4D; // [B, H, D, T]
+  let v = splitHeads(v0, B, T, H, D);
+  if (past) {
+    kT = tf.concat([past.kT, kT], 3);
+    v = tf.concat([past.v, v], 2);
+  }
+  const pastLen = kT.shape[3] - T;
+  const mm = ctx.decode ? tf.matMul : matmul;
+  let att = tf.mul(mm(q, kT), 1 / Math.sqrt(D)); // [B, H, T, Tk]
+  if (T > 1) att = tf.add(att, causalBias(T, pastLen)); // a single new query may see every key
+  att = dropout(tf.softmax(att, -1), ctx);
+  let y: tf.Tensor = mm(att, v); // [B, H, T, D]
+  y = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [B, T, C]);
+  y = dropout(linear(y, p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
+  return { y, kv: { kT, v } };
+}
+
+function mlp(model: GPT, i: number, x: tf.Tensor, ctx: Ctx): tf.Tensor {
+  const h = gelu(linear(x, p(model, `h.${i}.mlp.c_fc.weight`), p(model, `h.${i}.mlp.c_fc.bias`), ctx));
+  return dropout(linear(h, p(model, `h.${i}.mlp.c_proj.weight`), p(model, `h.${i}.mlp.c_proj.bias`), ctx), ctx);
+}
+
+/** Pre-norm block: x + attn(ln_1(x)), then x + mlp(ln_2(x)). */
+function block(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined): { x: tf.Tensor; kv: LayerKV } {
+  const a = attention(model, i, layerNorm(x, p(model, `h.${i}.ln_1.weight`), p(model, `h.${i}.ln_1.bias`)), ctx, past);
+  const x1 = tf.add(x, a.y);
+  const x2 = tf.add(x1, mlp(model, i, layerNorm(x1, p(model, `h.${i}.ln_2.weight`), p(model, `h.${i}.ln_2.bias`)), ctx));
+  return { x: x2, kv: a.kv };
+}
+
+/** The embedding mode in effect on the current backend ('auto' resolved). */
+export function embeddingMode(cfg: GPTConfig): Exclude<EmbeddingMode, 'auto'> {
+  if (cfg.embedding !== 'auto') return cfg.embedding;
+  return tf.getBackend() === 'tensorflow' ? 'gather' : 'hybrid';
+}
+
+/** Token embedding rows [N, C] for flat ids [N] (see the backend notes at the top). */
+function lookup(wte: tf.Tensor, flat: tf.Tensor1D, mode: Exclude<EmbeddingMode, 'auto'>, V: number): tf.Tensor {
+  if (mode === 'gather') return tf.gather(wte, flat);
+  if (mode === 'onehot') return matmul(tf.oneHot(flat, V), wte);
+  const f = tf.customGrad((w, save) => {
+    // The ids must be saved (the engine keeps a copy for the backward pass); a closure would see them disposed.
+    (save as tf.GradSaveFunc)([flat]);
+    return {
+      value: tf.gather(w as tf.Tensor, flat),
+      // d wte = oneHot(ids)^T @ dy: the scatter-add as a matmul, which every backend has and runs fast.
+      gradFunc: (dy, saved) => tf.matMul(tf.transpose(tf.oneHot(saved[0] as tf.Tensor1D, V)), dy),
+    };
+  });
+  return f(wte);
+}
+
+function embed(model: GPT, ids: tf.Tensor2D, pos0: number, ctx: Ctx): tf.Tensor {
+  const { vocabSize: V, nEmbd: C } = ctx.cfg;
+  const [B, T] = ids.shape;
+  const flat = tf.reshape(ids, [B * T]) as tf.Tensor1D;
+  const tok = lookup(p(model, 'wte'), flat, embeddingMode(ctx.cfg), V);
+  const pos = tf.slice(p(model, 'wpe'), [pos0, 0], [T, C]);
+  return dropout(tf.add(tf.reshape(tok, [B, T, C]), pos), ctx);
+}
+
+function checkIds(cfg: GPTConfig, ids: tf.Tensor, pos0: number): void {
+  if (ids.rank !== 2) throw new LabError('bad_request', `token ids must be [batch, time], got shape [${ids.shape.join(', ')}]`);
+  if (ids.dtype !== 'int32') throw new LabError('bad_request', `token ids must be int32, got ${ids.dtype}`);
+  if (pos0 + ids.shape[1]! > cfg.blockSize) {
+    throw new LabError('bad_request', `sequence of ${pos0 + ids.shape[1]!} positions exceeds blockSize ${cfg.blockSize}`);
+  }
+}
+
+/** Final hidden states [B, T, C] (after ln_f) and the new KV per layer. */
+function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] | undefined): { h: tf.Tensor; kv: LayerKV[] } {
+  const pos0 = past?.[0]?.kT.shape[3] ?? 0;
+  checkIds(ctx.cfg, ids, pos0);
+  let x = embed(model, ids, pos0, ctx);
+  const kv: LayerKV[] = [];
+  for (let i = 0; i < ctx.cfg.nLayer; i++) {
+    const r = block(model, i, x, ctx, past?.[i]);
+    x = r.x;
+    kv.push(r.kv);
+  }
+  return { h: layerNorm(x, p(model, 'ln_f.weight'), p(model, 'ln_f.bias')), kv };
+}
+
+/** Logits [..., V] from hidden states [..., C]. */
+function head(model: GPT, h: tf.Tensor): tf.Tensor {
+  const cfg = model.config;
+  const shape = h.shape;
+  const h2 = tf.reshape(h, [-1, cfg.nEmbd]) as tf.Tensor2D;
+  let logits: tf.Tensor;
+  if (!cfg.tiedHead) logits = matmul(h2, p(model, 'lm_head.weight'));
+  // A few rows (decoding): the transposeB flag is cheap, transposing all of wte per token is not
+  // (measured per decode step, wasm: 0.17 ms vs 1.6 ms; cpu: 0.47 ms vs 4.6 ms).
+  else if (h2.shape[0] <= 16) logits = tf.matMul(h2, p(model, 'wte'), false, true);
+  else logits = matmul(h2, tf.transpose(p(model, 'wte')));
+  return tf.reshape(logits, [...shape.slice(0, -1), cfg.vocabSize]);
+}
+
+function makeCtx(model: GPT, opts: ForwardOptions, decode = false): Ctx {
+  return { cfg: model.config, training: opts.training ?? false, decode, seed: opts.seed ?? 0, site: 0 };
+}
+
+// ---------- forward, loss, log-probs ----------
+
+/** Logits [B, T, V] for int32 ids [B, T] (T <= blockSize). Call inside tf.tidy. */
+export function forward(model: GPT, ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor3D {
+  const { h } = hidden(model, ids, makeCtx(model, opts), undefined);
+  return head(model, h) as tf.Tensor3D;
+}
+
+/** log softmax(logits)[target] per position: [B, T]. One-hot product, so it has a gradient on every backend. */
+function pickLogProbs(logp: tf.Tensor, targets: tf.Tensor2D, V: number): tf.Tensor2D {
+  return tf.sum(tf.mul(logp, tf.oneHot(targets, V)), -1) as tf.Tensor2D;
+}
+
+/**
+ * Masked next-token cross-entropy (PIPELINE 6): -(1 / sum(mask)) * sum(mask * log p(target)).
+ * ids, targets: int32 [B, T] (targets[b, t] = the token after ids[b, t]); mask: float32 [B, T], 1 = in the loss.
+ * Normalised by the number of unmasked tokens in the whole batch (token level); 0 if the mask is empty.
+ */
+export function loss(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D, opts: ForwardOptions = {}): tf.Scalar {
+  const lp = tokenLogProbs(model, ids, targets, opts);
+  const n = tf.maximum(tf.sum(mask), 1);
+  return tf.div(tf.neg(tf.sum(tf.mul(lp, mask))), n) as tf.Scalar;
+}
+
+/** Differentiable log pi(targets[b, t] | ids[b, <= t]) as [B, T] (for RL ratios). Call inside tf.tidy. */
+export function tokenLogProbs(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
+  return pickLogProbs(tf.logSoftmax(forward(model, ids, opts), -1), targets, model.config.vocabSize);
+}
+
+/** Per-token log-prob of the target and entropy of the predicted distribution, both [B, T]. Call inside tf.tidy. */
+export function tokenStats(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, opts: ForwardOptions = {}): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
+  const logp = tf.logSoftmax(forward(model, ids, opts), -1);
+  const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)) as tf.Tensor2D;
+  return { logProbs: pickLogProbs(logp, targets, model.config.vocabSize), entropy };
+}
+
+/**
+ * Per-token log-probs of whole sequences, no gradient: out[s][t] = log p(seq[t + 1] | seq[0..t]), so each row
+ * has seq.length - 1 entries. Sequences are right-padded into batches of `batchSize` (padding is causal-safe:
+ * it only follows the real tokens). Each sequence must fit blockSize + 1 tokens.
+ */
+export async function sequenceLogProbs(model: GPT, seqs: readonly (readonly number[])[], opts: { batchSize?: number } = {}): Promise<{ logProbs: number[][]; entropy: number[][] }> {
+  const bs = Math.max(1, opts.batchSize ?? 8);
+  const logProbs: number[][] = [];
+  const entropy: number[][] = [];
+  for (let s0 = 0; s0 < seqs.length; s0 += bs) {
+    const group = seqs.slice(s0, s0 + bs);
+    const T = Math.max(1, ...group.map((s) => s.length - 1));
+    if (T > model.config.blockSize) throw new LabError('bad_request', `sequence of ${T + 1} tokens exceeds blockSize + 1 = ${model.config.blockSize + 1}`);
+    const ids = new Int32Array(group.length * T);
+    const tg = new Int32Array(group.length * T);
+    group.forEach((s, b) => {
+      for (let t = 0; t + 1 < s.length; t++) {
+        ids[b * T + t] = s[t]!;
+        tg[b * T + t] = s[t + 1]!;
+      }
+    });
+    const out = tf.tidy(() => {
+      const st = tokenStats(model, tf.tensor2d(ids, [group.length, T], 'int32'), tf.tensor2d(tg, [group.length, T], 'int32'));
+      return tf.stack([st.logProbs, st.entropy]);
+    });
+    const data = await out.data();
+    out.dispose();
+    const half = group.length * T;
+    group.forEach((s, b) => {
+      const n = Math.max(0, s.length - 1);
+      logProbs.push(Array.from(data.subarray(b * T, b * T + n)));
+      entropy.push(Array.from(data.subarray(half + b * T, half + b * T + n)));
+    });
+  }
+  return { logProbs, entropy };
+}
+
+// ---------- generation ----------
+
+export interface SampleOptions {
+  maxNewTokens: number;
+  /** Softmax temperature (default 1). 0 = greedy. */
+  temperature?: number;
+  /** Nucleus sampling mass (default 1 = off). */
+  topP?: number;
+  /** Seeded RNG for sampling (default createRng(0)). Its state advances: pass the run's RNG to keep reproducibility. */
+  rng?: Rng;
+  /** Generation stops after emitting any of these ids; the stop token is included in the output. */
+  stopTokens?: readonly number[];
+}
+
+export type FinishReason = 'stop' | 'length' | 'context';
+
+export interface GenerateResult {
+  tokens: number[];
+  /**
+   * log pi(token | context) of each generated token under the temperature-scaled distribution before top-p
+   * truncation (what verl/TRL record as old log-probs; at temperature 1 it is the policy itself).
+   * Greedy decoding (temperature 0) reports the temperature-1 log-prob.
+   */
+  logProbs: number[];
+  /** Entropy (nats) of the same distribution at each step. */
+  entropies: number[];
+  /** stop: a stop token; length: maxNewTokens; context: the blockSize positions are used up. */
+  finishReason: FinishReason;
+}
+
+/** Picks the next token from one row of logits, in plain JS (V is small; one read per token). */
+export function sampleFromLogits(logits: Float32Array | number[], opts: { temperature?: number; topP?: number; rng: Rng }): { id: number; logProb: number; entropy: number } {
+  const V = logits.length;
+  const temp = opts.temperature ?? 1;
+  const scale = temp > 0 ? 1 / temp : 1;
+  let max = -Infinity;
+  for (let i = 0; i < V; i++) max = Math.max(max, logits[i]! * scale);
+  let z = 0;
+  for (let i = 0; i < V; i++) z += Math.exp(logits[i]! * scale - max);
+  const logZ = max + Math.log(z);
+  const logp = new Float64Array(V);
+  let entropy = 0;
+  for (let i = 0; i < V; i++) {
+    logp[i] = logits[i]! * scale - logZ;
+    const pr = Math.exp(logp[i]!);
+    if (pr > 0) entropy -= pr * logp[i]!;
+  }
+  let id = 0;
+  if (temp <= 0) {
+    for (let i = 1; i < V; i++) if (logp[i]! > logp[id]!) id = i;
+  } else {
+    const topP = opts.topP ?? 1;
+    let order: number[] | null = null;
+    let mass = 1;
+    if (topP < 1) {
+      // Smallest prefix of tokens sorted by probability (ties by id) whose mass reaches topP.
+      const sorted = Array.from({ length: V }, (_, i) => i).sort((a, b) => logp[b]! - logp[a]! || a - b);
+      let acc = 0;
+      let k = 0;
+      while (k < V && acc < topP) acc += Math.exp(logp[sorted[k++]!]!);
+      order = sorted.slice(0, k);
+      mass = acc;
+    }
+    let r = opts.rng.next() * mass;
+    const n = order ? order.length : V;
+    id = order ? order[n - 1]! : V - 1; // float round-off fallback
+    for (let j = 0; j < n; j++) {
+      const i = order ? order[j]! : j;
+      r -= Math.exp(logp[i]!);
+      if (r < 0) {
+        id = i;
+        break;
+      }
+    }
+  }
+  return { id, logProb: logp[id]!, entropy };
+}
+
+async function yieldToEventLoop(): Promise<void> {
+  await new Promise<void>((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Incremental decoding state for one sequence, holding a KV cache per layer. The agent loop uses it across
+ * turns: feed(prompt), sample(...) a thought + action, feed(observation tokens), sample(...) again; the
+ * cache is never recomputed. Call dispose() when done (the cached tensors live outside any tidy).
+ */
+export class Decoder {
+  private kv: LayerKV[] | undefined;
+  private lastLogits: tf.Tensor1D | undefined;
+  private readonly tokens: number[] = [];
+  /** Sampled tokens in the context whose forward pass is deferred until the context is needed again. */
+  private pending: number[] = [];
+
+  constructor(readonly model: GPT) {}
+
+  /** Number of positions used (fed + sampled tokens). */
+  get length(): number {
+    return this.tokens.length;
+  }
+
+  get context(): readonly number[] {
+    return this.tokens;
+  }
+
+  /** Appends tokens to the context (one forward pass over them, plus the last sampled token if still pending). */
+  feed(ids: readonly number[]): void {
+    const all = [...this.pending, ...ids];
+    if (all.length === 0) return;
+    const fed = this.tokens.length - this.pending.length;
+    if (fed + all.length > this.model.config.blockSize) {
+      throw new LabError('bad_request', `context of ${fed + all.length} tokens exceeds blockSize ${this.model.config.blockSize}`);
+    }
+    const past = this.kv;
+    const C = this.model.config.nEmbd;
+    const out = tf.tidy(() => {
+      const { h, kv } = hidden(this.model, tf.tensor2d(Int32Array.from(all), [1, all.length], 'int32'), makeCtx(this.model, {}, true), past);
+      const last = tf.reshape(tf.slice(h, [0, all.length - 1, 0], [1, 1, C]), [C]);
+      return { logits: head(this.model, last) as tf.Tensor1D, kv };
+    });
+    this.disposeState();
+    this.kv = out.kv;
+    this.lastLogits = out.logits;
+    this.tokens.push(...ids);
+    this.pending = [];
+  }
+
+  /**
+   * Samples up to maxNewTokens, feeding each sampled token back; stops early on a stop token or a full context.
+   * Every sampled token (the stop token too) becomes part of the context.
+   */
+  async sample(opts: SampleOptions): Promise<GenerateResult> {
+    this.feed([]); // flush a pending token from the previous turn
+    if (!this.lastLogits) throw new LabError('bad_request', 'Decoder.sample needs a non-empty context: feed() a prompt first');
+    const res = await sampleLoop(
+      opts,
+      this.tokens.length,
+      this.model.config.blockSize,
+      async () => (await this.lastLogits!.data()) as Float32Array,
+      (id) => this.feed([id]),
+    );
+    // The loop never feeds the last sampled token (it may be the end of the episode): keep it pending.
+    const last = res.tokens.at(-1);
+    if (last !== undefined) {
+      this.tokens.push(last);
+      this.pending = [last];
+    }
+    return res;
+  }
+
+  dispose(): void {
+    this.disposeState();
+    this.kv = undefined;
+    this.lastLogits = undefined;
+  }
+
+  private disposeState(): void {
+    this.lastLogits?.dispose();
+    for (const l of this.kv ?? []) {
+      l.kT.dispose();
+      l.v.dispose();
+    }
+  }
+}
+
+async function sampleLoop(
+  opts: SampleOptions,
+  startLen: number,
+  blockSize: number,
+  nextLogits: () => Promise<Float32Array>,
+  append: (id: number) => void,
+): Promise<GenerateResult> {
+  const rng = opts.rng ?? createRng(0);
+  const stops = new Set(opts.stopTokens ?? []);
+  const res: GenerateResult = { tokens: [], logProbs: [], entropies: [], finishReason: 'length' };
+  let len = startLen;
+  for (let n = 0; n < opts.maxNewTokens; n++) {
+    const s = sampleFromLogits(await nextLogits(), { temperature: opts.temperature, topP: opts.topP, rng });
+    res.tokens.push(s.id);
+    res.logProbs.push(s.logProb);
+    res.entropies.push(s.entropy);
+    if (stops.has(s.id)) {
+      res.finishReason = 'stop';
+      break;
+    }
+    if (n + 1 === opts.maxNewTokens) break;
+    if (len + 1 > blockSize) {
+      // The sampled token is kept (it is a valid output), but there is no position left to continue.
+      res.finishReason = 'context';
+      break;
+    }
+    append(s.id);
+    len++;
+    if ((n & 31) === 31) await yieldToEventLoop();
+  }
+  return res;
+}
+
+/**
+ * Samples a continuation of `prompt` with a KV cache (one forward over the prompt, then one position per
+ * token). Returns the tokens with their log-probs and entropies. `useCache: false` recomputes the whole
+ * context every token (the bench's baseline; same results up to float rounding).
+ */
+export async function generate(model: GPT, prompt: readonly number[], opts: SampleOptions & { useCache?: boolean }): Promise<GenerateResult> {
+  if (prompt.length === 0) throw new LabError('bad_request', 'generate needs a non-empty prompt (start with <|bos|>)');
+  if (opts.useCache === false) return generateNoCache(model, prompt, opts);
+  const dec = new Decoder(model);
+  try {
+    dec.feed(prompt);
+    return await dec.sample(opts);
+  } finally {
+    dec.dispose();
+  }
+}
+
+/** Generation without a cache: a full forward over the context for every new token. */
+export async function generateNoCache(model: GPT, prompt: readonly number[], opts: SampleOptions): Promise<GenerateResult> {
+  const cfg = model.config;
+  if (prompt.length > cfg.blockSize) throw new LabError('bad_request', `prompt of ${prompt.length} tokens exceeds blockSize ${cfg.blockSize}`);
+  const ctxTokens = [...prompt];
+  const nextLogits = async (): Promise<Float32Array> => {
+    const t = tf.tidy(() => {
+      const T = ctxTokens.length;
+      const { h } = hidden(model, tf.tensor2d(Int32Array.from(ctxTokens), [1, T], 'int32'), makeCtx(model, {}, true), undefined);
+      return head(model, tf.reshape(tf.slice(h, [0, T - 1, 0], [1, 1, cfg.nEmbd]), [cfg.nEmbd]));
+    });
+    const d = (await t.data()) as Float32Array;
+    t.dispose();
+    return d;
+  };
+  return sampleLoop(opts, prompt.length, cfg.blockSize, nextLogits, (id) => ctxTokens.push(id));
+}
+
+// ---------- FLOPs and MFU ----------
+
+/**
+ * FLOPs per token, nanoGPT's estimate (PaLM appendix B): training = 6 * N + 12 * L * C * T, where N counts the
+ * parameters that take part in matmuls (all but the two embedding tables, plus the V * C output head, which for
+ * a tied model is wte itself, exactly nanoGPT's N) and T the attention context. Inference (forward only) is
+ * a third of it: 2 * N + 4 * L * C * T, with T the average context. The one-hot embedding's extra matmul is
+ * not counted: MFU counts the model's useful work, not the backend's workaround.
+ */
+export function flopsPerToken(cfg: GPTConfig, opts: { seqLen?: number; training?: boolean } = {}): number {
+  const T = opts.seqLen ?? cfg.blockSize;
+  const N = paramCount(cfg, { nonEmbedding: true }) + (cfg.tiedHead ? cfg.vocabSize * cfg.nEmbd : 0);
+  const perToken = 6 * N + 12 * cfg.nLayer * cfg.nEmbd * T;
+  return opts.training === false ? perToken / 3 : perToken;
+}
+
+/** Model FLOPs utilisation: achieved FLOP/s (tokens/s * flopsPerToken) over a peak FLOP/s (e.g. a measured matmul ceiling). */
+export function estimateMfu(cfg: GPTConfig, tokensPerSecond: number, peakFlops: number, opts: { seqLen?: number; training?: boolean } = {}): number {
+  return (flopsPerToken(cfg, opts) * tokensPerSecond) / peakFlops;
+}

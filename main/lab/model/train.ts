@@ -1,0 +1,147 @@
+// One optimiser step, gpt-tfjs style: everything inside tf.tidy, gradients clipped by global norm, the loss
+// (and the gradient norm with it) read once, then an await of a zero-delay timer so the event loop (IPC,
+// progress events, cancellation) runs between steps. The run loop (evaluation, logging, checkpoints) lives
+// with the caller; this module is the part that can be tested alone.
+import * as tf from '@tensorflow/tfjs';
+import { LabError } from '../errors';
+import { loss, paramSpecs, type GPT } from './gpt';
+import { maskedFraction, type Batch } from './mask';
+import { AdamW, clipByGlobalNorm, lrAt, type LrSchedule } from './optim';
+
+export interface TrainConfig extends LrSchedule {
+  /** Total optimiser steps of the run. */
+  maxSteps: number;
+  weightDecay: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  /** Max global gradient norm (0 = no clipping). */
+  gradClip: number;
+  /** Sequences per step. */
+  batchSize: number;
+  /** Positions per sequence (default: the model's blockSize). */
+  seqLen: number | null;
+  /** Seed of everything random in the run (data order, dropout). */
+  seed: number;
+}
+
+/**
+ * Defaults for training the `tiny` preset from scratch on CPU (nanoGPT shakespeare-char's regime: a small model
+ * tolerates a high rate). The papers' rates (5e-6 SFT, 1e-6 RL) are for fine-tuning 7B+ models, not this.
+ */
+export const TRAIN_DEFAULTS: TrainConfig = {
+  lr: 1e-3,
+  minLr: 1e-4,
+  warmupSteps: 100,
+  decaySteps: 2000,
+  maxSteps: 2000,
+  weightDecay: 0.1,
+  beta1: 0.9,
+  beta2: 0.95,
+  eps: 1e-8,
+  gradClip: 1.0,
+  batchSize: 8,
+  seqLen: null,
+  seed: 1337,
+};
+
+/** Defaults <- overrides, merged once and validated; the result is saved in every checkpoint. */
+export function resolveTrainConfig(overrides: Partial<TrainConfig> = {}): TrainConfig {
+  const cfg: TrainConfig = { ...TRAIN_DEFAULTS, ...overrides };
+  const nonNeg = ['lr', 'minLr', 'warmupSteps', 'decaySteps', 'maxSteps', 'weightDecay', 'eps', 'gradClip'] as const;
+  for (const k of nonNeg) if (!(Number.isFinite(cfg[k]) && cfg[k] >= 0)) throw new LabError('bad_request', `train config ${k} must be a finite number >= 0, got ${cfg[k]}`);
+  for (const k of ['beta1', 'beta2'] as const) if (!(cfg[k] >= 0 && cfg[k] < 1)) throw new LabError('bad_request', `train config ${k} must be in [0, 1), got ${cfg[k]}`);
+  if (!(Number.isInteger(cfg.batchSize) && cfg.batchSize > 0)) throw new LabError('bad_request', `batchSize must be a positive integer, got ${cfg.batchSize}`);
+  if (cfg.seqLen !== null && !(Number.isInteger(cfg.seqLen) && cfg.seqLen > 0)) throw new LabError('bad_request', `seqLen must be a positive integer or null, got ${cfg.seqLen}`);
+  if (!Number.isInteger(cfg.seed)) throw new LabError('bad_request', `seed must be an integer, got ${cfg.seed}`);
+  return cfg;
+}
+
+/** AdamW over the model's weights with this config; weight decay on the matmul weights only (see optim.ts). */
+export function createOptimizer(model: GPT, cfg: TrainConfig): AdamW {
+  const decayed = new Set(paramSpecs(model.config).filter((s) => s.decay).map((s) => s.name));
+  return new AdamW(model.params, {
+    beta1: cfg.beta1,
+    beta2: cfg.beta2,
+    eps: cfg.eps,
+    weightDecay: cfg.weightDecay,
+    decay: (name) => decayed.has(name),
+  });
+}
+
+export interface UpdateResult {
+  /** The optimiser step this update was (0-based: the value of opt.step before it). */
+  step: number;
+  loss: number;
+  /** Global gradient norm before clipping. */
+  gradNorm: number;
+  lr: number;
+}
+
+export interface StepResult extends UpdateResult {
+  /** Real (non-padding) positions processed. */
+  tokens: number;
+  /** Positions in the loss. */
+  lossTokens: number;
+  /** 1 - lossTokens / tokens (`sft/masked_frac`). */
+  maskedFrac: number;
+}
+
+async function yieldToEventLoop(): Promise<void> {
+  await new Promise<void>((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * One optimiser step on any scalar loss of the model's weights (SFT here; the RL objectives build their own
+ * lossFn and call this too). lossFn runs inside tf.tidy and gets the 0-based step (use it to seed dropout).
+ */
+export async function updateStep(model: GPT, opt: AdamW, lossFn: (step: number) => tf.Scalar, cfg: TrainConfig): Promise<UpdateResult> {
+  const step = opt.step;
+  const lr = lrAt(step, cfg);
+  const byVarName = new Map<string, string>();
+  for (const [name, v] of model.params) byVarName.set(v.name, name);
+  const vars = [...model.params.values()];
+  const out = tf.tidy(() => {
+    const { value, grads } = tf.variableGrads(() => lossFn(step), vars);
+    const named = new Map<string, tf.Tensor>();
+    for (const [varName, g] of Object.entries(grads)) named.set(byVarName.get(varName)!, g);
+    const clipped = clipByGlobalNorm(named, cfg.gradClip);
+    opt.apply(clipped.grads, lr);
+    return tf.stack([value, clipped.norm]);
+  });
+  const [lossValue, gradNorm] = await out.data(); // the one read of the step
+  out.dispose();
+  await yieldToEventLoop();
+  return { step, loss: lossValue!, gradNorm: gradNorm!, lr };
+}
+
+/** One SFT step on a batch: masked next-token cross-entropy (see gpt.loss), clipped, AdamW. */
+export async function trainStep(model: GPT, opt: AdamW, batch: Batch, cfg: TrainConfig): Promise<StepResult> {
+  const { batchSize: B, seqLen: T } = batch;
+  if (batch.ids.length !== B * T || batch.targets.length !== B * T || batch.mask.length !== B * T) {
+    throw new LabError('bad_request', `batch arrays must all have batchSize * seqLen = ${B * T} entries`);
+  }
+  const r = await updateStep(
+    model,
+    opt,
+    (step) =>
+      loss(model, tf.tensor2d(batch.ids, [B, T], 'int32'), tf.tensor2d(batch.targets, [B, T], 'int32'), tf.tensor2d(batch.mask, [B, T], 'float32'), {
+        training: true,
+        seed: cfg.seed + step,
+      }),
+    cfg,
+  );
+  return { ...r, tokens: batch.realTokens, lossTokens: batch.lossTokens, maskedFrac: maskedFraction(batch) };
+}
+
+/** The flat metrics record of an SFT step, with the FORMATS.md names. */
+export function sftMetrics(r: StepResult, seconds?: number): Record<string, number> {
+  const m: Record<string, number> = {
+    'sft/loss': r.loss,
+    'sft/masked_frac': r.maskedFrac,
+    'actor/grad_norm': r.gradNorm,
+    'actor/lr': r.lr,
+  };
+  if (seconds !== undefined && seconds > 0) m['perf/tokens_per_s'] = r.tokens / seconds;
+  return m;
+}

@@ -1,0 +1,200 @@
+import * as tf from '@tensorflow/tfjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Decoder,
+  createModel,
+  disposeModel,
+  flopsPerToken,
+  forward,
+  generate,
+  loss,
+  matmul,
+  paramCount,
+  paramSpecs,
+  resolveGPTConfig,
+  sampleFromLogits,
+  sequenceLogProbs,
+  tokenLogProbs,
+  type GPT,
+} from '../../main/lab/model/gpt';
+import { createRng } from '../../main/lab/util/rng';
+
+const cfg = resolveGPTConfig({ vocabSize: 50, blockSize: 16, nLayer: 2, nHead: 2, nEmbd: 32 });
+let model: GPT;
+
+beforeAll(async () => {
+  await tf.setBackend('cpu');
+  model = createModel(cfg, { seed: 7 });
+});
+afterAll(() => disposeModel(model));
+
+const ids2d = (rows: number[][]): tf.Tensor2D => tf.tensor2d(rows, [rows.length, rows[0]!.length], 'int32');
+
+describe('GPT config and parameters', () => {
+  it('resolves presets and validates', () => {
+    expect(resolveGPTConfig({ preset: 'tiny' })).toMatchObject({ nLayer: 2, nEmbd: 64, blockSize: 128, vocabSize: 2048, tiedHead: true });
+    expect(resolveGPTConfig({ preset: 'base' }).nLayer).toBe(12);
+    expect(() => resolveGPTConfig({ nEmbd: 30, nHead: 4 })).toThrow(/divisible/);
+    expect(() => resolveGPTConfig({ preset: 'huge' as 'tiny' })).toThrow(/unknown model preset/);
+  });
+
+  it('creates named variables with GPT-2 shapes, deterministically from the seed', async () => {
+    const names = [...model.params.keys()];
+    expect(names).toEqual(paramSpecs(cfg).map((s) => s.name));
+    expect(names).toContain('h.1.attn.c_attn.weight');
+    expect(model.params.get('h.0.mlp.c_fc.weight')!.shape).toEqual([32, 128]);
+    expect(model.params.has('lm_head.weight')).toBe(false);
+    expect([...model.params.values()].reduce((a, v) => a + v.size, 0)).toBe(paramCount(cfg));
+    const again = createModel(cfg, { seed: 7 });
+    expect(await again.params.get('h.1.mlp.c_proj.weight')!.data()).toEqual(await model.params.get('h.1.mlp.c_proj.weight')!.data());
+    const ln = await again.params.get('h.0.ln_1.weight')!.data();
+    expect(Array.from(ln).every((x) => x === 1)).toBe(true);
+    disposeModel(again);
+    const untied = createModel({ ...cfg, tiedHead: false });
+    expect(untied.params.get('lm_head.weight')!.shape).toEqual([32, 50]);
+    disposeModel(untied);
+  });
+});
+
+describe('forward and loss', () => {
+  it('gives logits [B, T, V] and an initial loss near ln V', async () => {
+    const rows = [[1, 2, 3, 4, 5, 6], [7, 8, 9, 10, 11, 12]];
+    const [shape, l] = tf.tidy(() => {
+      const logits = forward(model, ids2d(rows));
+      const mask = tf.ones([2, 6]) as tf.Tensor2D;
+      return [logits.shape, loss(model, ids2d(rows), ids2d(rows.map((r) => r.map((x) => x + 1))), mask).dataSync()[0]!];
+    });
+    expect(shape).toEqual([2, 6, 50]);
+    expect(Math.abs(l - Math.log(50))).toBeLessThan(0.2);
+  });
+
+  it('normalises by the number of unmasked tokens', () => {
+    const ids = [[1, 2, 3, 4], [5, 6, 7, 8]];
+    const tg = [[2, 3, 4, 5], [6, 7, 8, 9]];
+    const maskRows = [[0, 1, 1, 0], [0, 0, 0, 1]];
+    const [l, lp, l0] = tf.tidy(() => {
+      const mask = tf.tensor2d(maskRows) as tf.Tensor2D;
+      return [
+        loss(model, ids2d(ids), ids2d(tg), mask).dataSync()[0]!,
+        Array.from(tokenLogProbs(model, ids2d(ids), ids2d(tg)).dataSync()),
+        loss(model, ids2d(ids), ids2d(tg), tf.zeros([2, 4]) as tf.Tensor2D).dataSync()[0]!,
+      ];
+    });
+    const flatMask = maskRows.flat();
+    const expected = -lp.reduce((a, x, i) => a + x * flatMask[i]!, 0) / 3;
+    expect(l).toBeCloseTo(expected, 5);
+    expect(l0 === 0).toBe(true); // (may be -0)
+  });
+
+  it('embedding modes agree on values and gradients; every parameter gets a gradient', () => {
+    const rows = [[3, 1, 4, 1, 5, 9, 2, 6]];
+    const tg = [[1, 4, 1, 5, 9, 2, 6, 5]];
+    const results = (['onehot', 'hybrid', 'gather'] as const).map((embedding) =>
+      tf.tidy(() => {
+        const m: GPT = { config: { ...cfg, embedding }, params: model.params };
+        const logits = Array.from(forward(m, ids2d(rows)).dataSync());
+        const { grads } = tf.variableGrads(() => loss(m, ids2d(rows), ids2d(tg), tf.ones([1, 8]) as tf.Tensor2D));
+        const byName = new Map([...model.params].map(([name, v]) => [name, grads[v.name]]));
+        return { logits, count: byName.size, dwte: Array.from(byName.get('wte')!.dataSync()), dwpe: Array.from(byName.get('wpe')!.dataSync()) };
+      }),
+    );
+    const [onehot, hybrid, gather] = results as [(typeof results)[0], (typeof results)[0], (typeof results)[0]];
+    expect(hybrid.logits).toEqual(onehot.logits);
+    expect(gather.logits).toEqual(onehot.logits);
+    expect(onehot.count).toBe(model.params.size);
+    hybrid.dwte.forEach((x, i) => expect(x).toBeCloseTo(onehot.dwte[i]!, 6));
+    gather.dwte.forEach((x, i) => expect(x).toBeCloseTo(onehot.dwte[i]!, 6));
+    expect(hybrid.dwpe).toEqual(onehot.dwpe);
+  });
+
+  it('the flag-free matmul has the same values and gradients as tf.matMul (rank 2 and 4)', () => {
+    for (const [sa, sb] of [[[3, 5], [5, 4]], [[2, 3, 4, 5], [2, 3, 5, 6]]] as const) {
+      const [ours, ref] = [matmul, (a: tf.Tensor, b: tf.Tensor) => tf.matMul(a, b)].map((mm) =>
+        tf.tidy(() => {
+          const a = tf.randomNormal([...sa], 0, 1, 'float32', 1);
+          const b = tf.randomNormal([...sb], 0, 1, 'float32', 2);
+          const w = tf.randomNormal([...sa.slice(0, -1), sb[sb.length - 1]!], 0, 1, 'float32', 3);
+          const f = (x: tf.Tensor, y: tf.Tensor): tf.Scalar => tf.sum(tf.mul(mm(x, y), w));
+          const [da, db] = tf.grads(f)([a, b]);
+          return [mm(a, b), da!, db!].map((t) => Array.from(t.dataSync()));
+        }),
+      );
+      ours!.forEach((arr, i) => arr.forEach((x, j) => expect(x).toBeCloseTo(ref![i]![j]!, 5)));
+    }
+  });
+
+  it('rejects too-long or non-int32 input clearly', () => {
+    expect(() => tf.tidy(() => forward(model, ids2d([Array.from({ length: 17 }, () => 1)])))).toThrow(/exceeds blockSize 16/);
+    expect(() => tf.tidy(() => forward(model, tf.tensor2d([[1, 2]]) as tf.Tensor2D))).toThrow(/int32/);
+  });
+});
+
+describe('generation', () => {
+  const prompt = [1, 5, 9, 13];
+
+  it('KV cache and no-cache paths agree, and log-probs match sequenceLogProbs', async () => {
+    const before = tf.memory().numTensors;
+    const a = await generate(model, prompt, { maxNewTokens: 8, temperature: 1, rng: createRng(3) });
+    const b = await generate(model, prompt, { maxNewTokens: 8, temperature: 1, rng: createRng(3), useCache: false });
+    expect(a.tokens).toEqual(b.tokens);
+    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(b.logProbs[i]!, 4));
+    expect(a.finishReason).toBe('length');
+    expect(a.tokens).toHaveLength(8);
+    const { logProbs, entropy } = await sequenceLogProbs(model, [[...prompt, ...a.tokens], prompt]);
+    expect(logProbs[0]).toHaveLength(prompt.length + 8 - 1);
+    expect(logProbs[1]).toHaveLength(prompt.length - 1);
+    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(logProbs[0]![prompt.length - 1 + i]!, 4));
+    a.entropies.forEach((x, i) => expect(x).toBeCloseTo(entropy[0]![prompt.length - 1 + i]!, 4));
+    a.entropies.forEach((x) => expect(x).toBeLessThanOrEqual(Math.log(50) + 1e-6));
+    const greedy = await generate(model, prompt, { maxNewTokens: 6, temperature: 0 });
+    const greedy2 = await generate(model, prompt, { maxNewTokens: 6, temperature: 0, useCache: false });
+    expect(greedy.tokens).toEqual(greedy2.tokens);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it('stops on stop tokens and at the end of the context', async () => {
+    const all = Array.from({ length: 50 }, (_, i) => i);
+    const s = await generate(model, prompt, { maxNewTokens: 5, stopTokens: all });
+    expect(s.finishReason).toBe('stop');
+    expect(s.tokens).toHaveLength(1);
+    const c = await generate(model, Array.from({ length: 14 }, () => 2), { maxNewTokens: 10 });
+    expect(c.finishReason).toBe('context');
+    expect(c.tokens).toHaveLength(3);
+  });
+
+  it('a Decoder continues across turns like a fresh pass over the whole context', async () => {
+    const before = tf.memory().numTensors;
+    const dec = new Decoder(model);
+    dec.feed(prompt);
+    const turn1 = await dec.sample({ maxNewTokens: 3, temperature: 0 });
+    dec.feed([7, 7, 8]); // an "observation"
+    const turn2 = await dec.sample({ maxNewTokens: 3, temperature: 0 });
+    expect(dec.length).toBe(prompt.length + 3 + 3 + 3); // every sampled token is in the context
+    expect(dec.context.slice(prompt.length, prompt.length + 3)).toEqual(turn1.tokens);
+    dec.dispose();
+    const ref = await generate(model, [...prompt, ...turn1.tokens, 7, 7, 8], { maxNewTokens: 3, temperature: 0, useCache: false });
+    expect(turn2.tokens).toEqual(ref.tokens);
+    turn2.logProbs.forEach((x, i) => expect(x).toBeCloseTo(ref.logProbs[i]!, 4));
+    expect(tf.memory().numTensors).toBe(before);
+  });
+});
+
+describe('sampling and FLOPs', () => {
+  it('top-p keeps the nucleus only; temperature 0 is argmax', () => {
+    const logits = [5, 0, 0, 0]; // p(0) ~ 0.98
+    const rng = createRng(1);
+    for (let i = 0; i < 50; i++) expect(sampleFromLogits(logits, { topP: 0.9, rng }).id).toBe(0);
+    const g = sampleFromLogits([0, 3, 1], { temperature: 0, rng });
+    expect(g.id).toBe(1);
+    expect(g.logProb).toBeCloseTo(3 - Math.log(1 + Math.exp(3) + Math.exp(1)), 10);
+    const flat = sampleFromLogits([0, 0, 0, 0], { rng });
+    expect(flat.entropy).toBeCloseTo(Math.log(4), 10);
+  });
+
+  it('estimates FLOPs per token like nanoGPT', () => {
+    const tiny = resolveGPTConfig({ preset: 'tiny' });
+    const N = paramCount(tiny) - tiny.blockSize * tiny.nEmbd; // nanoGPT: all params but wpe (wte counted as the head)
+    expect(flopsPerToken(tiny)).toBe(6 * N + 12 * 2 * 64 * 128);
+    expect(flopsPerToken(tiny, { training: false })).toBeCloseTo((6 * N + 12 * 2 * 64 * 128) / 3, 6);
+  });
+});
