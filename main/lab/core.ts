@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   validateParams,
+  isEventName,
   isMethodName,
   type AppInfo,
   type BackendReport,
@@ -21,6 +22,8 @@ import { jobSpecs } from './jobs/specs';
 import { electronStatus } from './electron-status';
 import { resourcesDir } from './paths';
 import { ArtefactReader } from './artefacts';
+import { TrajectoryReader } from './traj-reader';
+import { RunsService } from './runs/service';
 
 export interface LabCoreOptions {
   home: string;
@@ -39,6 +42,8 @@ export class LabCore {
   private backend: BackendReport | null = null;
   private readonly handlers: Handlers;
   private readonly artefacts: ArtefactReader;
+  private readonly trajectories: TrajectoryReader;
+  readonly runs: RunsService;
 
   private constructor(
     readonly home: string,
@@ -46,7 +51,13 @@ export class LabCore {
     readonly jobs: JobManager,
   ) {
     jobs.onUpdate((job) => this.emit('job.updated', job));
+    // Jobs publish live data (a run's metric records …) from their workers; only contract events pass.
+    jobs.onEvent((name, payload) => {
+      if (isEventName(name)) this.emit(name, payload as EventPayloads[typeof name]);
+    });
+    this.runs = new RunsService(home, db, jobs);
     this.artefacts = new ArtefactReader(home, () => db.data);
+    this.trajectories = new TrajectoryReader(home, () => db.data, this.artefacts);
     this.handlers = this.makeHandlers();
   }
 
@@ -131,6 +142,15 @@ export class LabCore {
       'datasets.list': () => [...this.db.data.datasets].reverse(),
       'datasets.get': ({ id }) => this.artefacts.dataset(id),
       'datasets.qa': ({ id, qaId }) => this.artefacts.qa(id, qaId),
+      'trajectories.list': () => this.trajectories.list(),
+      'trajectories.get': ({ id }) => this.trajectories.get(id),
+      'trajectories.one': ({ id, trajId }) => this.trajectories.one(id, trajId),
+      'runs.list': () => this.runs.list(),
+      'runs.get': ({ id }) => this.runs.get(id),
+      'runs.metrics': ({ id, since }) => this.runs.metrics(id, since),
+      'runs.start': ({ config }) => this.runs.start(config),
+      'runs.resume': ({ id }) => this.runs.resume(id),
+      'runs.cancel': ({ id }) => this.runs.cancel(id),
     };
   }
 }

@@ -90,10 +90,13 @@ describe('sailor rollout / eval / rft', () => {
     expect(readTrajectories(out)).toHaveLength(report.kept);
   });
 
-  it('checkpoint policies are not supported yet: exit 2 with a clear message', async () => {
+  it('a checkpoint that does not exist: exit 2 naming it (the working path is in train-run.test.ts)', async () => {
     const r = await run('eval', '--checkpoint', 'run-1/40', '--graph', graph, '--dataset', dataset, '--json');
     expect(r.code).toBe(2);
-    expect(r.err).toContain("policy 'ckpt:run-1/40' is not supported yet");
+    expect(r.err).toContain("no run 'run-1'");
+    const bad = await run('eval', '--checkpoint', 'not a ref', '--graph', graph, '--dataset', dataset, '--json');
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('is not of the form <run>/<step>');
   });
 });
 

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openMetrics, readMetrics, summarise } from '../../main/lab/runs/metrics';
+import type { MetricRecord } from '../../main/lab/formats';
 
 const file = (): string => join(mkdtempSync(join(tmpdir(), 'sailor-metrics-')), 'metrics.jsonl');
 
@@ -38,7 +39,7 @@ describe('run metrics stream', () => {
   });
 
   it('summarises last, min, max and best (min for losses, max for rewards)', () => {
-    const recs = [
+    const recs: MetricRecord[] = [
       { step: 1, time: '', metrics: { 'sft/loss': 3, 'eval/pass@1': 0.1 } },
       { step: 2, time: '', metrics: { 'sft/loss': 1 } },
       { step: 3, time: '', metrics: { 'sft/loss': 2, 'eval/pass@1': 0.3 } },

@@ -3,7 +3,7 @@
 // main validates before use, and a result type; each event stream has a payload schema.
 // No Node, Electron or DOM imports here: the renderer and the preload bundle this file.
 import { z } from 'zod';
-import type { Graph, QA } from '../formats';
+import type { Graph, MetricRecord, QA, Reward, Termination, Trajectory } from '../formats';
 
 // ---------- shared records ----------
 
@@ -88,6 +88,41 @@ export interface QaDetail {
   orbits: string[][];
 }
 
+export type RunStatus = 'created' | 'running' | 'finished' | 'failed' | 'interrupted' | 'cancelled';
+
+export interface MetricSummary {
+  last: number;
+  min: number;
+  max: number;
+  best: number;
+}
+
+export interface RunSummary {
+  artefact: ArtefactRecord;
+  status: RunStatus;
+  /** The job currently (or last) driving the run; a resumed run gets a new job. */
+  jobId?: string;
+  progress?: JobProgress;
+  error?: string;
+  startedAt?: string;
+  endedAt?: string;
+  /** Wall time of all the run's jobs together. */
+  seconds: number;
+  lastStep: number;
+  metrics: Record<string, MetricSummary>;
+}
+
+export interface RunDetail extends RunSummary {
+  config: Record<string, unknown>;
+  checkpoints: Array<{ step: number; ref: string }>;
+  evals: Array<{ step: number; summary: Record<string, number> }>;
+}
+
+export interface RunMetricsEvent {
+  runId: string;
+  records: MetricRecord[];
+}
+
 export interface StoreSummary {
   projects: number;
   graphs: number;
@@ -112,10 +147,89 @@ export interface StreamPage {
   tornTail: boolean;
 }
 
+// ---------- trajectories ----------
+
+/** A segment of the text the model saw: prompt and observation are context (masked out of the loss). */
+export type TextSpanKind = 'prompt' | 'think' | 'action' | 'observation';
+export interface TextSpan {
+  kind: TextSpanKind;
+  start: number; // character offsets into the rendered text, end exclusive
+  end: number;
+  step: number; // -1 for the prompt
+}
+
+/** Behaviour statistics of a set of trajectories (mirrors the agent's eval report). */
+export interface TrajBehaviour {
+  trajectories: number;
+  tool_calls_mean: number;
+  tool_calls_by_type: Record<string, number>;
+  turns_mean: number;
+  tokens_mean: number;
+  termination: Partial<Record<Termination, number>>; // fraction of trajectories
+}
+
+/** `evaluate(samples, k)` over a trajectory set: pass@1, pass@k, avg@k, cons@k and behaviour. */
+export interface TrajEval {
+  questions: number;
+  samples: number;
+  k: number;
+  'pass@1': number;
+  'pass@k': number;
+  'avg@k': number;
+  'cons@k': number;
+  all: TrajBehaviour;
+  solved: TrajBehaviour & { questions: number };
+}
+
+/** One row of a trajectory set: everything the list shows and filters on, without the steps. */
+export interface TrajSummary {
+  id: string;
+  /** Position in the file (0-based, header not counted). */
+  index: number;
+  qa_id: string;
+  /** Which attempt at its question this is (0-based). */
+  attempt: number;
+  policy: string;
+  reward: Reward;
+  termination: Termination;
+  tool_calls: number;
+  turns: number;
+  tokens: { generated: number; observation: number };
+  prediction: string | null;
+}
+
+export interface TrajQuestion {
+  question: string;
+  answer: string;
+  answer_id: string;
+}
+
+export interface TrajSetView {
+  artefact: ArtefactRecord;
+  header: Record<string, unknown>;
+  trajectories: TrajSummary[];
+  eval: TrajEval | null;
+  /** The questions of the set's dataset by QA id (empty when the dataset is gone). */
+  questions: Record<string, TrajQuestion>;
+}
+
+export interface TrajDetail {
+  setId: string;
+  trajectory: Trajectory;
+  /** The QA the trajectory answers; null when its dataset is no longer in the store. */
+  qa: QA | null;
+  datasetId: string | null;
+  graphId: string | null;
+  /** The exact text the model read and wrote, with a span per segment. */
+  rendered: { text: string; spans: TextSpan[] };
+}
+
 // ---------- methods ----------
 
 const Id = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
 const Empty = z.object({}).strict();
+/** Trajectory ids are `<qa id>/<attempt>`: an id with slashes, matched in memory only (never a path). */
+const TrajId = z.string().min(1).max(300).regex(/^[A-Za-z0-9._:/#-]+$/, 'letters, digits and . _ : / # - only');
 
 export const methods = {
   'app.info': { params: Empty, result: {} as AppInfo },
@@ -131,6 +245,19 @@ export const methods = {
   'datasets.list': { params: Empty, result: [] as ArtefactRecord[] },
   'datasets.get': { params: z.object({ id: Id }).strict(), result: {} as DatasetView },
   'datasets.qa': { params: z.object({ id: Id, qaId: Id }).strict(), result: {} as QaDetail },
+  'runs.list': { params: Empty, result: [] as RunSummary[] },
+  'runs.get': { params: z.object({ id: Id }).strict(), result: {} as RunDetail },
+  'runs.metrics': {
+    params: z.object({ id: Id, since: z.number().int().min(-1).default(-1) }).strict(),
+    result: [] as MetricRecord[],
+  },
+  // The config is validated in main against the run config schema (runs/config.ts), which names each bad field.
+  'runs.start': { params: z.object({ config: z.record(z.string(), z.unknown()) }).strict(), result: {} as RunSummary },
+  'runs.resume': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },
+  'runs.cancel': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },
+  'trajectories.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'trajectories.get': { params: z.object({ id: Id }).strict(), result: {} as TrajSetView },
+  'trajectories.one': { params: z.object({ id: Id, trajId: TrajId }).strict(), result: {} as TrajDetail },
   'jobs.get': { params: z.object({ id: Id }).strict(), result: {} as JobRecord },
   'jobs.start': {
     params: z
@@ -169,9 +296,10 @@ export function isMethodName(name: unknown): name is MethodName {
 export interface EventPayloads {
   'job.updated': JobRecord;
   'app.backend': BackendReport;
+  'run.metrics': RunMetricsEvent;
 }
 export type EventName = keyof EventPayloads;
-export const EVENT_NAMES: EventName[] = ['job.updated', 'app.backend'];
+export const EVENT_NAMES: EventName[] = ['job.updated', 'app.backend', 'run.metrics'];
 
 export function isEventName(name: unknown): name is EventName {
   return typeof name === 'string' && (EVENT_NAMES as string[]).includes(name);

@@ -14,6 +14,8 @@ export interface JobContext {
   signal: AbortSignal;
   progress(p: JobProgress): void;
   log(message: string): void;
+  /** Sends an event to every client (e.g. a training run's new metric records), relayed by the manager. */
+  publish(name: string, payload: unknown): void;
 }
 
 export type JobRunner = (params: unknown, ctx: JobContext) => Promise<unknown>;

@@ -9,7 +9,7 @@ import type { JobProgress, JobRecord, StreamPage } from '../contract';
 import { LabError } from '../errors';
 import type { ArtefactRecord, StoreDb } from '../store/db';
 import { readJsonl } from '../store/files';
-import { jobSpecs } from './specs';
+import { jobSpecs, type ArtefactCollection } from './specs';
 import type { FromWorker, WorkerInput } from './protocol';
 
 export interface WorkerEntry {
@@ -35,6 +35,7 @@ function spawnWorker(entry: WorkerEntry, workerData: WorkerInput): Worker {
 }
 
 type Listener = (job: JobRecord) => void;
+type EventListener = (name: string, payload: unknown, job: JobRecord) => void;
 
 const PERSIST_EVERY_MS = 1000; // progress reaches db.json at most once a second; status changes at once
 const EMIT_EVERY_MS = 100; // and reaches clients at most ten times a second
@@ -50,6 +51,7 @@ interface Live {
 export class JobManager {
   private readonly live = new Map<string, Live>();
   private readonly listeners = new Set<Listener>();
+  private readonly eventListeners = new Set<EventListener>();
   readonly session = randomUUID();
 
   constructor(
@@ -76,6 +78,12 @@ export class JobManager {
   onUpdate(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Events that jobs publish from their workers (see JobContext.publish). */
+  onEvent(listener: EventListener): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
   }
 
   list(): JobRecord[] {
@@ -199,6 +207,11 @@ export class JobManager {
         }
         break;
       }
+      case 'event': {
+        const record = publicRecord(job);
+        for (const listener of this.eventListeners) listener(msg.name, msg.payload, record);
+        break;
+      }
       case 'log':
         job.progress = { ...job.progress, message: msg.message };
         this.emit(job);
@@ -229,15 +242,20 @@ export class JobManager {
     this.emit(job);
   }
 
-  /** Records the artefact a finished job made (a graph, a dataset …) in its store collection. */
+  /**
+   * Records what a finished job made in the store: `result.artefact` in the collection its spec names,
+   * and `result.also` (e.g. a comparison's per-checkpoint trajectory sets) in theirs.
+   */
   private register(job: StoreJob): void {
+    const result = job.result as { artefact?: ArtefactRecord; also?: Array<{ collection: ArtefactCollection; artefact: ArtefactRecord }> } | undefined;
     const collection = jobSpecs[job.kind]?.registers;
-    const artefact = (job.result as { artefact?: ArtefactRecord } | undefined)?.artefact;
-    if (!collection || !artefact) return;
-    const list = this.db.data[collection];
-    const at = list.findIndex((a) => a.id === artefact.id);
-    if (at >= 0) list[at] = artefact;
-    else list.push(artefact);
+    const items = [...(result?.also ?? []), ...(collection && result?.artefact ? [{ collection, artefact: result.artefact }] : [])];
+    for (const { collection: c, artefact } of items) {
+      const list = this.db.data[c];
+      const at = list.findIndex((a) => a.id === artefact.id);
+      if (at >= 0) list[at] = artefact;
+      else list.push(artefact);
+    }
   }
 
   private emit(job: StoreJob): void {

@@ -15,5 +15,6 @@ export type ToWorker = { type: 'cancel' };
 export type FromWorker =
   | { type: 'progress'; progress: JobProgress }
   | { type: 'log'; message: string }
+  | { type: 'event'; name: string; payload: unknown }
   | { type: 'result'; result: unknown }
   | { type: 'error'; message: string; cancelled: boolean };

@@ -6,4 +6,6 @@ export const jobRunners: Record<string, () => Promise<JobRunner>> = {
   demo: async () => (await import('./demo')).runDemo,
   'kg.build': async () => (await import('./lab-jobs')).runKgBuild,
   synth: async () => (await import('./lab-jobs')).runSynth,
+  rollout: async () => (await import('./rollout-job')).runRollout,
+  train: async () => (await import('../train/sft-job')).runTrain,
 };

@@ -2,7 +2,7 @@
 // validates a start request here before any worker is spawned. The code that runs lives in runners.ts.
 import { z } from 'zod';
 
-export type ArtefactCollection = 'graphs' | 'datasets' | 'runs' | 'checkpoints';
+export type ArtefactCollection = 'comparisons' | 'graphs' | 'datasets' | 'runs' | 'checkpoints' | 'trajectories';
 
 export interface JobSpec<P extends z.ZodType = z.ZodType> {
   kind: string;
@@ -49,6 +49,53 @@ export const synthParams = z
   .strict();
 export type SynthParams = z.output<typeof synthParams>;
 
+/** The policy kinds a rollout job can name: `oracle` (the expert), `llm:<model>`, `ckpt:<run>/<step>`. */
+const policySpec = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^(oracle|expert|llm:[\w.:/-]+|ckpt:[\w.:/-]+)$/, "expected 'oracle', 'llm:<model>' or 'ckpt:<run>/<step>'");
+
+export const rolloutParams = z
+  .object({
+    name: name.optional(),
+    /** The graph the simulated web is built from; defaults to the dataset's graph. */
+    graphId: artefactId.optional(),
+    datasetId: artefactId,
+    policy: policySpec.default('oracle'),
+    n: z.number().int().min(1).max(16).default(1),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+    /** Use only the first N QAs of the dataset. */
+    limit: z.number().int().min(1).max(100_000).optional(),
+    reward: z.enum(['em', 'f1']).default('em'),
+    maxToolCalls: z.number().int().min(1).max(200).default(30),
+  })
+  .strict();
+export type RolloutParams = z.output<typeof rolloutParams>;
+
+export const compareParams = z
+  .object({
+    name: name.optional(),
+    /** Two or more checkpoints, `<run>/<step>` or `<run>/last`, from one run or several. */
+    checkpoints: z.array(z.string().min(3).max(250)).min(2).max(6),
+    /** The held-out questions all checkpoints answer. */
+    datasetId: artefactId,
+    questions: z.number().int().min(1).max(10_000).default(30),
+    samples: z.number().int().min(1).max(16).default(1),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+  })
+  .strict();
+export type CompareParams = z.output<typeof compareParams>;
+
+export const trainParams = z
+  .object({
+    runId: artefactId,
+    /** Continue from the run's last checkpoint instead of starting at step 0. */
+    resume: z.boolean().default(false),
+  })
+  .strict();
+export type TrainParams = z.output<typeof trainParams>;
+
 export const jobSpecs: Record<string, JobSpec> = {
   demo: {
     kind: 'demo',
@@ -72,5 +119,28 @@ export const jobSpecs: Record<string, JobSpec> = {
     params: synthParams,
     streams: false,
     registers: 'datasets',
+  },
+  rollout: {
+    kind: 'rollout',
+    title: 'Roll out agent',
+    description: 'Runs the ReAct agent (n attempts per QA) on a dataset in the simulated web, scores each trajectory and evaluates the set.',
+    params: rolloutParams,
+    streams: false,
+    registers: 'trajectories',
+  },
+  compare: {
+    kind: 'compare',
+    title: 'Compare checkpoints',
+    description: 'Evaluates two or more checkpoints on the same held-out questions with the same seeds, question by question.',
+    params: compareParams,
+    streams: false,
+    registers: 'comparisons',
+  },
+  train: {
+    kind: 'train',
+    title: 'Training run',
+    description: 'RFT data from expert rollouts, tokenizer, SFT with observation masking, periodic evaluation and checkpoints (runs/<id>/).',
+    params: trainParams,
+    streams: false,
   },
 };

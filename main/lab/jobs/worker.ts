@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     signal: abort.signal,
     progress: (progress) => send({ type: 'progress', progress }),
     log: (message) => send({ type: 'log', message }),
+    publish: (name, payload) => send({ type: 'event', name, payload }),
   };
   try {
     const load = jobRunners[input.kind];

@@ -24,6 +24,16 @@ export const runConfigSchema = z
         heldOutDatasetId: id,
       })
       .strict(),
+    /** The simulated web the policy acts in, for RFT data and evaluation alike: compact, for a small context. */
+    env: z
+      .object({
+        topK: int(1, 10).default(3),
+        snippetChars: int(40, 1000).default(160),
+        maxEvidence: int(1, 20).default(3),
+        maxToolCalls: int(1, 200).default(8),
+      })
+      .strict()
+      .default({ topK: 3, snippetChars: 160, maxEvidence: 3, maxToolCalls: 8 }),
     rft: z
       .object({
         attempts: int(1, 16).default(2),
@@ -58,10 +68,9 @@ export const runConfigSchema = z
         questions: int(1, 10_000).default(30),
         samples: int(1, 16).default(1),
         temperature: z.number().min(0).max(2).default(0.7),
-        maxToolCalls: int(1, 200).default(8),
       })
       .strict()
-      .default({ every: 100, questions: 30, samples: 1, temperature: 0.7, maxToolCalls: 8 }),
+      .default({ every: 100, questions: 30, samples: 1, temperature: 0.7 }),
     checkpoint: z.object({ every: int(1, 1_000_000).default(100) }).strict().default({ every: 100 }),
   })
   .strict();

@@ -21,6 +21,9 @@ export interface StoreData {
   datasets: ArtefactRecord[];
   runs: ArtefactRecord[];
   checkpoints: ArtefactRecord[];
+  /** Trajectory sets (rollouts): one JSON Lines file each, `sailor.traj/1`. */
+  trajectories: ArtefactRecord[];
+  comparisons: ArtefactRecord[];
   jobs: Array<JobRecord & { owner?: { pid: number; session: string } }>;
 }
 
@@ -33,6 +36,8 @@ export function emptyStore(): StoreData {
     datasets: [],
     runs: [],
     checkpoints: [],
+    trajectories: [],
+    comparisons: [],
     jobs: [],
   };
 }
@@ -58,7 +63,7 @@ export function checkStoreData(file: string, value: unknown): StoreData {
     );
   }
   const data = { ...emptyStore(), ...rec } as StoreData;
-  for (const key of ['projects', 'graphs', 'datasets', 'runs', 'checkpoints', 'jobs'] as const) {
+  for (const key of ['projects', 'graphs', 'datasets', 'runs', 'checkpoints', 'trajectories', 'comparisons', 'jobs'] as const) {
     if (!Array.isArray(data[key])) throw new LabError('corrupt', `${file}: "${key}" must be an array. ${moveAside}`);
   }
   return data;

@@ -1,6 +1,7 @@
-// Which section is open, kept in the URL hash so reloads and links land in the same place.
+// Which section is open, kept in the URL hash so reloads and links land in the same place; plus an
+// optional one-shot focus target so one view can open another on a given thing (a QA's answer node).
 import { defineStore } from 'pinia';
-import { ref } from 'vue';
+import { ref, shallowRef } from 'vue';
 
 export const SECTIONS = [
   { id: 'graph', label: 'Graph' },
@@ -13,6 +14,14 @@ export const SECTIONS = [
 ] as const;
 export type SectionId = (typeof SECTIONS)[number]['id'];
 
+/** Where the Graph explorer should land: a graph and, in it, a node to centre and select. */
+export interface GraphFocus {
+  section: 'graph';
+  graphId: string;
+  nodeId: string;
+}
+export type FocusTarget = GraphFocus;
+
 function fromHash(): SectionId {
   const id = window.location.hash.replace(/^#\/?/, '');
   return (SECTIONS.find((s) => s.id === id)?.id ?? 'graph') as SectionId;
@@ -20,10 +29,21 @@ function fromHash(): SectionId {
 
 export const useNav = defineStore('nav', () => {
   const section = ref<SectionId>(fromHash());
+  const focus = shallowRef<FocusTarget | null>(null);
   window.addEventListener('hashchange', () => (section.value = fromHash()));
-  function go(id: SectionId): void {
+
+  function go(id: SectionId, target?: FocusTarget): void {
+    if (target) focus.value = target;
     section.value = id;
     if (fromHash() !== id || window.location.hash === '') window.location.hash = `/${id}`;
   }
-  return { section, go };
+
+  /** Hands the pending focus for a section to the view that shows it, once. */
+  function takeFocus<S extends FocusTarget['section']>(s: S): Extract<FocusTarget, { section: S }> | null {
+    const f = focus.value;
+    if (!f || f.section !== s) return null;
+    focus.value = null;
+    return f as Extract<FocusTarget, { section: S }>;
+  }
+  return { section, focus, go, takeFocus };
 });

@@ -14,11 +14,27 @@ import { type PolicyContext, type PolicyFactory, resolvePolicy } from '../../age
 import { filterTrajectories, RFT_DEFAULTS } from '../../agent/rft';
 import { rolloutDataset, type RolloutOptions } from '../../agent/rollout';
 import { SimWeb, URL_SCHEME, extractEvidence } from '../../agent/web';
+import { registerCheckpointPolicies, resolveCheckpoint, runEnvironment } from '../../train/checkpoints';
 import { type CliCommand, type CommandContext, type OptionSpec, optInt, optNumber, optString, printResult, reqString, usageError } from '../command';
 
+registerCheckpointPolicies();
+
+/** The checkpoint named by --checkpoint R/S or --policy ckpt:R/S, if any. */
+function checkpointOf(ctx: CommandContext): string | undefined {
+  const policy = optString(ctx, 'policy');
+  return optString(ctx, 'checkpoint') ?? (policy?.startsWith('ckpt:') ? policy.slice('ckpt:'.length) : undefined);
+}
+
+/** The graph and web settings: from --graph, or, for a checkpoint without --graph, from its run's config. */
 function loadWeb(ctx: CommandContext): SimWeb {
   const t0 = performance.now();
-  const web = new SimWeb(readGraphFile(reqString(ctx, 'graph')));
+  const checkpoint = checkpointOf(ctx);
+  const graphFlag = optString(ctx, 'graph');
+  let web: SimWeb;
+  if (checkpoint) {
+    const ckpt = resolveCheckpoint(checkpoint);
+    web = new SimWeb(readGraphFile(graphFlag ?? ckpt.graphFile), runEnvironment(ckpt.config).web);
+  } else web = new SimWeb(readGraphFile(reqString(ctx, 'graph')));
   ctx.io.err(`indexed ${web.pages.length} pages in ${Math.round(performance.now() - t0)} ms\n`);
   return web;
 }
@@ -65,7 +81,7 @@ function rolloutOptions(ctx: CommandContext, n: number): RolloutOptions {
     reward: { mode },
     judge: judgeModel ? chatJudge(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'judge-model'), apiKey: process.env.SAILOR_LLM_KEY, model: judgeModel }))) : undefined,
     seed: optInt(ctx, 'rng', 0),
-    limits: { maxToolCalls: optInt(ctx, 'max-tool-calls', 30, { min: 1 }), maxTokens: optInt(ctx, 'max-tokens', 32_000, { min: 1 }) },
+    limits: { maxToolCalls: optInt(ctx, 'max-tool-calls', checkpointOf(ctx) ? runEnvironment(resolveCheckpoint(checkpointOf(ctx)!).config).maxToolCalls : 30, { min: 1 }), maxTokens: optInt(ctx, 'max-tokens', 32_000, { min: 1 }) },
     concurrency: optInt(ctx, 'concurrency', 1, { min: 1, max: 64 }),
   };
 }

@@ -5,5 +5,6 @@ import { coreCommands } from './core';
 import { graphCommands } from './graph';
 import { kgCommands } from './kg';
 import { synthCommands } from './synth';
+import { trainCommands } from './train';
 
-export const allCommands: CliCommand[] = [...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands];
+export const allCommands: CliCommand[] = [...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands, ...trainCommands];

@@ -1,0 +1,128 @@
+// The `rollout` job: runs the ReAct agent over a dataset in the simulated web (n attempts per QA, in the
+// same QA-major order and with the same per-attempt seeds as `sailor rollout`), scores every trajectory,
+// evaluates the set, and writes `trajectories/<jobId>.jsonl` atomically (header line, then one trajectory
+// per line). The artefact it returns is registered in the store's `trajectories` collection.
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, normalize } from 'node:path';
+import type { ArtefactRecord } from '../store/db';
+import { TRAJ_FORMAT, type QA, type Trajectory } from '../formats';
+import { LabError } from '../errors';
+import { readGraphFile } from '../kg/io';
+import { readJsonFile, writeFileAtomic } from '../store/files';
+import { readQaDataset } from '../agent/data';
+import { simToolset } from '../agent/env';
+import { evaluate, sampleFromTrajectory } from '../agent/eval';
+import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../agent/policies';
+import { rolloutOne, type RolloutOptions } from '../agent/rollout';
+import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
+import { rolloutParams, type RolloutParams } from './specs';
+import { throwIfCancelled, yieldToEvents, type JobContext } from './context';
+
+type Collection = 'graphs' | 'datasets';
+
+/**
+ * Where an artefact's file is: the path the store records for it (read-only look at db.json; the main
+ * thread owns writes), else the conventional `<collection>/<id>.<ext>`. Never outside the data directory.
+ */
+export function artefactFile(home: string, collection: Collection, id: string): { path: string; info: Record<string, unknown> } {
+  let rel: string | undefined;
+  let info: Record<string, unknown> = {};
+  const dbFile = join(home, 'db.json');
+  if (existsSync(dbFile)) {
+    const db = readJsonFile(dbFile) as Record<string, unknown>;
+    const list = Array.isArray(db[collection]) ? (db[collection] as ArtefactRecord[]) : [];
+    const rec = list.find((a) => a && a.id === id);
+    if (rec) {
+      rel = rec.path;
+      info = rec.info ?? {};
+    }
+  }
+  rel ??= join(collection, `${id}.${collection === 'graphs' ? 'json' : 'jsonl'}`);
+  const clean = normalize(rel);
+  if (isAbsolute(clean) || clean.startsWith('..')) throw new LabError('corrupt', `${collection} ${id}: stored path ${rel} is outside the data directory`);
+  const path = join(home, clean);
+  if (!existsSync(path)) throw new LabError('not_found', `no ${collection === 'graphs' ? 'graph' : 'dataset'} with id '${id}' (looked for ${clean})`);
+  return { path, info };
+}
+
+function policyFactory(p: RolloutParams, web: SimWeb): PolicyFactory {
+  const pctx: PolicyContext = {
+    anchorName: (id) => web.page(URL_SCHEME + id)?.title,
+    expert: { maxCalls: p.maxToolCalls - 1 },
+  };
+  const llmUrl = process.env.SAILOR_LLM_URL;
+  if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: process.env.SAILOR_LLM_KEY };
+  return resolvePolicy(p.policy, pctx);
+}
+
+function counts(trajs: readonly Trajectory[]): Record<string, unknown> {
+  const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
+  const termination: Record<string, number> = {};
+  for (const t of trajs) termination[t.termination] = (termination[t.termination] ?? 0) + 1;
+  return {
+    trajectories: trajs.length,
+    questions: new Set(trajs.map((t) => t.qa_id)).size,
+    'reward/mean': +mean((t) => t.reward.total).toFixed(4),
+    'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
+    'reward/format': +mean((t) => t.reward.format).toFixed(4),
+    tool_calls_mean: +mean((t) => t.tool_calls).toFixed(2),
+    termination,
+  };
+}
+
+export async function runRollout(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord }> {
+  const p = rolloutParams.parse(raw);
+  ctx.progress({ fraction: 0, message: `reading dataset ${p.datasetId}` });
+  const ds = artefactFile(ctx.home, 'datasets', p.datasetId);
+  const { header: dsHeader, qas: allQas } = readQaDataset(ds.path);
+  const graphId = p.graphId ?? (typeof ds.info.graphId === 'string' ? ds.info.graphId : typeof dsHeader?.graph === 'string' ? dsHeader.graph : undefined);
+  if (!graphId) throw new LabError('bad_request', `dataset ${p.datasetId} does not say which graph it came from: pass graphId`);
+  // A checkpoint policy runs in the simulated-web settings its run was trained with.
+  let webOptions: Partial<WebOptions> = {};
+  if (p.policy.startsWith('ckpt:')) {
+    const { registerCheckpointPolicies, resolveCheckpoint, runEnvironment } = await import('../train/checkpoints');
+    registerCheckpointPolicies(ctx.home);
+    webOptions = runEnvironment(resolveCheckpoint(p.policy.slice('ckpt:'.length), ctx.home).config).web;
+  }
+  ctx.progress({ fraction: 0.01, message: `indexing graph ${graphId}` });
+  const web = new SimWeb(readGraphFile(artefactFile(ctx.home, 'graphs', graphId).path), webOptions);
+  const factory = policyFactory(p, web);
+  const tools = simToolset(web);
+  const qas: QA[] = p.limit ? allQas.slice(0, p.limit) : allQas;
+  const opts: RolloutOptions = { n: p.n, seed: p.rng, reward: { mode: p.reward }, limits: { maxToolCalls: p.maxToolCalls } };
+
+  const total = qas.length * p.n;
+  const trajs: Trajectory[] = [];
+  let solved = 0;
+  for (const [i, qa] of qas.entries()) {
+    for (let attempt = 0; attempt < p.n; attempt++) {
+      throwIfCancelled(ctx);
+      const traj = await rolloutOne(qa, attempt, factory, tools, opts);
+      traj.attempt = attempt; // FORMATS extension: which attempt at its question
+      trajs.push(traj);
+      if (traj.reward.answer >= 1) solved++;
+    }
+    ctx.progress({
+      fraction: Math.min(0.97, trajs.length / total),
+      message: `QA ${i + 1} of ${qas.length} (${trajs.length}/${total} trajectories, ${solved} correct)`,
+      done: i + 1,
+      total: qas.length,
+    });
+    await yieldToEvents(); // let a cancel message in between questions
+  }
+
+  const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);
+  const rel = join('trajectories', `${ctx.jobId}.jsonl`);
+  ctx.progress({ fraction: 0.98, message: `writing ${rel}` });
+  const header = { format: TRAJ_FORMAT, policy: factory.spec, graphId, datasetId: p.datasetId, n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}) };
+  writeFileAtomic(join(ctx.home, rel), [header, ...trajs].map((x) => JSON.stringify(x)).join('\n') + '\n');
+  return {
+    artefact: {
+      id: ctx.jobId,
+      name: p.name ?? `${factory.spec} × ${p.n} · ${qas.length} QAs · rng ${p.rng}`,
+      path: rel,
+      createdAt: new Date().toISOString(),
+      info: { params: p, graphId, datasetId: p.datasetId, policy: factory.spec, n: p.n, counts: counts(trajs), eval: report },
+    },
+  };
+}

@@ -1,0 +1,54 @@
+// Where a run keeps its files, relative to the data directory. The trainer (worker) and the runs
+// service (main thread) both go through these helpers, so the layout is written down once.
+//
+//   runs/<id>/run.json                      {format: 'sailor.run/1', id, name, config, createdAt}
+//   runs/<id>/metrics.jsonl                 one MetricRecord per step (FORMATS.md)
+//   runs/<id>/checkpoints/step-000200/      a checkpoint (model/checkpoint.ts), written atomically
+//   runs/<id>/evals/step-000200.jsonl       the evaluation's trajectories (sailor.traj/1), header has the summary
+//   runs/<id>/data/                         RFT trajectories, tokenizer and other derived inputs
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const RUN_FORMAT = 'sailor.run/1';
+
+export const runDir = (home: string, runId: string): string => join(home, 'runs', runId);
+export const runFile = (home: string, runId: string): string => join(runDir(home, runId), 'run.json');
+export const metricsFile = (home: string, runId: string): string => join(runDir(home, runId), 'metrics.jsonl');
+export const dataDir = (home: string, runId: string): string => join(runDir(home, runId), 'data');
+
+const pad = (step: number): string => String(step).padStart(6, '0');
+export const checkpointDir = (home: string, runId: string, step: number): string => join(runDir(home, runId), 'checkpoints', `step-${pad(step)}`);
+export const evalFile = (home: string, runId: string, step: number): string => join(runDir(home, runId), 'evals', `step-${pad(step)}.jsonl`);
+
+/** Steps of the checkpoints a run has, ascending. A checkpoint counts once its manifest exists. */
+export function checkpointSteps(home: string, runId: string): number[] {
+  const dir = join(runDir(home, runId), 'checkpoints');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .map((name) => /^step-(\d+)$/.exec(name))
+    .filter((m): m is RegExpExecArray => m !== null && existsSync(join(dir, m[0], 'manifest.json')))
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+/** Steps at which the run was evaluated, ascending. */
+export function evalSteps(home: string, runId: string): number[] {
+  const dir = join(runDir(home, runId), 'evals');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .map((name) => /^step-(\d+)\.jsonl$/.exec(name))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+/** `ckpt:<run>/<step>` as the policy registry and the CLI spell a checkpoint. */
+export function checkpointRef(runId: string, step: number): string {
+  return `${runId}/${step}`;
+}
+
+export function parseCheckpointRef(ref: string): { runId: string; step: number | 'last' } | null {
+  const m = /^(?:ckpt:)?([A-Za-z0-9._:-]+)\/(\d+|last)$/.exec(ref);
+  if (!m) return null;
+  return { runId: m[1]!, step: m[2] === 'last' ? 'last' : Number(m[2]) };
+}

@@ -1,0 +1,162 @@
+// Training runs as the app sees them. A run is a directory (runs/layout.ts) plus a record in the store;
+// the work is done by `train` jobs (one per start or resume), so a run's status is its latest job's.
+// Lives in the main thread: it validates, creates, lists and reads; it never trains.
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { ArtefactRecord, JobRecord, JobStatus, MetricSummary, RunDetail, RunStatus, RunSummary } from '../contract';
+import type { MetricRecord } from '../formats';
+import { LabError } from '../errors';
+import type { StoreDb } from '../store/db';
+import { writeJsonAtomic } from '../store/files';
+import type { JobManager } from '../jobs/manager';
+import { parseRunConfig, type RunConfig } from './config';
+import { readMetrics, summarise } from './metrics';
+import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, RUN_FORMAT, runDir, runFile } from './layout';
+
+const STATUS_OF_JOB: Record<JobStatus, RunStatus> = {
+  queued: 'running',
+  running: 'running',
+  succeeded: 'finished',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+};
+
+interface RunInfo {
+  config: RunConfig;
+  jobIds: string[];
+  [key: string]: unknown;
+}
+
+export class RunsService {
+  private readonly metricsCache = new Map<string, { mtimeMs: number; size: number; records: MetricRecord[] }>();
+
+  constructor(
+    private readonly home: string,
+    private readonly db: StoreDb,
+    private readonly jobs: JobManager,
+  ) {}
+
+  list(): RunSummary[] {
+    return [...this.db.data.runs].reverse().map((a) => this.summary(a));
+  }
+
+  get(id: string): RunDetail {
+    const artefact = this.find(id);
+    const info = artefact.info as RunInfo;
+    return {
+      ...this.summary(artefact),
+      config: info.config as unknown as Record<string, unknown>,
+      checkpoints: checkpointSteps(this.home, id).map((step) => ({ step, ref: checkpointRef(id, step) })),
+      evals: evalSteps(this.home, id).map((step) => ({ step, summary: readEvalSummary(evalFile(this.home, id, step)) })),
+    };
+  }
+
+  metrics(id: string, since: number): MetricRecord[] {
+    this.find(id);
+    return this.readMetricsCached(id).filter((r) => r.step > since);
+  }
+
+  async start(rawConfig: unknown): Promise<RunSummary> {
+    const config = parseRunConfig(rawConfig);
+    this.requireArtefact('graphs', config.data.graphId, 'data.graphId');
+    this.requireArtefact('datasets', config.data.datasetId, 'data.datasetId');
+    this.requireArtefact('datasets', config.data.heldOutDatasetId, 'data.heldOutDatasetId');
+    const id = `${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-run-${randomUUID().slice(0, 6)}`;
+    const createdAt = new Date().toISOString();
+    const name = config.name ?? `${config.model.preset} SFT, ${config.sft.steps} steps, rng ${config.rng}`;
+    mkdirSync(runDir(this.home, id), { recursive: true });
+    writeJsonAtomic(runFile(this.home, id), { format: RUN_FORMAT, id, name, config, createdAt }, true);
+    const artefact: ArtefactRecord = { id, name, path: join('runs', id), createdAt, info: { config, jobIds: [] } satisfies RunInfo };
+    this.db.data.runs.push(artefact);
+    await this.db.write();
+    return this.launch(artefact, false);
+  }
+
+  async resume(id: string): Promise<RunSummary> {
+    const artefact = this.find(id);
+    const status = this.summary(artefact).status;
+    if (status === 'running') throw new LabError('conflict', `run ${id} is already running`);
+    if (status === 'finished') throw new LabError('conflict', `run ${id} has finished; start a new run to train further`);
+    return this.launch(artefact, true);
+  }
+
+  async cancel(id: string): Promise<RunSummary> {
+    const artefact = this.find(id);
+    const jobId = lastJobId(artefact);
+    if (jobId) await this.jobs.cancel(jobId);
+    return this.summary(artefact);
+  }
+
+  private async launch(artefact: ArtefactRecord, resume: boolean): Promise<RunSummary> {
+    const job = await this.jobs.start('train', { runId: artefact.id, resume });
+    (artefact.info as RunInfo).jobIds.push(job.id);
+    await this.db.write();
+    return this.summary(artefact, job);
+  }
+
+  private summary(artefact: ArtefactRecord, known?: JobRecord): RunSummary {
+    const info = artefact.info as RunInfo;
+    const jobs = info.jobIds.map((jid) => (known?.id === jid ? known : this.jobOrNull(jid))).filter((j): j is JobRecord => j !== null);
+    const last = jobs.at(-1);
+    const records = this.readMetricsCached(artefact.id);
+    const seconds = jobs.reduce((sum, j) => sum + (j.startedAt ? ((j.endedAt ? Date.parse(j.endedAt) : Date.now()) - Date.parse(j.startedAt)) / 1000 : 0), 0);
+    const metrics: Record<string, MetricSummary> = summarise(records);
+    return {
+      artefact,
+      status: last ? STATUS_OF_JOB[last.status] : 'created',
+      ...(last ? { jobId: last.id, progress: last.progress, startedAt: jobs[0]!.startedAt, ...(last.endedAt ? { endedAt: last.endedAt } : {}) } : {}),
+      ...(last?.error ? { error: last.error } : {}),
+      seconds,
+      lastStep: records.at(-1)?.step ?? 0,
+      metrics,
+    };
+  }
+
+  private jobOrNull(id: string): JobRecord | null {
+    try {
+      return this.jobs.get(id);
+    } catch {
+      return null;
+    }
+  }
+
+  private readMetricsCached(id: string): MetricRecord[] {
+    const file = metricsFile(this.home, id);
+    if (!existsSync(file)) return [];
+    const { mtimeMs, size } = statSync(file);
+    const hit = this.metricsCache.get(id);
+    if (hit && hit.mtimeMs === mtimeMs && hit.size === size) return hit.records;
+    const records = readMetrics(file);
+    this.metricsCache.set(id, { mtimeMs, size, records });
+    return records;
+  }
+
+  private find(id: string): ArtefactRecord {
+    const a = this.db.data.runs.find((r) => r.id === id);
+    if (!a) throw new LabError('not_found', `no run with id '${id}'`);
+    return a;
+  }
+
+  private requireArtefact(collection: 'graphs' | 'datasets', id: string, field: string): void {
+    if (!this.db.data[collection].some((a) => a.id === id)) {
+      throw new LabError('bad_request', `run config: ${field}: no ${collection === 'graphs' ? 'graph' : 'dataset'} with id '${id}'`);
+    }
+  }
+}
+
+function lastJobId(artefact: ArtefactRecord): string | undefined {
+  return (artefact.info as RunInfo).jobIds.at(-1);
+}
+
+/** The summary an evaluation file carries in its header line (`{"format": "sailor.traj/1", "summary": {…}}`). */
+function readEvalSummary(file: string): Record<string, number> {
+  try {
+    const first = readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
+    const header = JSON.parse(first) as { summary?: Record<string, number> };
+    return header.summary ?? {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,67 @@
+// `ckpt:<run>/<step>` (or `<run>/last`) as a policy anywhere one is accepted. The run's config says which
+// graph and which simulated-web settings the policy was trained in, so evaluating a checkpoint needs no
+// other input. Registration is cheap: the model code (and TensorFlow.js) loads on the first generate.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { LabError } from '../errors';
+import { defaultHome } from '../home';
+import { readJsonFile } from '../store/files';
+import { registerPolicyKind, type PolicyFactory } from '../agent/policies';
+import type { Policy } from '../agent/runtime';
+import type { WebOptions } from '../agent/web';
+import { parseRunConfig, type RunConfig } from '../runs/config';
+import { checkpointDir, checkpointSteps, parseCheckpointRef, runFile } from '../runs/layout';
+
+export interface ResolvedCheckpoint {
+  runId: string;
+  step: number;
+  dir: string;
+  config: RunConfig;
+  graphFile: string;
+}
+
+export function resolveCheckpoint(ref: string, home: string = defaultHome()): ResolvedCheckpoint {
+  const parsed = parseCheckpointRef(ref);
+  if (!parsed) throw new LabError('bad_request', `checkpoint '${ref}' is not of the form <run>/<step> or <run>/last`);
+  const file = runFile(home, parsed.runId);
+  if (!existsSync(file)) throw new LabError('not_found', `no run '${parsed.runId}' in ${home}`);
+  const config = parseRunConfig((readJsonFile(file) as { config: unknown }).config, file);
+  const steps = checkpointSteps(home, parsed.runId);
+  const step = parsed.step === 'last' ? steps.at(-1) : parsed.step;
+  if (step === undefined || !steps.includes(step)) {
+    throw new LabError('not_found', `run ${parsed.runId} has no checkpoint at step ${String(parsed.step)}; it has: ${steps.join(', ') || 'none yet'}`);
+  }
+  return { runId: parsed.runId, step, dir: checkpointDir(home, parsed.runId, step), config, graphFile: join(home, 'graphs', `${config.data.graphId}.json`) };
+}
+
+/** The simulated-web settings and limits a run trained and evaluated its policy with. */
+export function runEnvironment(config: RunConfig): { web: Partial<WebOptions>; maxToolCalls: number } {
+  return { web: { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence }, maxToolCalls: config.env.maxToolCalls };
+}
+
+/** Registers `ckpt:`; without `home`, the data directory is read when a checkpoint is resolved. */
+export function registerCheckpointPolicies(home?: string): void {
+  registerPolicyKind('ckpt', (arg, _ctx, spec): PolicyFactory => {
+    const ckpt = resolveCheckpoint(arg, home ?? defaultHome());
+    let loaded: Promise<Policy> | null = null;
+    const load = async (): Promise<Policy> => {
+      const [{ selectBackend }, { loadCheckpoint }, { checkpointPolicy }] = await Promise.all([
+        import('../compute/backend'),
+        import('../model/checkpoint'),
+        import('./policy'),
+      ]);
+      await selectBackend(ckpt.config.backend === 'auto' ? {} : { only: [ckpt.config.backend] });
+      const { model, tokenizer } = await loadCheckpoint(ckpt.dir);
+      if (!tokenizer) throw new LabError('corrupt', `${ckpt.dir} has no tokenizer`);
+      return checkpointPolicy(model, tokenizer, { name: spec, temperature: ckpt.config.eval.temperature });
+    };
+    const policy: Policy = {
+      name: spec,
+      generate: async (context, opts) => {
+        loaded ??= load();
+        return (await loaded).generate(context, opts);
+      },
+    };
+    return { spec, kind: 'ckpt', forQA: () => policy };
+  });
+}

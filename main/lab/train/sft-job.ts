@@ -1,0 +1,232 @@
+// The `train` job: one training run from its config, readable top to bottom (nanoGPT's train.py shape).
+//   1. data       graph, training QAs, held-out QAs, the compact simulated web (run config `env`)
+//   2. RFT        expert rollouts with rejection sampling -> data/rft.jsonl (kept across resumes)
+//   3. tokenizer  BPE on the RFT trajectories and the web's pages -> data/tokenizer.json
+//   4. model      fresh from the preset, or the last checkpoint when resuming (weights, AdamW, step, RNG)
+//   5. loop       masked SFT steps; every `eval.every`: held-out loss and rollouts of the policy on held-out
+//                 QAs; every `checkpoint.every` and at the end: a checkpoint. Metrics stream per step.
+// A kill at any moment loses at most the steps since the last checkpoint: resuming truncates the metrics
+// stream to that step and continues the same RNG sequence, so steps stay continuous.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
+import type { QA, Trajectory } from '../formats';
+import { TRAJ_FORMAT } from '../formats';
+import { LabError } from '../errors';
+import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../store/files';
+import { createRng, seedFrom, type Rng } from '../util/rng';
+import { selectBackend } from '../compute/backend';
+import { readGraphFile } from '../kg/io';
+import { readDataset } from '../synth/dataset';
+import { SimWeb } from '../agent/web';
+import { simToolset } from '../agent/env';
+import { resolvePolicy, type PolicyFactory } from '../agent/policies';
+import { rolloutDataset } from '../agent/rollout';
+import { filterTrajectories, type RftReport } from '../agent/rft';
+import { evaluate, sampleFromTrajectory } from '../agent/eval';
+import { readTrajectories } from '../agent/data';
+import { Tokenizer, trainTokenizer } from '../model/tokenizer';
+import { createModel, disposeModel, loss, resolveGPTConfig, type GPT } from '../model/gpt';
+import { buildMaskedTokens, makeBatch, type MaskedTokens } from '../model/mask';
+import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainConfig } from '../model/train';
+import { loadCheckpoint, saveCheckpoint } from '../model/checkpoint';
+import { parseRunConfig, type RunConfig } from '../runs/config';
+import { openMetrics } from '../runs/metrics';
+import { checkpointDir, checkpointSteps, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
+import { trainParams } from '../jobs/specs';
+import { throwIfCancelled, type JobContext } from '../jobs/context';
+import { policyView, turnWindows } from './view';
+import { checkpointPolicy } from './policy';
+
+const TURN_TOKENS = 96; // one turn (think + action) of the policy, at most
+
+export async function runTrain(raw: unknown, ctx: JobContext): Promise<{ runId: string; step: number }> {
+  const { runId, resume } = trainParams.parse(raw);
+  const run = readJsonFile(runFile(ctx.home, runId)) as { config: unknown };
+  const config = parseRunConfig(run.config, `${runId}/run.json`);
+  const phase = (from: number, to: number) => (f: number, message: string) => ctx.progress({ fraction: from + (to - from) * f, message });
+
+  // ---- backend
+  const { report } = await selectBackend(config.backend === 'auto' ? {} : { only: [config.backend] });
+  ctx.log(`compute backend: ${report.chosen}`);
+
+  // ---- 1. data
+  const graph = readGraphFile(join(ctx.home, 'graphs', `${config.data.graphId}.json`));
+  const trainQas = readDataset(join(ctx.home, 'datasets', `${config.data.datasetId}.jsonl`)).qas;
+  const heldOut = readDataset(join(ctx.home, 'datasets', `${config.data.heldOutDatasetId}.jsonl`)).qas.slice(0, config.eval.questions);
+  const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
+  const tools = simToolset(web);
+  const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
+
+  // ---- 2. RFT data (made once per run; a resumed run reuses it)
+  const rftFile = join(dataDir(ctx.home, runId), 'rft.jsonl');
+  if (!existsSync(rftFile)) {
+    const progress = phase(0, 0.12);
+    const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
+    const expert = resolvePolicy('oracle', { anchorName: (id) => names.get(id) });
+    const all = await rolloutDataset(trainQas, expert, tools, { n: config.rft.attempts, seed: config.rng, limits }, (done, total) => {
+      progress(done / total, `expert rollouts for RFT data: ${done} of ${total}`);
+      throwIfCancelled(ctx);
+    });
+    const { kept, report: rft } = filterTrajectories(all, { attempts: config.rft.attempts, minToolCalls: config.rft.minToolCalls, maxTokens: config.rft.maxTokens });
+    if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
+    writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
+    writeFileAtomic(rftFile, [JSON.stringify({ format: TRAJ_FORMAT, kind: 'rft', report: rft }), ...kept.map((t) => JSON.stringify(t))].join('\n') + '\n');
+  }
+  const rftTrajs = readTrajectories(rftFile);
+  const rftReport = JSON.parse(readFileSync(join(dataDir(ctx.home, runId), 'rft-report.json'), 'utf8')) as RftReport;
+  const questionOf = new Map(trainQas.map((q) => [q.id, q.question]));
+  const views = rftTrajs.map((t) => policyView(questionOf.get(t.qa_id) ?? '', t.steps));
+
+  // ---- 3. tokenizer (made once per run)
+  const tokFile = join(dataDir(ctx.home, runId), 'tokenizer.json');
+  if (!existsSync(tokFile)) {
+    ctx.progress({ fraction: 0.13, message: `training a ${config.tokenizer.vocabSize}-token BPE tokenizer` });
+    const corpus = [...views.map((v) => v.text), ...web.pages.map((p) => `${p.title}\n${p.sentences.join(' ')}`)];
+    writeJsonAtomic(tokFile, trainTokenizer(corpus, { vocabSize: config.tokenizer.vocabSize }).toJSON());
+  }
+  const tok = Tokenizer.fromJSON(readJsonFile(tokFile));
+
+  // Training examples: one window per generated turn; every 10th trajectory's windows are held out for val/loss.
+  const gptConfig = resolveGPTConfig({ preset: config.model.preset, vocabSize: tok.vocabSize, ...(config.model.blockSize ? { blockSize: config.model.blockSize } : {}) });
+  const trainWindows: MaskedTokens[] = [];
+  const valWindows: MaskedTokens[] = [];
+  views.forEach((v, i) => (i % 10 === 9 ? valWindows : trainWindows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize + 1)));
+  if (trainWindows.length === 0) throw new LabError('conflict', 'no training windows: the RFT data is empty');
+
+  // ---- 4. model: fresh, or the last checkpoint
+  const trainCfg: TrainConfig = resolveTrainConfig({
+    lr: config.sft.lr,
+    minLr: config.sft.minLr,
+    warmupSteps: config.sft.warmupSteps,
+    decaySteps: config.sft.steps,
+    maxSteps: config.sft.steps,
+    weightDecay: config.sft.weightDecay,
+    gradClip: config.sft.gradClip,
+    batchSize: config.sft.batchSize,
+    seqLen: gptConfig.blockSize,
+    seed: config.rng,
+  });
+  const last = resume ? checkpointSteps(ctx.home, runId).at(-1) : undefined;
+  let model: GPT;
+  let opt;
+  let rng: Rng;
+  let step: number;
+  if (last !== undefined) {
+    const loaded = await loadCheckpoint(checkpointDir(ctx.home, runId, last));
+    model = loaded.model;
+    opt = loaded.optimizer ?? createOptimizer(model, trainCfg);
+    rng = createRng(loaded.rngState ?? seedFrom(`${runId}/batches/${last}`));
+    step = loaded.step;
+    ctx.log(`resumed from step ${step}`);
+  } else {
+    model = createModel(gptConfig, { seed: config.rng });
+    opt = createOptimizer(model, trainCfg);
+    rng = createRng(seedFrom(`${runId}/batches`));
+    step = 0;
+  }
+  const metrics = openMetrics(metricsFile(ctx.home, runId), step);
+  const emit = (s: number, m: Record<string, number>): void => {
+    metrics.write(s, m);
+    ctx.publish('run.metrics', { runId, records: [{ step: s, time: new Date().toISOString(), metrics: m }] });
+  };
+  if (step === 0) {
+    emit(0, {
+      'rft/kept': rftReport.kept,
+      'rft/questions_kept': rftReport.questions_kept,
+      ...Object.fromEntries(Object.entries(rftReport.removed).map(([k, v]) => [`rft/removed_${k}`, v])),
+      'sft/train_windows': trainWindows.length,
+      'sft/val_windows': valWindows.length,
+    });
+  }
+
+  // ---- 5. the loop
+  const pad = tok.special('<|pad|>');
+  const checkpoint = async (s: number, extra: Record<string, number>): Promise<void> => {
+    await saveCheckpoint(
+      checkpointDir(ctx.home, runId, s),
+      { model, step: s, optimizer: opt, tokenizer: tok, train: trainCfg, rngState: rng.state(), lineage: { run: runId, dataset: config.data.datasetId, stage: 'sft', parent: null }, metrics: extra },
+      { overwrite: true },
+    );
+  };
+  try {
+    while (step < config.sft.steps) {
+      throwIfCancelled(ctx);
+      const t0 = performance.now();
+      const picks = Array.from({ length: config.sft.batchSize }, () => trainWindows[rng.int(trainWindows.length)]!);
+      const r = await trainStep(model, opt, makeBatch(picks, gptConfig.blockSize, pad), trainCfg);
+      step++;
+      const seconds = (performance.now() - t0) / 1000;
+      const m: Record<string, number> = { ...sftMetrics(r, seconds), 'timing/update_s': seconds };
+      const evalNow = step % config.eval.every === 0 || step === config.sft.steps;
+      if (evalNow) Object.assign(m, await validate(model, valWindows, gptConfig.blockSize, pad), await evaluatePolicy(ctx, runId, step, model, tok, heldOut, tools, config, limits));
+      emit(step, m);
+      ctx.progress({ fraction: 0.15 + (0.85 * step) / config.sft.steps, message: `step ${step} of ${config.sft.steps}: loss ${r.loss.toFixed(3)}`, done: step, total: config.sft.steps });
+      if (step % config.checkpoint.every === 0 || step === config.sft.steps) await checkpoint(step, m);
+    }
+  } finally {
+    metrics.close();
+    disposeModel(model);
+    opt.dispose?.();
+  }
+  return { runId, step };
+}
+
+/** Mean masked loss on the held-out windows (no gradients). */
+async function validate(model: GPT, windows: readonly MaskedTokens[], blockSize: number, pad: number): Promise<Record<string, number>> {
+  if (windows.length === 0) return {};
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < windows.length; i += 16) {
+    const b = makeBatch(windows.slice(i, i + 16), blockSize, pad);
+    const l = tf.tidy(() =>
+      loss(model, tf.tensor2d(b.ids, [b.batchSize, b.seqLen], 'int32'), tf.tensor2d(b.targets, [b.batchSize, b.seqLen], 'int32'), tf.tensor2d(b.mask, [b.batchSize, b.seqLen], 'float32')),
+    );
+    sum += (await l.data())[0]! * b.lossTokens;
+    n += b.lossTokens;
+    l.dispose();
+  }
+  return n > 0 ? { 'val/loss': sum / n } : {};
+}
+
+/** Rollouts of the current policy on the held-out QAs; trajectories saved to evals/step-N.jsonl. */
+async function evaluatePolicy(
+  ctx: JobContext,
+  runId: string,
+  step: number,
+  model: GPT,
+  tok: Tokenizer,
+  qas: readonly QA[],
+  tools: ReturnType<typeof simToolset>,
+  config: RunConfig,
+  limits: { maxToolCalls: number; maxNewTokens: number },
+): Promise<Record<string, number>> {
+  const t0 = performance.now();
+  const spec = `ckpt:${runId}/${step}`;
+  const factory: PolicyFactory = {
+    spec,
+    kind: 'ckpt',
+    forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS }),
+  };
+  const trajs: Trajectory[] = await rolloutDataset(qas, factory, tools, { n: config.eval.samples, seed: seedFrom(`eval/${config.rng}`), limits }, (done, total) =>
+    ctx.progress({ fraction: -1, message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
+  );
+  const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), config.eval.samples);
+  const mean = (f: (t: Trajectory) => number): number => trajs.reduce((a, t) => a + f(t), 0) / Math.max(1, trajs.length);
+  const summary: Record<string, number> = {
+    'eval/pass@1': report['pass@1'],
+    'eval/pass@k': report['pass@k'],
+    'rollout/tool_calls_mean': mean((t) => t.tool_calls),
+    'rollout/response_tokens_mean': mean((t) => t.tokens.generated),
+    'rollout/num_turns_mean': mean((t) => t.steps.length),
+    'reward/mean': mean((t) => t.reward.total),
+    'reward/format': mean((t) => t.reward.format),
+    'reward/answer': mean((t) => t.reward.answer),
+    'timing/eval_s': (performance.now() - t0) / 1000,
+  };
+  writeFileAtomic(
+    evalFile(ctx.home, runId, step),
+    [JSON.stringify({ format: TRAJ_FORMAT, kind: 'eval', run: runId, step, policy: spec, summary, report }), ...trajs.map((t) => JSON.stringify(t))].join('\n') + '\n',
+  );
+  return summary;
+}

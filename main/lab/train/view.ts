@@ -1,0 +1,58 @@
+// What a trained policy reads and writes. A from-scratch model gains nothing from the long system prompt
+// (constant, masked out of the loss), and a small one has a short context, so the policy sees a compact
+// view: the question, then the turns so far; when that exceeds the context, the question stays pinned at
+// the start and the oldest turns fall out of the window. Training windows are cut exactly the way the
+// policy's context is cut at inference, so what it learns is what it will see. Pure functions.
+import { renderTrajectory, type AgentStep, type Rendered } from '../agent/react';
+import type { MaskedTokens } from '../model/mask';
+
+/** The trajectory rendered for the policy: spans as renderTrajectory's, the prompt replaced by the question. */
+export function policyView(question: string, steps: readonly AgentStep[]): Rendered {
+  const full = renderTrajectory(question, steps);
+  const prompt = full.spans.find((s) => s.kind === 'prompt');
+  const head = `Question: ${question}\n\n`;
+  if (!prompt) return full;
+  const shift = head.length - (prompt.end - prompt.start);
+  return {
+    text: head + full.text.slice(prompt.end),
+    spans: full.spans.map((s) => (s.kind === 'prompt' ? { ...s, start: 0, end: head.length } : { ...s, start: s.start + shift, end: s.end + shift })),
+  };
+}
+
+/**
+ * The last `maxLen` tokens of ids[0..end) with the first `headLen` (bos + question) pinned in front.
+ * Returns indices into the original sequence, so ids and masks slice the same way.
+ */
+export function windowIndices(end: number, headLen: number, maxLen: number): number[] {
+  if (end <= maxLen) return Array.from({ length: end }, (_, i) => i);
+  const head = Math.min(headLen, maxLen);
+  const tail = maxLen - head;
+  return [...Array.from({ length: head }, (_, i) => i), ...Array.from({ length: tail }, (_, i) => end - tail + i)];
+}
+
+/**
+ * One training example per turn the policy generated: the context the policy would have had, ending with
+ * that turn (think + action/answer), and the loss on that turn only (earlier turns were learnt in their own
+ * windows, observations and the question never are). `maxLen` = blockSize + 1 (inputs and shifted targets).
+ */
+export function turnWindows(tokens: MaskedTokens, maxLen: number): MaskedTokens[] {
+  const segs = tokens.segments ?? [];
+  const prompt = segs.find((s) => s.kind === 'prompt');
+  const headLen = prompt ? prompt.end : 0;
+  const out: MaskedTokens[] = [];
+  for (let i = 0; i < segs.length; i++) {
+    const s = segs[i]!;
+    if (s.kind !== 'think') continue;
+    // The turn is this think and the action that follows it.
+    const next = segs[i + 1];
+    const turnEnd = next && next.kind === 'action' ? next.end : s.end;
+    // The final turn also learns to stop: include the <|eos|> after it when it is there.
+    const end = turnEnd === tokens.ids.length - 1 && tokens.mask[turnEnd] === 1 ? turnEnd + 1 : turnEnd;
+    const idx = windowIndices(end, headLen, maxLen);
+    out.push({
+      ids: idx.map((j) => tokens.ids[j]!),
+      mask: idx.map((j) => (j >= s.start ? tokens.mask[j]! : 0)),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,173 @@
+// Reading the trajectory sets the store lists (`sailor.traj/1` JSON Lines) for the inspector. A parsed set
+// is cached by path and modification time, like graphs and datasets in artefacts.ts; only a few sets are
+// kept at once because a set holds every step of every trajectory.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ArtefactRecord, TrajDetail, TrajEval, TrajQuestion, TrajSetView, TrajSummary } from './contract';
+import { TRAJ_FORMAT, type QA, type Termination, type Trajectory } from './formats';
+import { LabError, inputError } from './errors';
+import type { StoreData } from './store/db';
+import { readJsonl } from './store/files';
+import type { ArtefactReader } from './artefacts';
+import { renderTrajectory, type AgentStep } from './agent/react';
+import { evaluate, sampleFromTrajectory } from './agent/eval';
+
+const CACHED_SETS = 4;
+const TERMINATIONS: readonly Termination[] = ['answer', 'max_steps', 'max_tokens', 'format_error'];
+
+interface ParsedSet {
+  header: Record<string, unknown>;
+  trajectories: Trajectory[];
+  summaries: TrajSummary[];
+  byId: Map<string, number>;
+}
+
+const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+
+/** Checks one line enough that the inspector can show it; the error names file, line and field. */
+function checkTrajectory(value: unknown, file: string, line: number): Trajectory {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw inputError(file, 'expected a trajectory object', { line });
+  const t = value as Record<string, unknown>;
+  if (typeof t.qa_id !== 'string' || t.qa_id === '') throw inputError(file, 'missing qa_id', { line, field: 'qa_id' });
+  if (!Array.isArray(t.steps)) throw inputError(file, 'steps must be an array', { line, field: 'steps' });
+  t.steps.forEach((s: unknown, i) => {
+    const step = s as Record<string, unknown> | null;
+    if (!step || typeof step !== 'object' || typeof (step.action as { name?: unknown } | undefined)?.name !== 'string') {
+      throw inputError(file, 'each step needs an action with a name', { line, field: `steps[${i}].action` });
+    }
+  });
+  return value as Trajectory;
+}
+
+function parseSet(path: string): ParsedSet {
+  const { records } = readJsonl(path);
+  let header: Record<string, unknown> = {};
+  const trajectories: Trajectory[] = [];
+  records.forEach((rec, i) => {
+    const v = rec.value;
+    if (i === 0 && v && typeof v === 'object' && 'format' in v) {
+      const format = (v as { format: unknown }).format;
+      if (format !== TRAJ_FORMAT) throw inputError(path, `expected format '${TRAJ_FORMAT}', got '${String(format)}'`, { line: rec.line, field: 'format' });
+      header = v as Record<string, unknown>;
+      return;
+    }
+    trajectories.push(checkTrajectory(v, path, rec.line));
+  });
+  const attempts = new Map<string, number>();
+  const byId = new Map<string, number>();
+  const summaries = trajectories.map((t, index): TrajSummary => {
+    const seen = attempts.get(t.qa_id) ?? 0;
+    attempts.set(t.qa_id, seen + 1);
+    const fromId = typeof t.id === 'string' ? /\/(\d+)$/.exec(t.id) : null;
+    const attempt = typeof t.attempt === 'number' ? t.attempt : fromId ? Number(fromId[1]) : seen;
+    // Ids are unique within a set: a repeated (or missing) id gets the line position appended.
+    let id = typeof t.id === 'string' && t.id !== '' ? t.id : `${t.qa_id}/${attempt}`;
+    if (byId.has(id)) id = `${id}#${index}`;
+    byId.set(id, index);
+    const reward = (t.reward ?? {}) as Partial<Trajectory['reward']>;
+    const tokens = (t.tokens ?? {}) as Partial<Trajectory['tokens']>;
+    return {
+      id,
+      index,
+      qa_id: t.qa_id,
+      attempt,
+      policy: typeof t.policy === 'string' ? t.policy : String(header.policy ?? ''),
+      reward: { format: num(reward.format), answer: num(reward.answer), total: num(reward.total) },
+      termination: TERMINATIONS.includes(t.termination) ? t.termination : 'format_error',
+      tool_calls: num(t.tool_calls, t.steps.filter((s) => s.action.name !== 'answer').length),
+      turns: num(t.turns, t.steps.length),
+      tokens: { generated: num(tokens.generated), observation: num(tokens.observation) },
+      prediction: typeof t.prediction === 'string' ? t.prediction : null,
+    };
+  });
+  return { header, trajectories, summaries, byId };
+}
+
+export class TrajectoryReader {
+  private readonly sets = new Map<string, { mtimeMs: number; value: ParsedSet }>();
+
+  constructor(
+    private readonly home: string,
+    private readonly data: () => StoreData,
+    private readonly artefacts: ArtefactReader,
+  ) {}
+
+  list(): ArtefactRecord[] {
+    return [...this.data().trajectories].reverse();
+  }
+
+  private find(id: string): ArtefactRecord {
+    const a = this.data().trajectories.find((x) => x.id === id);
+    if (!a) throw new LabError('not_found', `no trajectory set with id '${id}'`);
+    return a;
+  }
+
+  private load(id: string): { artefact: ArtefactRecord; set: ParsedSet } {
+    const artefact = this.find(id);
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(join(this.home, artefact.path)).mtimeMs;
+    } catch {
+      throw new LabError('not_found', `${artefact.path} is listed in the store but missing from the data directory`);
+    }
+    const hit = this.sets.get(id);
+    if (hit && hit.mtimeMs === mtimeMs) {
+      // Most recently used last, so the oldest is the one dropped.
+      this.sets.delete(id);
+      this.sets.set(id, hit);
+      return { artefact, set: hit.value };
+    }
+    const set = parseSet(join(this.home, artefact.path));
+    this.sets.delete(id);
+    this.sets.set(id, { mtimeMs, value: set });
+    while (this.sets.size > CACHED_SETS) this.sets.delete(this.sets.keys().next().value!);
+    return { artefact, set };
+  }
+
+  private datasetId(artefact: ArtefactRecord, header: Record<string, unknown>): string | null {
+    const v = artefact.info.datasetId ?? header.datasetId;
+    return typeof v === 'string' ? v : null;
+  }
+
+  private graphId(artefact: ArtefactRecord, header: Record<string, unknown>): string | null {
+    const v = artefact.info.graphId ?? header.graphId;
+    return typeof v === 'string' ? v : null;
+  }
+
+  /** The set's QAs, or none when its dataset is no longer in the store (the trajectories still show). */
+  private qas(datasetId: string | null): QA[] {
+    if (!datasetId) return [];
+    try {
+      return this.artefacts.dataset(datasetId).qas;
+    } catch (err) {
+      if (err instanceof LabError && err.code === 'not_found') return [];
+      throw err;
+    }
+  }
+
+  get(id: string): TrajSetView {
+    const { artefact, set } = this.load(id);
+    const questions: Record<string, TrajQuestion> = {};
+    const wanted = new Set(set.summaries.map((s) => s.qa_id));
+    for (const qa of this.qas(this.datasetId(artefact, set.header))) {
+      if (wanted.has(qa.id)) questions[qa.id] = { question: qa.question, answer: qa.answer, answer_id: qa.answer_id };
+    }
+    const stored = artefact.info.eval as TrajEval | undefined;
+    const k = num(set.header.n, num(artefact.info.n, 1));
+    const evalReport: TrajEval | null =
+      stored ?? (set.trajectories.length ? evaluate(set.trajectories.map((t) => sampleFromTrajectory(t)), Math.max(1, k)) : null);
+    return { artefact, header: set.header, trajectories: set.summaries, eval: evalReport, questions };
+  }
+
+  one(id: string, trajId: string): TrajDetail {
+    const { artefact, set } = this.load(id);
+    const index = set.byId.get(trajId);
+    if (index === undefined) throw new LabError('not_found', `trajectory set ${id} has no trajectory '${trajId}'`);
+    const trajectory = set.trajectories[index]!;
+    const datasetId = this.datasetId(artefact, set.header);
+    const qa = this.qas(datasetId).find((q) => q.id === trajectory.qa_id) ?? null;
+    const question = qa?.question ?? (typeof trajectory.question === 'string' ? trajectory.question : '');
+    const rendered = renderTrajectory(question, trajectory.steps as AgentStep[]);
+    return { setId: id, trajectory, qa, datasetId, graphId: this.graphId(artefact, set.header), rendered };
+  }
+}

@@ -1,0 +1,220 @@
+// QA datasets: the list, the open dataset with its row index and filters, the open QA, and synthesis jobs.
+// A dataset can hold thousands of QAs: they sit in shallowRefs and are filtered by plain computeds.
+import { defineStore } from 'pinia';
+import { computed, reactive, ref, shallowRef, watch } from 'vue';
+import type { ArtefactRecord, DatasetView, JobRecord, QaDetail } from '../../../main/lab/contract';
+import type { QA } from '../../../main/lab/formats';
+import { lab } from '../api/client';
+import { message } from '../util/errors';
+import { useJobs } from './jobs';
+
+export interface QaRow {
+  qa: QA;
+  kinds: string[];
+  /** Lower-cased text the free-text filter looks in. */
+  hay: string;
+}
+
+export interface QaFilters {
+  level: string;
+  topology: string;
+  kind: string;
+  orbit: string;
+  text: string;
+}
+
+export interface SynthParams {
+  name?: string;
+  graphId: string;
+  count?: number;
+  rng?: number;
+  kinds?: string[];
+}
+
+/** The obfuscation kinds the synthesiser knows (FORMATS.md / PIPELINE.md); datasets may show others. */
+export const KNOWN_KINDS = ['vague_time', 'numeric_range', 'partial_name', 'description', 'multi_constraint', 'implicit_order', 'distractor'];
+
+export const PAGE_SIZE = 50;
+
+function toRow(qa: QA): QaRow {
+  return {
+    qa,
+    kinds: [...new Set(qa.obfuscations.map((o) => o.kind))],
+    hay: [qa.id, qa.question, qa.answer, qa.answer_id, ...qa.aliases].join('\n').toLowerCase(),
+  };
+}
+
+function tally(values: Iterable<string>): Array<[string, number]> {
+  const m = new Map<string, number>();
+  for (const v of values) m.set(v, (m.get(v) ?? 0) + 1);
+  return [...m].sort((a, b) => a[0].localeCompare(b[0], undefined, { numeric: true }));
+}
+
+export const useDatasets = defineStore('datasets', () => {
+  const jobs = useJobs();
+  const list = shallowRef<ArtefactRecord[]>([]);
+  const listError = ref<string | null>(null);
+  const currentId = ref<string | null>(null);
+  const current = shallowRef<DatasetView | null>(null);
+  const loading = ref(false);
+  const error = ref<string | null>(null);
+
+  const filters = reactive<QaFilters>({ level: '', topology: '', kind: '', orbit: '', text: '' });
+  const page = ref(0);
+
+  const openQaId = ref<string | null>(null);
+  const qaDetail = shallowRef<QaDetail | null>(null);
+  const qaLoading = ref(false);
+  const qaError = ref<string | null>(null);
+
+  const synthJobId = ref<string | null>(null);
+  const synthStarted = shallowRef<JobRecord | null>(null);
+  const synthError = ref<string | null>(null);
+  const starting = ref(false);
+
+  const rows = computed<QaRow[]>(() => (current.value ? current.value.qas.map(toRow) : []));
+  const facets = computed(() => ({
+    levels: tally(rows.value.map((r) => String(r.qa.level))),
+    topologies: tally(rows.value.map((r) => r.qa.topology)),
+    kinds: tally(rows.value.flatMap((r) => r.kinds)),
+    orbits: tally(rows.value.map((r) => String(r.qa.orbit))),
+  }));
+  const filtered = computed<QaRow[]>(() => {
+    const f = filters;
+    const text = f.text.trim().toLowerCase();
+    return rows.value.filter(
+      (r) =>
+        (!f.level || String(r.qa.level) === f.level) &&
+        (!f.topology || r.qa.topology === f.topology) &&
+        (!f.kind || r.kinds.includes(f.kind)) &&
+        (!f.orbit || String(r.qa.orbit) === f.orbit) &&
+        (!text || r.hay.includes(text)),
+    );
+  });
+  const pageCount = computed(() => Math.max(1, Math.ceil(filtered.value.length / PAGE_SIZE)));
+  const pageRows = computed(() => filtered.value.slice(page.value * PAGE_SIZE, (page.value + 1) * PAGE_SIZE));
+  watch(filters, () => (page.value = 0));
+
+  const synthJob = computed<JobRecord | null>(() => (synthJobId.value ? (jobs.byId.get(synthJobId.value) ?? synthStarted.value) : null));
+  const synthesising = computed(() => starting.value || synthJob.value?.status === 'running' || synthJob.value?.status === 'queued');
+
+  async function load(): Promise<void> {
+    try {
+      list.value = await lab().call('datasets.list');
+      listError.value = null;
+    } catch (err) {
+      listError.value = message(err);
+    }
+  }
+
+  function clearFilters(): void {
+    Object.assign(filters, { level: '', topology: '', kind: '', orbit: '', text: '' });
+  }
+
+  async function open(id: string): Promise<void> {
+    if (currentId.value === id && current.value) return;
+    currentId.value = id;
+    loading.value = true;
+    error.value = null;
+    closeQa();
+    clearFilters();
+    try {
+      const view = await lab().call('datasets.get', { id });
+      if (currentId.value === id) current.value = view;
+    } catch (err) {
+      if (currentId.value === id) {
+        error.value = message(err);
+        current.value = null;
+      }
+    } finally {
+      if (currentId.value === id) loading.value = false;
+    }
+  }
+
+  async function ensureOpen(): Promise<void> {
+    if (!list.value.length) await load();
+    const first = list.value[0];
+    if (!currentId.value && first) await open(first.id);
+  }
+
+  async function openQa(qaId: string): Promise<void> {
+    const id = currentId.value;
+    if (!id) return;
+    openQaId.value = qaId;
+    qaLoading.value = true;
+    qaError.value = null;
+    try {
+      const detail = await lab().call('datasets.qa', { id, qaId });
+      if (openQaId.value === qaId) qaDetail.value = detail;
+    } catch (err) {
+      if (openQaId.value === qaId) {
+        qaError.value = message(err);
+        qaDetail.value = null;
+      }
+    } finally {
+      if (openQaId.value === qaId) qaLoading.value = false;
+    }
+  }
+
+  function closeQa(): void {
+    openQaId.value = null;
+    qaDetail.value = null;
+    qaError.value = null;
+    qaLoading.value = false;
+  }
+
+  async function finishSynth(job: JobRecord): Promise<void> {
+    await load();
+    if (job.id === synthJobId.value) await open(job.id);
+  }
+
+  async function synthesise(params: SynthParams): Promise<void> {
+    synthError.value = null;
+    starting.value = true;
+    try {
+      const job = await lab().call('jobs.start', { kind: 'synth', params: { ...params } });
+      synthStarted.value = job;
+      synthJobId.value = job.id;
+      if (jobs.byId.get(job.id)?.status === 'succeeded') await finishSynth(job);
+    } catch (err) {
+      synthError.value = message(err);
+    } finally {
+      starting.value = false;
+    }
+  }
+
+  lab().on('job.updated', (job) => {
+    if (job.kind !== 'synth' || job.status !== 'succeeded') return;
+    void finishSynth(job);
+  });
+
+  return {
+    list,
+    listError,
+    currentId,
+    current,
+    loading,
+    error,
+    filters,
+    page,
+    rows,
+    facets,
+    filtered,
+    pageCount,
+    pageRows,
+    openQaId,
+    qaDetail,
+    qaLoading,
+    qaError,
+    synthJob,
+    synthesising,
+    synthError,
+    load,
+    open,
+    ensureOpen,
+    openQa,
+    closeQa,
+    clearFilters,
+    synthesise,
+  };
+});

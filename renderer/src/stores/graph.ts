@@ -1,0 +1,227 @@
+// Knowledge graphs: the list, the open graph with its lookup tables, and graph-building jobs.
+// Graphs are bulk data: they sit in shallowRefs (never deep-reactive) and parsed views are cached by id.
+import { defineStore } from 'pinia';
+import { computed, markRaw, ref, shallowRef } from 'vue';
+import type { ArtefactRecord, GraphView, JobRecord } from '../../../main/lab/contract';
+import type { GraphEdge, GraphNode } from '../../../main/lab/formats';
+import { lab } from '../api/client';
+import { colorMap } from '../util/palette';
+import { message } from '../util/errors';
+import { useJobs } from './jobs';
+
+/** Lookup tables over one graph, built once when it is opened. */
+export interface GraphIndex {
+  byId: Map<string, GraphNode>;
+  edgeById: Map<string, GraphEdge>;
+  /** Edges leaving / entering each node. */
+  out: Map<string, GraphEdge[]>;
+  inc: Map<string, GraphEdge[]>;
+  /** Highest `meta.found_at_step` over nodes and edges (0 when the graph has no step metadata). */
+  maxStep: number;
+  /** Node types, most frequent first, with their counts and colours. */
+  types: Array<{ type: string; count: number; color: string }>;
+  colorOf: Map<string, string>;
+  cycle: Set<string>;
+  /** Lower-cased name and aliases per node, for the entity search. */
+  search: Array<{ node: GraphNode; keys: string[] }>;
+}
+
+export interface LoadedGraph {
+  view: GraphView;
+  index: GraphIndex;
+}
+
+export interface BuildParams {
+  name?: string;
+  rng?: number;
+  maxEdges?: number;
+  seed?: string;
+  expandProb?: number;
+}
+
+export function stepOf(meta: Record<string, unknown>): number {
+  const s = meta.found_at_step;
+  return typeof s === 'number' && Number.isFinite(s) ? s : 0;
+}
+
+export function buildIndex(view: GraphView): GraphIndex {
+  const { nodes, edges } = view.graph;
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  const edgeById = new Map(edges.map((e) => [e.id, e]));
+  const out = new Map<string, GraphEdge[]>();
+  const inc = new Map<string, GraphEdge[]>();
+  let maxStep = 0;
+  for (const n of nodes) maxStep = Math.max(maxStep, stepOf(n.meta));
+  for (const e of edges) {
+    maxStep = Math.max(maxStep, stepOf(e.meta));
+    (out.get(e.source) ?? out.set(e.source, []).get(e.source)!).push(e);
+    (inc.get(e.target) ?? inc.set(e.target, []).get(e.target)!).push(e);
+  }
+  const counts = new Map<string, number>();
+  for (const n of nodes) counts.set(n.type, (counts.get(n.type) ?? 0) + 1);
+  const ordered = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const colorOf = colorMap(ordered.map(([t]) => t));
+  return {
+    byId,
+    edgeById,
+    out,
+    inc,
+    maxStep,
+    types: ordered.map(([type, count]) => ({ type, count, color: colorOf.get(type)! })),
+    colorOf,
+    cycle: new Set(view.cycleEdges),
+    search: nodes.map((node) => ({ node, keys: [node.name, ...node.aliases].map((s) => s.toLowerCase()) })),
+  };
+}
+
+/** Up to `limit` nodes whose name or an alias matches: exact, then prefix, then word-start, then substring. */
+export function searchNodes(index: GraphIndex, text: string, limit = 8): GraphNode[] {
+  const q = text.trim().toLowerCase();
+  if (!q) return [];
+  const scored: Array<{ node: GraphNode; score: number }> = [];
+  for (const { node, keys } of index.search) {
+    let best = Infinity;
+    for (const [i, k] of keys.entries()) {
+      const alias = i > 0 ? 0.5 : 0;
+      if (k === q) best = Math.min(best, 0 + alias);
+      else if (k.startsWith(q)) best = Math.min(best, 1 + alias);
+      else if (k.includes(` ${q}`) || k.includes(`-${q}`)) best = Math.min(best, 2 + alias);
+      else if (k.includes(q)) best = Math.min(best, 3 + alias);
+    }
+    if (best < Infinity) scored.push({ node, score: best });
+  }
+  scored.sort((a, b) => a.score - b.score || a.node.name.length - b.node.name.length || a.node.name.localeCompare(b.node.name));
+  return scored.slice(0, limit).map((s) => s.node);
+}
+
+/** Parsed graphs kept in memory (a 20k-edge graph is tens of MB once indexed). */
+const CACHE_GRAPHS = 4;
+
+export const useGraph = defineStore('graph', () => {
+  const jobs = useJobs();
+  const list = shallowRef<ArtefactRecord[]>([]);
+  const listError = ref<string | null>(null);
+  const currentId = ref<string | null>(null);
+  const current = shallowRef<LoadedGraph | null>(null);
+  const loading = ref(false);
+  const error = ref<string | null>(null);
+  const buildJobId = ref<string | null>(null);
+  const buildStarted = shallowRef<JobRecord | null>(null);
+  const buildError = ref<string | null>(null);
+  const starting = ref(false);
+
+  // Parsed graphs by id (not reactive: only `current` drives the UI). Layout positions are kept per
+  // graph too, so reopening a graph does not lay it out again.
+  const cache = new Map<string, Promise<LoadedGraph>>();
+  const positions = markRaw(new Map<string, Map<string, { x: number; y: number }>>());
+
+  const buildJob = computed<JobRecord | null>(() => (buildJobId.value ? (jobs.byId.get(buildJobId.value) ?? buildStarted.value) : null));
+  const building = computed(() => starting.value || buildJob.value?.status === 'running' || buildJob.value?.status === 'queued');
+
+  async function load(): Promise<void> {
+    try {
+      list.value = await lab().call('graphs.list');
+      listError.value = null;
+    } catch (err) {
+      listError.value = message(err);
+    }
+  }
+
+  /** A graph with its index, fetched once per id. */
+  function fetchGraph(id: string): Promise<LoadedGraph> {
+    let hit = cache.get(id);
+    if (hit) {
+      // Most recently used last, so the trim below drops the graph looked at longest ago.
+      cache.delete(id);
+      cache.set(id, hit);
+    } else {
+      hit = lab()
+        .call('graphs.get', { id })
+        .then((view) => ({ view, index: buildIndex(view) }));
+      hit.catch(() => cache.delete(id));
+      cache.set(id, hit);
+      for (const old of cache.keys()) {
+        if (cache.size <= CACHE_GRAPHS) break;
+        if (old === currentId.value || old === id) continue;
+        cache.delete(old);
+        positions.delete(old);
+      }
+    }
+    return hit;
+  }
+
+  async function open(id: string): Promise<void> {
+    if (currentId.value === id && current.value) return;
+    currentId.value = id;
+    loading.value = true;
+    error.value = null;
+    try {
+      const g = await fetchGraph(id);
+      if (currentId.value === id) current.value = g;
+    } catch (err) {
+      if (currentId.value === id) {
+        error.value = message(err);
+        current.value = null;
+      }
+    } finally {
+      if (currentId.value === id) loading.value = false;
+    }
+  }
+
+  /** Opens the newest graph when none is open yet. */
+  async function ensureOpen(): Promise<void> {
+    if (!list.value.length) await load();
+    const first = list.value[0];
+    if (!currentId.value && first) await open(first.id);
+  }
+
+  async function finishBuild(job: JobRecord): Promise<void> {
+    await load();
+    if (job.id === buildJobId.value) await open(job.id);
+  }
+
+  async function build(params: BuildParams): Promise<void> {
+    buildError.value = null;
+    starting.value = true;
+    try {
+      const job = await lab().call('jobs.start', { kind: 'kg.build', params: { ...params } });
+      buildStarted.value = job;
+      buildJobId.value = job.id;
+      // A quick job may have finished before this call returned: its event has already gone by.
+      if (jobs.byId.get(job.id)?.status === 'succeeded') await finishBuild(job);
+    } catch (err) {
+      buildError.value = message(err);
+    } finally {
+      starting.value = false;
+    }
+  }
+
+  lab().on('job.updated', (job) => {
+    if (job.kind !== 'kg.build' || job.status !== 'succeeded') return;
+    void finishBuild(job);
+  });
+
+  return {
+    list,
+    listError,
+    currentId,
+    current,
+    loading,
+    error,
+    buildJob,
+    building,
+    buildError,
+    positions,
+    load,
+    fetchGraph,
+    open,
+    ensureOpen,
+    build,
+  };
+});
+
+/** What the explorer's side panel shows. */
+export interface Selection {
+  kind: 'node' | 'edge';
+  id: string;
+}

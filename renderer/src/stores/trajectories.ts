@@ -1,0 +1,367 @@
+// Trajectory sets: the list, the open set with its rows, filters and sort, the open trajectory, the side
+// by side comparison, and rollout jobs. A set can hold thousands of rows: they sit in shallowRefs and are
+// filtered by plain computeds; full trajectories are fetched one at a time (and a few are kept).
+import { defineStore } from 'pinia';
+import { computed, reactive, ref, shallowRef } from 'vue';
+import type { ArtefactRecord, JobRecord, TrajDetail, TrajSetView, TrajSummary } from '../../../main/lab/contract';
+import { lab } from '../api/client';
+import { message } from '../util/errors';
+import { useJobs } from './jobs';
+
+export interface TrajRow {
+  s: TrajSummary;
+  question: string;
+  /** Lower-cased text the free-text filter looks in: question, prediction, qa id. */
+  hay: string;
+}
+
+export interface TrajFilters {
+  termination: string;
+  solved: '' | 'solved' | 'unsolved';
+  policy: string;
+  minTools: number | '';
+  text: string;
+}
+
+export type SortKey = 'index' | 'reward' | 'turns' | 'tool_calls' | 'tokens';
+
+export interface RolloutForm {
+  name?: string;
+  datasetId: string;
+  graphId?: string;
+  policy: string;
+  n: number;
+  rng?: number;
+  limit?: number;
+  reward?: 'em' | 'f1';
+}
+
+export interface TrajRef {
+  setId: string;
+  trajId: string;
+}
+
+/** A trajectory of the same question in some set: what the side-by-side picker offers. */
+export interface CompareCandidate extends TrajRef {
+  setName: string;
+  summary: TrajSummary;
+}
+
+const DETAIL_CACHE = 24;
+
+export function isSolved(s: TrajSummary): boolean {
+  return s.reward.answer >= 1;
+}
+
+function tally(values: Iterable<string>): Array<[string, number]> {
+  const m = new Map<string, number>();
+  for (const v of values) m.set(v, (m.get(v) ?? 0) + 1);
+  return [...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+const SORTERS: Record<SortKey, (s: TrajSummary) => number> = {
+  index: (s) => s.index,
+  reward: (s) => s.reward.total,
+  turns: (s) => s.turns,
+  tool_calls: (s) => s.tool_calls,
+  tokens: (s) => s.tokens.generated,
+};
+
+export const useTrajectories = defineStore('trajectories', () => {
+  const jobs = useJobs();
+  const list = shallowRef<ArtefactRecord[]>([]);
+  const listError = ref<string | null>(null);
+  const listLoaded = ref(false);
+  const currentId = ref<string | null>(null);
+  const current = shallowRef<TrajSetView | null>(null);
+  const loading = ref(false);
+  const error = ref<string | null>(null);
+
+  const filters = reactive<TrajFilters>({ termination: '', solved: '', policy: '', minTools: '', text: '' });
+  const sort = reactive<{ key: SortKey; desc: boolean }>({ key: 'index', desc: false });
+
+  const openId = ref<string | null>(null);
+  const detail = shallowRef<TrajDetail | null>(null);
+  const detailError = ref<string | null>(null);
+  const showModelText = ref(false);
+  const details = new Map<string, TrajDetail>();
+
+  const mode = ref<'inspect' | 'compare'>('inspect');
+  const left = shallowRef<TrajRef | null>(null);
+  const right = shallowRef<TrajRef | null>(null);
+  const leftDetail = shallowRef<TrajDetail | null>(null);
+  const rightDetail = shallowRef<TrajDetail | null>(null);
+  const compareError = ref<string | null>(null);
+  /** Other sets of the same dataset, loaded for the side-by-side picker. */
+  const otherSets = shallowRef<TrajSetView[]>([]);
+
+  const graphs = shallowRef<ArtefactRecord[]>([]);
+  const datasets = shallowRef<ArtefactRecord[]>([]);
+  const rolloutJobId = ref<string | null>(null);
+  const rolloutStarted = shallowRef<JobRecord | null>(null);
+  const rolloutError = ref<string | null>(null);
+  const starting = ref(false);
+
+  // ---------- rows ----------
+  const rows = computed<TrajRow[]>(() => {
+    const v = current.value;
+    if (!v) return [];
+    return v.trajectories.map((s) => {
+      const question = v.questions[s.qa_id]?.question ?? '';
+      return { s, question, hay: `${s.qa_id}\n${s.id}\n${question}\n${s.prediction ?? ''}`.toLowerCase() };
+    });
+  });
+  const facets = computed(() => ({
+    terminations: tally(rows.value.map((r) => r.s.termination)),
+    policies: tally(rows.value.map((r) => r.s.policy)),
+  }));
+  const filtered = computed<TrajRow[]>(() => {
+    const f = filters;
+    const text = f.text.trim().toLowerCase();
+    const minTools = typeof f.minTools === 'number' && Number.isFinite(f.minTools) ? f.minTools : 0;
+    const out = rows.value.filter(
+      (r) =>
+        (!f.termination || r.s.termination === f.termination) &&
+        (!f.solved || (f.solved === 'solved') === isSolved(r.s)) &&
+        (!f.policy || r.s.policy === f.policy) &&
+        r.s.tool_calls >= minTools &&
+        (!text || r.hay.includes(text)),
+    );
+    if (sort.key !== 'index' || sort.desc) {
+      const key = SORTERS[sort.key];
+      const sign = sort.desc ? -1 : 1;
+      out.sort((a, b) => sign * (key(a.s) - key(b.s)) || a.s.index - b.s.index);
+    }
+    return out;
+  });
+  const openSummary = computed(() => (openId.value ? (current.value?.trajectories.find((t) => t.id === openId.value) ?? null) : null));
+  /** Trajectories per question in the open set (for "has other attempts"). */
+  const perQuestion = computed(() => {
+    const m = new Map<string, TrajSummary[]>();
+    for (const s of current.value?.trajectories ?? []) (m.get(s.qa_id) ?? m.set(s.qa_id, []).get(s.qa_id)!).push(s);
+    return m;
+  });
+
+  function setSort(key: SortKey): void {
+    if (sort.key === key) {
+      if (key === 'index' && sort.desc) sort.desc = false;
+      else if (sort.desc || key === 'index') Object.assign(sort, { key: 'index', desc: false });
+      else sort.desc = true;
+    } else Object.assign(sort, { key, desc: key !== 'index' });
+  }
+
+  function clearFilters(): void {
+    Object.assign(filters, { termination: '', solved: '', policy: '', minTools: '', text: '' });
+  }
+
+  // ---------- loading ----------
+  async function load(): Promise<void> {
+    try {
+      list.value = await lab().call('trajectories.list');
+      listError.value = null;
+    } catch (err) {
+      listError.value = message(err);
+    } finally {
+      listLoaded.value = true;
+    }
+  }
+
+  async function loadInputs(): Promise<void> {
+    try {
+      const [g, d] = await Promise.all([lab().call('graphs.list'), lab().call('datasets.list')]);
+      graphs.value = g;
+      datasets.value = d;
+    } catch (err) {
+      rolloutError.value = message(err);
+    }
+  }
+
+  async function open(id: string): Promise<void> {
+    if (currentId.value === id && current.value) return;
+    currentId.value = id;
+    loading.value = true;
+    error.value = null;
+    closeTraj();
+    clearFilters();
+    mode.value = 'inspect';
+    try {
+      const view = await lab().call('trajectories.get', { id });
+      if (currentId.value === id) current.value = view;
+    } catch (err) {
+      if (currentId.value === id) {
+        error.value = message(err);
+        current.value = null;
+      }
+    } finally {
+      if (currentId.value === id) loading.value = false;
+    }
+  }
+
+  async function ensureOpen(): Promise<void> {
+    if (!listLoaded.value) await load();
+    const first = list.value[0];
+    if (!currentId.value && first) await open(first.id);
+  }
+
+  async function fetchDetail(ref: TrajRef): Promise<TrajDetail> {
+    const key = `${ref.setId}\n${ref.trajId}`;
+    const hit = details.get(key);
+    if (hit) return hit;
+    const d = await lab().call('trajectories.one', { id: ref.setId, trajId: ref.trajId });
+    details.set(key, d);
+    while (details.size > DETAIL_CACHE) details.delete(details.keys().next().value!);
+    return d;
+  }
+
+  async function openTraj(trajId: string): Promise<void> {
+    const setId = currentId.value;
+    if (!setId) return;
+    openId.value = trajId;
+    detailError.value = null;
+    if (detail.value?.setId !== setId || detail.value.trajectory.id !== trajId) detail.value = null;
+    try {
+      const d = await fetchDetail({ setId, trajId });
+      if (openId.value === trajId) detail.value = d;
+    } catch (err) {
+      if (openId.value === trajId) detailError.value = message(err);
+    }
+  }
+
+  function closeTraj(): void {
+    openId.value = null;
+    detail.value = null;
+    detailError.value = null;
+  }
+
+  // ---------- side by side ----------
+  const compareQaId = computed(() => leftDetail.value?.trajectory.qa_id ?? null);
+  const candidates = computed<CompareCandidate[]>(() => {
+    const qaId = compareQaId.value;
+    const set = current.value;
+    if (!qaId || !set) return [];
+    const sets = [set, ...otherSets.value.filter((o) => o.artefact.id !== set.artefact.id)];
+    return sets.flatMap((v) =>
+      v.trajectories.filter((s) => s.qa_id === qaId).map((s) => ({ setId: v.artefact.id, trajId: s.id, setName: v.artefact.name, summary: s })),
+    );
+  });
+
+  async function loadOtherSets(): Promise<void> {
+    const set = current.value;
+    const datasetId = set?.artefact.info.datasetId;
+    if (!set || typeof datasetId !== 'string') {
+      otherSets.value = [];
+      return;
+    }
+    const same = list.value.filter((a) => a.id !== set.artefact.id && a.info.datasetId === datasetId).slice(0, 6);
+    const loaded = await Promise.all(same.map((a) => lab().call('trajectories.get', { id: a.id }).catch(() => null)));
+    otherSets.value = loaded.filter((v): v is TrajSetView => v !== null);
+  }
+
+  async function setSide(side: 'left' | 'right', r: TrajRef): Promise<void> {
+    const target = side === 'left' ? left : right;
+    const out = side === 'left' ? leftDetail : rightDetail;
+    target.value = r;
+    compareError.value = null;
+    try {
+      const d = await fetchDetail(r);
+      if (target.value === r) out.value = d;
+    } catch (err) {
+      compareError.value = message(err);
+    }
+  }
+
+  /** Opens the side-by-side view on a trajectory and, opposite, the next attempt at the same question. */
+  async function startCompare(trajId: string): Promise<void> {
+    const setId = currentId.value;
+    if (!setId) return;
+    mode.value = 'compare';
+    rightDetail.value = null;
+    right.value = null;
+    await setSide('left', { setId, trajId });
+    await loadOtherSets();
+    const others = candidates.value.filter((c) => !(c.setId === setId && c.trajId === trajId));
+    const sameSet = others.filter((c) => c.setId === setId);
+    // Opposite: the next attempt in this set (the one after it, wrapping), else the same question elsewhere.
+    const me = candidates.value.findIndex((c) => c.setId === setId && c.trajId === trajId);
+    const pick = sameSet.find((_c, i) => i >= me) ?? sameSet[0] ?? others[0];
+    if (pick) await setSide('right', { setId: pick.setId, trajId: pick.trajId });
+  }
+
+  // ---------- rollouts ----------
+  const rolloutJob = computed<JobRecord | null>(() => (rolloutJobId.value ? (jobs.byId.get(rolloutJobId.value) ?? rolloutStarted.value) : null));
+  const rolling = computed(() => starting.value || rolloutJob.value?.status === 'running' || rolloutJob.value?.status === 'queued');
+
+  async function finishRollout(job: JobRecord): Promise<void> {
+    await load();
+    if (job.id === rolloutJobId.value) {
+      currentId.value = null; // open the new set even if another is open
+      await open(job.id);
+    }
+  }
+
+  async function startRollout(form: RolloutForm): Promise<void> {
+    rolloutError.value = null;
+    starting.value = true;
+    try {
+      const job = await lab().call('jobs.start', { kind: 'rollout', params: { ...form } });
+      rolloutStarted.value = job;
+      rolloutJobId.value = job.id;
+      if (jobs.byId.get(job.id)?.status === 'succeeded') await finishRollout(job);
+    } catch (err) {
+      rolloutError.value = message(err);
+    } finally {
+      starting.value = false;
+    }
+  }
+
+  lab().on('job.updated', (job) => {
+    if (job.status !== 'succeeded') return;
+    if (job.kind === 'rollout') void finishRollout(job);
+    // A new graph or dataset is something new to roll out on.
+    else if (job.kind === 'kg.build' || job.kind === 'synth') void loadInputs();
+  });
+
+  return {
+    list,
+    listError,
+    listLoaded,
+    currentId,
+    current,
+    loading,
+    error,
+    filters,
+    sort,
+    rows,
+    facets,
+    filtered,
+    perQuestion,
+    openId,
+    openSummary,
+    detail,
+    detailError,
+    showModelText,
+    mode,
+    left,
+    right,
+    leftDetail,
+    rightDetail,
+    compareError,
+    candidates,
+    graphs,
+    datasets,
+    rolloutJob,
+    rolloutError,
+    rolling,
+    setSort,
+    clearFilters,
+    load,
+    loadInputs,
+    open,
+    ensureOpen,
+    openTraj,
+    closeTraj,
+    setSide,
+    startCompare,
+    startRollout,
+  };
+});

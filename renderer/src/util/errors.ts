@@ -1,0 +1,3 @@
+export function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,185 @@
+// A force-directed layout for the Graph explorer (Fruchterman–Reingold with grid-cell repulsion).
+// Cytoscape's `cose` computes every node pair on every iteration: at ~1,700 nodes that is 8–10 s of a
+// blocked window on a small machine. Here repulsion only looks at the neighbouring grid cells, so an
+// iteration is linear in the graph size, and the iterations run in short slices between frames.
+// Seeded: the same graph gets the same picture every time it is opened.
+
+export interface Position {
+  x: number;
+  y: number;
+}
+
+export interface LayoutInput {
+  ids: string[];
+  edges: Array<[string, string]>;
+  /** Seed for the start positions (e.g. the graph id). */
+  seed: string;
+  /** Ideal edge length in model units (the canvas fits afterwards). */
+  k?: number;
+  iterations?: number;
+}
+
+function hashSeed(s: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface ForceLayout {
+  /** Runs one iteration; false once the layout has cooled. */
+  step(): boolean;
+  readonly progress: number;
+  positions(): Map<string, Position>;
+}
+
+export function createForceLayout(input: LayoutInput): ForceLayout {
+  const n = input.ids.length;
+  const k = input.k ?? 60;
+  const iterations = input.iterations ?? (n > 1000 ? 260 : 360);
+  const index = new Map(input.ids.map((id, i) => [id, i]));
+  const es: number[] = [];
+  for (const [s, t] of input.edges) {
+    const a = index.get(s);
+    const b = index.get(t);
+    if (a !== undefined && b !== undefined && a !== b) es.push(a, b);
+  }
+  const rand = mulberry32(hashSeed(input.seed));
+  const x = new Float64Array(n);
+  const y = new Float64Array(n);
+  const dx = new Float64Array(n);
+  const dy = new Float64Array(n);
+  const radius = k * Math.sqrt(n) * 0.6;
+  for (let i = 0; i < n; i++) {
+    const r = radius * Math.sqrt(rand());
+    const a = rand() * 2 * Math.PI;
+    x[i] = r * Math.cos(a);
+    y[i] = r * Math.sin(a);
+  }
+  const k2 = k * k;
+  const cell = 2 * k;
+  const gravity = 0.015;
+  let temp = radius * 0.5;
+  const cool = Math.pow(1 / Math.max(1, temp), 1 / iterations); // ends at ~1 unit of movement
+  let it = 0;
+  const grid = new Map<number, number[]>();
+  const key = (cx: number, cy: number): number => cx * 73856093 + cy * 19349663;
+
+  function step(): boolean {
+    if (it >= iterations) return false;
+    dx.fill(0);
+    dy.fill(0);
+    grid.clear();
+    for (let i = 0; i < n; i++) {
+      const kk = key(Math.floor(x[i]! / cell), Math.floor(y[i]! / cell));
+      const bucket = grid.get(kk);
+      if (bucket) bucket.push(i);
+      else grid.set(kk, [i]);
+    }
+    // Repulsion k²/d between nodes in the same or adjacent cells (each pair once).
+    for (let i = 0; i < n; i++) {
+      const cx = Math.floor(x[i]! / cell);
+      const cy = Math.floor(y[i]! / cell);
+      for (let ox = -1; ox <= 1; ox++) {
+        for (let oy = -1; oy <= 1; oy++) {
+          const bucket = grid.get(key(cx + ox, cy + oy));
+          if (!bucket) continue;
+          for (const j of bucket) {
+            if (j <= i) continue;
+            let ddx = x[i]! - x[j]!;
+            let ddy = y[i]! - y[j]!;
+            let d2 = ddx * ddx + ddy * ddy;
+            if (d2 > 4 * k2) continue;
+            if (d2 < 0.01) {
+              ddx = rand() - 0.5;
+              ddy = rand() - 0.5;
+              d2 = ddx * ddx + ddy * ddy;
+            }
+            const f = k2 / d2; // (k²/d) / d: the force along the unit vector
+            dx[i] = dx[i]! + ddx * f;
+            dy[i] = dy[i]! + ddy * f;
+            dx[j] = dx[j]! - ddx * f;
+            dy[j] = dy[j]! - ddy * f;
+          }
+        }
+      }
+    }
+    // Attraction d²/k along edges.
+    for (let e = 0; e < es.length; e += 2) {
+      const a = es[e]!;
+      const b = es[e + 1]!;
+      const ddx = x[a]! - x[b]!;
+      const ddy = y[a]! - y[b]!;
+      const d = Math.sqrt(ddx * ddx + ddy * ddy) || 0.01;
+      const f = d / k; // (d²/k) / d
+      dx[a] = dx[a]! - ddx * f;
+      dy[a] = dy[a]! - ddy * f;
+      dx[b] = dx[b]! + ddx * f;
+      dy[b] = dy[b]! + ddy * f;
+    }
+    // Weak gravity keeps components and leaves from drifting off; then move, capped by the temperature.
+    for (let i = 0; i < n; i++) {
+      const ddx = dx[i]! - gravity * x[i]!;
+      const ddy = dy[i]! - gravity * y[i]!;
+      const d = Math.sqrt(ddx * ddx + ddy * ddy);
+      if (d > 0) {
+        const m = Math.min(d, temp) / d;
+        x[i] = x[i]! + ddx * m;
+        y[i] = y[i]! + ddy * m;
+      }
+    }
+    temp *= cool;
+    it++;
+    return it < iterations;
+  }
+
+  return {
+    step,
+    get progress() {
+      return it / iterations;
+    },
+    positions() {
+      const out = new Map<string, Position>();
+      input.ids.forEach((id, i) => out.set(id, { x: x[i]!, y: y[i]! }));
+      return out;
+    },
+  };
+}
+
+/**
+ * Runs a layout in slices of a few milliseconds between frames, so the window stays responsive.
+ * `cancel()` drops it (a newer graph was opened); the promise then never settles.
+ */
+export function runForceLayout(input: LayoutInput, onProgress?: (fraction: number) => void): { done: Promise<Map<string, Position>>; cancel(): void } {
+  const layout = createForceLayout(input);
+  let cancelled = false;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const done = new Promise<Map<string, Position>>((resolve) => {
+    const slice = (): void => {
+      if (cancelled) return;
+      const until = performance.now() + 14;
+      let more = true;
+      while (more && performance.now() < until) more = layout.step();
+      if (!more) return resolve(layout.positions());
+      onProgress?.(layout.progress);
+      timer = setTimeout(slice, 0);
+    };
+    slice();
+  });
+  return {
+    done,
+    cancel() {
+      cancelled = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

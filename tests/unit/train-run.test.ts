@@ -1,0 +1,90 @@
+// A real training run through the CLI, killed with SIGKILL after its first checkpoint and resumed:
+// metric steps stay continuous (no duplicates, none missing), every file reads back, and the checkpoint
+// runs as a policy in `sailor eval`.
+import { describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readMetrics } from '../../main/lab/runs/metrics';
+import { checkpointSteps } from '../../main/lab/runs/layout';
+import { readCheckpointManifest } from '../../main/lab/model/checkpoint';
+import { readJsonl } from '../../main/lab/store/files';
+
+const sailor = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, ['bin/sailor.mjs', ...args], { encoding: 'utf8', env, timeout: 300_000 });
+
+describe('training run: kill -9 and resume', () => {
+  it('resumes from the last checkpoint with continuous metric steps', { timeout: 600_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sailor-train-'));
+    const env = { ...process.env, SAILOR_HOME: join(dir, 'home') };
+    for (const args of [
+      ['kg', 'build', '--rng', '7', '--max-edges', '300', '--out', join(dir, 'g.json')],
+      ['synth', '--graph', join(dir, 'g.json'), '--count', '40', '--rng', '1', '--out', join(dir, 'train.jsonl')],
+      ['synth', '--graph', join(dir, 'g.json'), '--count', '10', '--rng', '2', '--out', join(dir, 'held.jsonl')],
+    ]) {
+      const r = sailor(args, env);
+      expect(r.status, r.stderr).toBe(0);
+    }
+    const steps = 30;
+    writeFileSync(
+      join(dir, 'run.json'),
+      JSON.stringify({
+        name: 'kill test',
+        data: { graphFile: 'g.json', datasetFile: 'train.jsonl', heldOutFile: 'held.jsonl' },
+        backend: 'wasm',
+        env: { maxToolCalls: 12 },
+        tokenizer: { vocabSize: 512 },
+        model: { preset: 'tiny', blockSize: 128 },
+        sft: { steps, batchSize: 4, warmupSteps: 5 },
+        eval: { every: 15, questions: 3 },
+        checkpoint: { every: 10 },
+      }),
+    );
+
+    // Start, wait until the step-10 checkpoint exists and training went past it, then SIGKILL.
+    const child = spawn(process.execPath, ['bin/sailor.mjs', 'train', '--config', join(dir, 'run.json')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const runsDir = join(dir, 'home', 'runs');
+    const runId = await new Promise<string>((resolve, reject) => {
+      const timer = setInterval(() => {
+        const id = existsSync(runsDir) ? readdirSync(runsDir)[0] : undefined;
+        const metrics = id ? join(runsDir, id, 'metrics.jsonl') : '';
+        if (id && checkpointSteps(join(dir, 'home'), id).includes(10) && existsSync(metrics) && readMetrics(metrics).some((r) => r.step >= 12)) {
+          clearInterval(timer);
+          resolve(id);
+        }
+      }, 100);
+      child.on('exit', (code) => {
+        clearInterval(timer);
+        reject(new Error(`train exited (${code}) before it could be killed:\n${stderr}`));
+      });
+    });
+    child.kill('SIGKILL');
+    await new Promise((r) => child.once('exit', r));
+    const home = join(dir, 'home');
+    const before = readMetrics(join(runsDir, runId, 'metrics.jsonl'));
+    expect(before.at(-1)!.step).toBeGreaterThan(10);
+
+    const resumed = sailor(['train', '--resume', runId, '--json'], env);
+    expect(resumed.status, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('resumed from step');
+    const summary = JSON.parse(resumed.stdout) as { status: string; lastStep: number; checkpoints: Array<{ step: number }> };
+    expect(summary.status).toBe('finished');
+    expect(summary.lastStep).toBe(steps);
+
+    const after = readMetrics(join(runsDir, runId, 'metrics.jsonl'));
+    expect(after.map((r) => r.step)).toEqual([...Array(steps + 1).keys()]); // 0 (RFT report) .. 30, once each
+    expect(after.filter((r) => r.metrics['eval/pass@1'] !== undefined).map((r) => r.step)).toEqual([15, 30]);
+    expect(checkpointSteps(home, runId)).toEqual([10, 20, 30]);
+    for (const s of [10, 20, 30]) expect(readCheckpointManifest(join(runsDir, runId, 'checkpoints', `step-${String(s).padStart(6, '0')}`)).step).toBe(s);
+    for (const f of readdirSync(join(runsDir, runId, 'evals'))) expect(readJsonl(join(runsDir, runId, 'evals', f)).tornTail).toBe(false);
+
+    // The checkpoint is a policy: evaluated on the held-out set in its run's own environment.
+    const ev = sailor(['eval', '--checkpoint', `${runId}/last`, '--dataset', join(dir, 'held.jsonl'), '--limit', '3', '--json'], env);
+    expect(ev.status, ev.stderr).toBe(0);
+    const report = JSON.parse(ev.stdout) as { 'pass@1': number; questions: number };
+    expect(report.questions).toBe(3);
+    expect(report['pass@1']).toBeGreaterThanOrEqual(0);
+  });
+});
