@@ -2,7 +2,8 @@
 // path and modification time, so browsing a dataset does not re-read and re-validate it every click.
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ArtefactRecord, DatasetView, GraphView, QaDetail } from './contract';
+import type { ArtefactRecord, ComparisonFile, ComparisonView, DatasetView, GraphView, QaDetail } from './contract';
+import { readJsonFile } from './store/files';
 import type { Graph } from './formats';
 import { LabError } from './errors';
 import type { StoreData } from './store/db';
@@ -29,10 +30,21 @@ export class ArtefactReader {
     private readonly data: () => StoreData,
   ) {}
 
-  private find(collection: 'graphs' | 'datasets', id: string): ArtefactRecord {
+  private find(collection: 'graphs' | 'datasets' | 'comparisons', id: string): ArtefactRecord {
     const a = this.data()[collection].find((x) => x.id === id);
-    if (!a) throw new LabError('not_found', `no ${collection === 'graphs' ? 'graph' : 'dataset'} with id '${id}'`);
+    if (!a) throw new LabError('not_found', `no ${collection.slice(0, -1)} with id '${id}'`);
     return a;
+  }
+
+  /** A checkpoint comparison with the question texts of its dataset (when the dataset is still there). */
+  comparison(id: string): ComparisonView {
+    const artefact = this.find('comparisons', id);
+    this.mtime(artefact);
+    const file = readJsonFile(join(this.home, artefact.path)) as ComparisonFile;
+    const questionText: Record<string, string> = {};
+    const datasetId = String(artefact.info.datasetId ?? '');
+    if (this.data().datasets.some((d) => d.id === datasetId)) for (const qa of this.dataset(datasetId).qas) questionText[qa.id] = qa.question;
+    return { artefact, ...file, questionText };
   }
 
   private mtime(artefact: ArtefactRecord): number {

@@ -142,6 +142,8 @@ export class LabCore {
       'datasets.list': () => [...this.db.data.datasets].reverse(),
       'datasets.get': ({ id }) => this.artefacts.dataset(id),
       'datasets.qa': ({ id, qaId }) => this.artefacts.qa(id, qaId),
+      'comparisons.list': () => [...this.db.data.comparisons].reverse(),
+      'comparisons.get': ({ id }) => this.artefacts.comparison(id),
       'trajectories.list': () => this.trajectories.list(),
       'trajectories.get': ({ id }) => this.trajectories.get(id),
       'trajectories.one': ({ id, trajId }) => this.trajectories.one(id, trajId),

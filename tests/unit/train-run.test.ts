@@ -10,6 +10,8 @@ import { readMetrics } from '../../main/lab/runs/metrics';
 import { checkpointSteps } from '../../main/lab/runs/layout';
 import { readCheckpointManifest } from '../../main/lab/model/checkpoint';
 import { readJsonl } from '../../main/lab/store/files';
+import { LabCore } from '../../main/lab/core';
+import type { ComparisonView, JobRecord } from '../../main/lab/contract';
 
 const sailor = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, ['bin/sailor.mjs', ...args], { encoding: 'utf8', env, timeout: 300_000 });
 
@@ -86,5 +88,32 @@ describe('training run: kill -9 and resume', () => {
     const report = JSON.parse(ev.stdout) as { 'pass@1': number; questions: number };
     expect(report.questions).toBe(3);
     expect(report['pass@1']).toBeGreaterThanOrEqual(0);
+
+    // Two checkpoints of the run, side by side on the same held-out questions and seeds.
+    const core = await LabCore.open({ home, detectBackend: false });
+    try {
+      const heldOutId = core.db.data.datasets.find((d) => d.name === 'held.jsonl')!.id;
+      const job = (await core.call('jobs.start', { kind: 'compare', params: { checkpoints: [`${runId}/10`, `${runId}/last`], datasetId: heldOutId, questions: 3 } })) as JobRecord;
+      let done = core.jobs.get(job.id);
+      while (done.status === 'running') {
+        await new Promise((r) => setTimeout(r, 200));
+        done = core.jobs.get(job.id);
+      }
+      expect(done.status, done.error).toBe('succeeded');
+      const cmp = (await core.call('comparisons.get', { id: job.id })) as ComparisonView;
+      expect(cmp.checkpoints.map((c) => c.ref)).toEqual([`${runId}/10`, `${runId}/last`]);
+      expect(cmp.questions).toHaveLength(3);
+      for (const q of cmp.questions) {
+        expect(q.results.map((r) => r.n)).toEqual([1, 1]);
+        expect(cmp.questionText[q.qa_id]).toBeTruthy();
+      }
+      const sets = (await core.call('trajectories.list', {})) as Array<{ id: string }>;
+      for (const c of cmp.checkpoints) expect(sets.map((x) => x.id)).toContain(c.setId);
+      const first = cmp.questions[0]!;
+      const detail = (await core.call('trajectories.one', { id: cmp.checkpoints[1]!.setId, trajId: first.results[1]!.trajIds[0]! })) as { trajectory: { qa_id: string } };
+      expect(detail.trajectory.qa_id).toBe(first.qa_id);
+    } finally {
+      await core.close();
+    }
   });
 });

@@ -123,6 +123,18 @@ export interface RunMetricsEvent {
   records: MetricRecord[];
 }
 
+/** comparisons/<id>.json: the same questions answered by each checkpoint (index i = checkpoints[i]). */
+export interface ComparisonFile {
+  checkpoints: Array<{ ref: string; setId: string; eval: Record<string, unknown> | null; counts: Record<string, unknown> }>;
+  questions: Array<{ qa_id: string; results: Array<{ correct: number; n: number; trajIds: string[] }> }>;
+}
+
+export interface ComparisonView extends ComparisonFile {
+  artefact: ArtefactRecord;
+  /** Question text by QA id, from the dataset. */
+  questionText: Record<string, string>;
+}
+
 export interface StoreSummary {
   projects: number;
   graphs: number;
@@ -245,6 +257,8 @@ export const methods = {
   'datasets.list': { params: Empty, result: [] as ArtefactRecord[] },
   'datasets.get': { params: z.object({ id: Id }).strict(), result: {} as DatasetView },
   'datasets.qa': { params: z.object({ id: Id, qaId: Id }).strict(), result: {} as QaDetail },
+  'comparisons.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'comparisons.get': { params: z.object({ id: Id }).strict(), result: {} as ComparisonView },
   'runs.list': { params: Empty, result: [] as RunSummary[] },
   'runs.get': { params: z.object({ id: Id }).strict(), result: {} as RunDetail },
   'runs.metrics': {

@@ -45,10 +45,10 @@ export function artefactFile(home: string, collection: Collection, id: string): 
   return { path, info };
 }
 
-function policyFactory(p: RolloutParams, web: SimWeb): PolicyFactory {
+function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number): PolicyFactory {
   const pctx: PolicyContext = {
     anchorName: (id) => web.page(URL_SCHEME + id)?.title,
-    expert: { maxCalls: p.maxToolCalls - 1 },
+    expert: { maxCalls: maxToolCalls - 1 },
   };
   const llmUrl = process.env.SAILOR_LLM_URL;
   if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: process.env.SAILOR_LLM_KEY };
@@ -72,24 +72,41 @@ function counts(trajs: readonly Trajectory[]): Record<string, unknown> {
 
 export async function runRollout(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord }> {
   const p = rolloutParams.parse(raw);
-  ctx.progress({ fraction: 0, message: `reading dataset ${p.datasetId}` });
+  const { artefact } = await rollOutSet(ctx, p, ctx.jobId, (fraction, message, done, total) => ctx.progress({ fraction, message, done, total }));
+  return { artefact };
+}
+
+/**
+ * Rolls a policy out over a dataset and writes the set as `trajectories/<id>.jsonl`; returns the artefact
+ * to register and the trajectories. Shared by the rollout job and the checkpoint comparison.
+ */
+export async function rollOutSet(
+  ctx: JobContext,
+  p: RolloutParams,
+  id: string,
+  progress: (fraction: number, message: string, done?: number, total?: number) => void,
+): Promise<{ artefact: ArtefactRecord; trajs: Trajectory[] }> {
+  progress(0, `reading dataset ${p.datasetId}`);
   const ds = artefactFile(ctx.home, 'datasets', p.datasetId);
   const { header: dsHeader, qas: allQas } = readQaDataset(ds.path);
   const graphId = p.graphId ?? (typeof ds.info.graphId === 'string' ? ds.info.graphId : typeof dsHeader?.graph === 'string' ? dsHeader.graph : undefined);
   if (!graphId) throw new LabError('bad_request', `dataset ${p.datasetId} does not say which graph it came from: pass graphId`);
   // A checkpoint policy runs in the simulated-web settings its run was trained with.
   let webOptions: Partial<WebOptions> = {};
+  let maxToolCalls = p.maxToolCalls ?? 30;
   if (p.policy.startsWith('ckpt:')) {
     const { registerCheckpointPolicies, resolveCheckpoint, runEnvironment } = await import('../train/checkpoints');
     registerCheckpointPolicies(ctx.home);
-    webOptions = runEnvironment(resolveCheckpoint(p.policy.slice('ckpt:'.length), ctx.home).config).web;
+    const env = runEnvironment(resolveCheckpoint(p.policy.slice('ckpt:'.length), ctx.home).config);
+    webOptions = env.web;
+    maxToolCalls = p.maxToolCalls ?? env.maxToolCalls;
   }
-  ctx.progress({ fraction: 0.01, message: `indexing graph ${graphId}` });
+  progress(0.01, `indexing graph ${graphId}`);
   const web = new SimWeb(readGraphFile(artefactFile(ctx.home, 'graphs', graphId).path), webOptions);
-  const factory = policyFactory(p, web);
+  const factory = policyFactory(p, web, maxToolCalls);
   const tools = simToolset(web);
   const qas: QA[] = p.limit ? allQas.slice(0, p.limit) : allQas;
-  const opts: RolloutOptions = { n: p.n, seed: p.rng, reward: { mode: p.reward }, limits: { maxToolCalls: p.maxToolCalls } };
+  const opts: RolloutOptions = { n: p.n, seed: p.rng, reward: { mode: p.reward }, limits: { maxToolCalls } };
 
   const total = qas.length * p.n;
   const trajs: Trajectory[] = [];
@@ -102,23 +119,19 @@ export async function runRollout(raw: unknown, ctx: JobContext): Promise<{ artef
       trajs.push(traj);
       if (traj.reward.answer >= 1) solved++;
     }
-    ctx.progress({
-      fraction: Math.min(0.97, trajs.length / total),
-      message: `QA ${i + 1} of ${qas.length} (${trajs.length}/${total} trajectories, ${solved} correct)`,
-      done: i + 1,
-      total: qas.length,
-    });
+    progress(Math.min(0.97, trajs.length / total), `QA ${i + 1} of ${qas.length} (${trajs.length}/${total} trajectories, ${solved} correct)`, i + 1, qas.length);
     await yieldToEvents(); // let a cancel message in between questions
   }
 
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);
-  const rel = join('trajectories', `${ctx.jobId}.jsonl`);
-  ctx.progress({ fraction: 0.98, message: `writing ${rel}` });
+  const rel = join('trajectories', `${id}.jsonl`);
+  progress(0.98, `writing ${rel}`);
   const header = { format: TRAJ_FORMAT, policy: factory.spec, graphId, datasetId: p.datasetId, n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}) };
   writeFileAtomic(join(ctx.home, rel), [header, ...trajs].map((x) => JSON.stringify(x)).join('\n') + '\n');
   return {
+    trajs,
     artefact: {
-      id: ctx.jobId,
+      id,
       name: p.name ?? `${factory.spec} × ${p.n} · ${qas.length} QAs · rng ${p.rng}`,
       path: rel,
       createdAt: new Date().toISOString(),

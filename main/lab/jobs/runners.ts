@@ -7,5 +7,6 @@ export const jobRunners: Record<string, () => Promise<JobRunner>> = {
   'kg.build': async () => (await import('./lab-jobs')).runKgBuild,
   synth: async () => (await import('./lab-jobs')).runSynth,
   rollout: async () => (await import('./rollout-job')).runRollout,
+  compare: async () => (await import('../train/compare-job')).runCompare,
   train: async () => (await import('../train/sft-job')).runTrain,
 };

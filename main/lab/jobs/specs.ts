@@ -68,7 +68,8 @@ export const rolloutParams = z
     /** Use only the first N QAs of the dataset. */
     limit: z.number().int().min(1).max(100_000).optional(),
     reward: z.enum(['em', 'f1']).default('em'),
-    maxToolCalls: z.number().int().min(1).max(200).default(30),
+    /** Default: 30, or for a checkpoint policy the limit its run trained with. */
+    maxToolCalls: z.number().int().min(1).max(200).optional(),
   })
   .strict();
 export type RolloutParams = z.output<typeof rolloutParams>;

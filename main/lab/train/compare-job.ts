@@ -1,0 +1,64 @@
+// The `compare` job: two or more checkpoints answer the same held-out questions with the same seeds, each
+// in the simulated web its run trained in. Each checkpoint's trajectories become a set in the store (so the
+// inspector shows them), and comparisons/<id>.json holds the question-by-question outcome table.
+import { join } from 'node:path';
+import type { ArtefactRecord, ComparisonFile } from '../contract';
+import { writeJsonAtomic } from '../store/files';
+import { rollOutSet } from '../jobs/rollout-job';
+import { compareParams } from '../jobs/specs';
+import type { JobContext } from '../jobs/context';
+import type { ArtefactCollection } from '../jobs/specs';
+
+/** Which of two checkpoints solved a question (solved = at least one sample correct). */
+export function outcomeOf(a: boolean, b: boolean): 'both' | 'a_only' | 'b_only' | 'neither' {
+  return a && b ? 'both' : a ? 'a_only' : b ? 'b_only' : 'neither';
+}
+
+export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord; also: Array<{ collection: ArtefactCollection; artefact: ArtefactRecord }> }> {
+  const p = compareParams.parse(raw);
+  const sets: ArtefactRecord[] = [];
+  const solvedBy: Array<Map<string, { correct: number; n: number; trajIds: string[] }>> = [];
+  const questions = new Map<string, string>();
+  for (const [i, ref] of p.checkpoints.entries()) {
+    const share = 1 / p.checkpoints.length;
+    const { artefact, trajs } = await rollOutSet(
+      ctx,
+      { datasetId: p.datasetId, policy: `ckpt:${ref}`, n: p.samples, rng: p.rng, limit: p.questions, reward: 'em', name: `${ref} (comparison ${ctx.jobId})` },
+      `${ctx.jobId}-${i}`,
+      (f, message) => ctx.progress({ fraction: Math.min(0.98, (i + f) * share), message: `${ref}: ${message}` }),
+    );
+    sets.push(artefact);
+    const byQa = new Map<string, { correct: number; n: number; trajIds: string[] }>();
+    for (const t of trajs) {
+      const row = byQa.get(t.qa_id) ?? { correct: 0, n: 0, trajIds: [] };
+      row.n++;
+      if (t.reward.answer >= 1) row.correct++;
+      row.trajIds.push(t.id);
+      byQa.set(t.qa_id, row);
+      questions.set(t.qa_id, t.qa_id);
+    }
+    solvedBy.push(byQa);
+  }
+  const file: ComparisonFile = {
+    checkpoints: p.checkpoints.map((ref, i) => ({ ref, setId: sets[i]!.id, eval: (sets[i]!.info.eval ?? null) as ComparisonFile['checkpoints'][number]['eval'], counts: sets[i]!.info.counts as Record<string, unknown> })),
+    questions: [...questions.keys()].map((qaId) => ({
+      qa_id: qaId,
+      results: solvedBy.map((m) => m.get(qaId) ?? { correct: 0, n: 0, trajIds: [] }),
+    })),
+  };
+  const solved = (i: number, q: ComparisonFile['questions'][number]): boolean => (q.results[i]?.correct ?? 0) > 0;
+  const tally: Record<string, number> = { both: 0, a_only: 0, b_only: 0, neither: 0 };
+  for (const q of file.questions) tally[outcomeOf(solved(0, q), solved(1, q))]!++;
+  const rel = join('comparisons', `${ctx.jobId}.json`);
+  writeJsonAtomic(join(ctx.home, rel), file);
+  return {
+    artefact: {
+      id: ctx.jobId,
+      name: p.name ?? `${p.checkpoints.join(' vs ')} on ${file.questions.length} questions`,
+      path: rel,
+      createdAt: new Date().toISOString(),
+      info: { params: p, datasetId: p.datasetId, sets: sets.map((s) => s.id), outcomes: tally },
+    },
+    also: sets.map((artefact) => ({ collection: 'trajectories' as const, artefact })),
+  };
+}
