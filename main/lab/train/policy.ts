@@ -4,6 +4,7 @@
 import type { GPT } from '../model/gpt';
 import { generate } from '../model/gpt';
 import type { Tokenizer } from '../model/tokenizer';
+import { buildMaskedTokens } from '../model/mask';
 import type { Policy, GenerateOptions } from '../agent/runtime';
 import { createRng } from '../util/rng';
 import { policyView, windowIndices } from './view';
@@ -23,11 +24,13 @@ export function checkpointPolicy(model: GPT, tok: Tokenizer, opts: CheckpointPol
   return {
     name: opts.name,
     async generate(_context: string, g: GenerateOptions): Promise<string> {
+      // Tokenised exactly as the training windows were (span by span, <|bos|> first, no <|eos|>), then cut
+      // the same way: the question pinned, the most recent turns after it.
       const view = policyView(g.turns.question, g.turns.steps);
-      const head = [tok.special('<|bos|>'), ...tok.encode(view.text.slice(0, view.spans[0]?.end ?? 0))];
-      const ids = [head[0]!, ...tok.encode(view.text)];
+      const { ids, segments } = buildMaskedTokens(tok, view.text, view.spans, { eos: false });
+      const headLen = segments?.find((s) => s.kind === 'prompt')?.end ?? 1;
       const budget = Math.max(8, model.config.blockSize - maxNew);
-      const prompt = windowIndices(ids.length, head.length, budget).map((i) => ids[i]!);
+      const prompt = windowIndices(ids.length, headLen, budget).map((i) => ids[i]!);
       const out = await generate(model, prompt, {
         maxNewTokens: Math.min(maxNew, Math.max(1, g.maxNewTokens)),
         temperature: opts.temperature,
