@@ -119,8 +119,8 @@ describe('QA dataset reader', () => {
 
   it('checks the header format, duplicate ids and filter ops', () => {
     const [a] = demoQAs();
-    expect(() => readQaDataset(write('h.jsonl', [{ format: 'sailor.qa/9' }, a]))).toThrow(/:1: format: expected format 'sailor.qa\/1'/);
-    expect(() => readQaDataset(write('dup.jsonl', [a, a]))).toThrow(/:2: id: duplicate id 'qa-demo-1'/);
+    expect(() => readQaDataset(write('h.jsonl', [{ format: 'sailor.qa/9' }, a]))).toThrow(/:1: format: expected format "sailor.qa\/1"/);
+    expect(() => readQaDataset(write('dup.jsonl', [a, a]))).toThrow(/:2: id: duplicate QA id 'qa-demo-1'/);
     const op = { ...a!, query: { ...a!.query, filters: [{ var: '?a', attr: 'name', op: 'like', value: 'F' }] } };
     expect(() => readQaDataset(write('op.jsonl', [op]))).toThrow(/:1: query\.filters\[0\]\.op:/);
     expect(readQaDataset(write('ok.jsonl', [a])).qas).toHaveLength(1); // the header line is optional

@@ -91,7 +91,7 @@ describe('readGraphFile', () => {
     expect(errorFor((g) => (g.format = 'sailor.graph/2')).message).toContain('format: expected "sailor.graph/1"');
     expect(errorFor((g) => delete g.edges).message).toContain('edges: expected an array');
     expect(errorFor((g) => (g.edges[0].relation = 'Founded By')).message).toContain('edges[0].relation: must be a snake_case label');
-    expect(errorFor((g) => (g.nodes[1].type = '')).message).toContain('nodes[1].type: must not be empty');
+    expect(errorFor((g) => (g.nodes[1].type = '')).message).toContain('nodes[1].type: expected a non-empty string');
     expect(errorFor((g) => (g.nodes[1].aliases = 'x')).message).toContain('nodes[1].aliases: expected an array of strings');
     expect(errorFor((g) => (g.nodes[1].meta = [])).message).toContain('nodes[1].meta: expected an object, got an array');
   });

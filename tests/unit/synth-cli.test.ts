@@ -100,7 +100,7 @@ describe('sailor check', () => {
       [variant('between.jsonl', 5, (qa) => ({ ...qa, query: { ...(qa.query as object), filters: [{ var: '?a', attr: 'x', op: 'between', value: [9, 1] }] } })), /between\.jsonl:5: query\.filters\[0\]\.value: expected lo <= hi, got \[9, 1\]/],
       [variant('answer.jsonl', 6, (qa) => ({ ...qa, answer_id: undefined })), /answer\.jsonl:6: answer_id: expected a string, got undefined/],
       [variant('var.jsonl', 8, (qa) => ({ ...qa, query: { ...(qa.query as object), answer: 'a' } })), /var\.jsonl:8: query\.answer: expected a variable starting with '\?'/],
-      [variant('header.jsonl', 1, () => ({ format: 'sailor.qa/0' })), /header\.jsonl:1: format: expected "sailor\.qa\/1", got "sailor\.qa\/0"/],
+      [variant('header.jsonl', 1, () => ({ format: 'sailor.qa/0' })), /header\.jsonl:1: format: expected format "sailor\.qa\/1", got "sailor\.qa\/0"/],
       [variant('dup.jsonl', 3, (qa) => ({ ...qa, id: 'qa-000001' })), /dup\.jsonl:3: id: duplicate QA id 'qa-000001'/],
     ];
     const broken = join(dir, 'broken.jsonl');

@@ -45,5 +45,5 @@ export { filterTrajectories, buildRft, maxNgramCount, generatedText, RFT_DEFAULT
 export { evaluate, passAtK, majority, sampleFromTrajectory, type EvalReport, type EvalSample } from './eval';
 export { resolvePolicy, registerPolicyKind, policyKinds, type PolicyFactory, type PolicyContext, type PolicyResolver } from './policies';
 export { rolloutOne, rolloutDataset, type RolloutOptions } from './rollout';
-export { readQaDataset, readTrajectories, parseQa } from './data';
+export { readQaDataset, readTrajectories } from './data';
 export { demoGraph, demoQAs } from './demo';

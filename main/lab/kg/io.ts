@@ -4,25 +4,13 @@
 // so a hand-edited or foreign graph fails loudly instead of deep inside synthesis.
 import type { AttrValue, Graph, GraphEdge, GraphNode } from '../formats/index';
 import { GRAPH_FORMAT } from '../formats/index';
-import { inputError, type LabError } from '../errors';
+import { Fields, describeValue } from '../util/fields';
 import { readJsonFile, writeJsonAtomic } from '../store/files';
 
 const SNAKE_CASE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 const ISO_DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
 
-type Obj = Record<string, unknown>;
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
-}
-
-function isObj(value: unknown): value is Obj {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const describe = describeValue;
 
 /** True for `YYYY`, `YYYY-MM`, `YYYY-MM-DD` with a real month and a day that exists in that month. */
 export function isIsoDate(text: string): boolean {
@@ -37,26 +25,10 @@ export function isIsoDate(text: string): boolean {
   return day >= 1 && day <= daysInMonth;
 }
 
-class Checker {
-  constructor(private readonly file: string) {}
-
-  fail(field: string, message: string): LabError {
-    return inputError(this.file, message, field ? { field } : {});
-  }
-
-  obj(value: unknown, field: string): Obj {
-    if (!isObj(value)) throw this.fail(field, `expected an object, got ${describe(value)}`);
-    return value;
-  }
-
-  str(value: unknown, field: string, { nonEmpty = false } = {}): string {
-    if (typeof value !== 'string') throw this.fail(field, `expected a string, got ${describe(value)}`);
-    if (nonEmpty && value.trim() === '') throw this.fail(field, 'must not be empty');
-    return value;
-  }
-
+/** The graph's fields on top of the shared checker (errors name file and field path). */
+class Checker extends Fields {
   label(value: unknown, field: string): string {
-    const text = this.str(value, field, { nonEmpty: true });
+    const text = this.str(value, field);
     if (!SNAKE_CASE.test(text)) throw this.fail(field, `must be a snake_case label, got ${describe(text)}`);
     return text;
   }
@@ -66,28 +38,28 @@ class Checker {
     const type = a.type;
     if (type === 'number') {
       if (typeof a.value !== 'number' || !Number.isFinite(a.value)) throw this.fail(`${field}.value`, `expected a finite number, got ${describe(a.value)}`);
-      if (a.unit !== undefined) this.str(a.unit, `${field}.unit`);
+      if (a.unit !== undefined) this.str(a.unit, `${field}.unit`, false);
       return a.unit === undefined ? { type, value: a.value } : { type, value: a.value, unit: a.unit as string };
     }
     if (type === 'date') {
-      const text = this.str(a.value, `${field}.value`);
+      const text = this.str(a.value, `${field}.value`, false);
       if (!isIsoDate(text)) throw this.fail(`${field}.value`, `expected an ISO date YYYY, YYYY-MM or YYYY-MM-DD, got ${describe(text)}`);
       return { type, value: text };
     }
-    if (type === 'string') return { type, value: this.str(a.value, `${field}.value`) };
+    if (type === 'string') return { type, value: this.str(a.value, `${field}.value`, false) };
     throw this.fail(`${field}.type`, `expected "date", "number" or "string", got ${describe(type)}`);
   }
 
   node(value: unknown, field: string): GraphNode {
     const n = this.obj(value, field);
-    const id = this.str(n.id, `${field}.id`, { nonEmpty: true });
+    const id = this.str(n.id, `${field}.id`);
     const type = this.label(n.type, `${field}.type`);
-    const name = this.str(n.name, `${field}.name`);
+    const name = this.str(n.name, `${field}.name`, false);
     // aliases, attrs and meta are always written; a reader accepts their absence as empty.
     const aliases: string[] = [];
     if (n.aliases !== undefined) {
       if (!Array.isArray(n.aliases)) throw this.fail(`${field}.aliases`, `expected an array of strings, got ${describe(n.aliases)}`);
-      n.aliases.forEach((a, i) => aliases.push(this.str(a, `${field}.aliases[${i}]`)));
+      n.aliases.forEach((a, i) => aliases.push(this.str(a, `${field}.aliases[${i}]`, false)));
     }
     const attrs: Record<string, AttrValue> = {};
     if (n.attrs !== undefined) {
@@ -99,9 +71,9 @@ class Checker {
 
   edge(value: unknown, field: string): GraphEdge {
     const e = this.obj(value, field);
-    const id = this.str(e.id, `${field}.id`, { nonEmpty: true });
-    const source = this.str(e.source, `${field}.source`, { nonEmpty: true });
-    const target = this.str(e.target, `${field}.target`, { nonEmpty: true });
+    const id = this.str(e.id, `${field}.id`);
+    const source = this.str(e.source, `${field}.source`);
+    const target = this.str(e.target, `${field}.target`);
     const relation = this.label(e.relation, `${field}.relation`);
     const meta = e.meta === undefined ? {} : this.obj(e.meta, `${field}.meta`);
     return { id, source, target, relation, meta };

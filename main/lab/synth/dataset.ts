@@ -2,53 +2,13 @@
 // and names file, line and field of the first problem: `d.jsonl:7: query.patterns[0].rel: expected a string`.
 import type { FilterOp, Graph, QA, QAHeader, Query } from '../formats';
 import { QA_FORMAT } from '../formats';
-import { inputError, type LabError } from '../errors';
+import { inputError } from '../errors';
+import { describeValue, Fields, isObj } from '../util/fields';
 import { readJsonl, writeFileAtomic } from '../store/files';
 import { buildQueryIndex, evaluateQuery, type QueryIndex } from './query';
 
-type Obj = Record<string, unknown>;
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  if (typeof value === 'object') return 'an object';
-  return `${typeof value} ${String(value)}`;
-}
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const describe = describeValue;
 const OPS: readonly FilterOp[] = ['eq', 'lt', 'gt', 'between', 'prefix', 'contains'];
-
-class Fields {
-  constructor(
-    private readonly file: string,
-    private readonly line: number,
-  ) {}
-
-  fail(field: string, message: string): LabError {
-    return inputError(this.file, message, { line: this.line, field });
-  }
-  obj(v: unknown, field: string): Obj {
-    if (!isObj(v)) throw this.fail(field, `expected an object, got ${describe(v)}`);
-    return v;
-  }
-  str(v: unknown, field: string, nonEmpty = true): string {
-    if (typeof v !== 'string') throw this.fail(field, `expected a string, got ${describe(v)}`);
-    if (nonEmpty && v === '') throw this.fail(field, 'expected a non-empty string');
-    return v;
-  }
-  num(v: unknown, field: string): number {
-    if (typeof v !== 'number' || !Number.isFinite(v)) throw this.fail(field, `expected a finite number, got ${describe(v)}`);
-    return v;
-  }
-  arr(v: unknown, field: string): unknown[] {
-    if (!Array.isArray(v)) throw this.fail(field, `expected an array, got ${describe(v)}`);
-    return v;
-  }
-  strings(v: unknown, field: string): string[] {
-    return this.arr(v, field).map((x, i) => this.str(x, `${field}[${i}]`));
-  }
-}
 
 export function validateQuery(value: unknown, f: Fields, at = 'query'): Query {
   const q = f.obj(value, at);
@@ -136,19 +96,21 @@ export function readDataset(path: string): Dataset {
   const { records, tornTail } = readJsonl(path);
   if (tornTail) throw inputError(path, 'the last line is cut short (an interrupted write)');
   const first = records[0];
-  if (!first) throw inputError(path, `empty file, expected a "${QA_FORMAT}" header line`);
-  if (!isObj(first.value) || first.value.format !== QA_FORMAT) {
-    const got = isObj(first.value) ? describe(first.value.format) : describe(first.value);
-    throw inputError(path, `expected "${QA_FORMAT}", got ${got}`, { line: first.line, field: 'format' });
+  if (!first) throw inputError(path, `empty file, expected a "${QA_FORMAT}" header line and QAs`);
+  // The header line is what FORMATS.md asks writers for; a file of bare QAs (hand-made, converted) is read too.
+  const hasHeader = isObj(first.value) && 'format' in first.value;
+  if (hasHeader && (first.value as { format: unknown }).format !== QA_FORMAT) {
+    throw inputError(path, `expected format "${QA_FORMAT}", got ${describe((first.value as { format: unknown }).format)}`, { line: first.line, field: 'format' });
   }
-  const header = first.value as QAHeader;
+  const header = (hasHeader ? first.value : { format: QA_FORMAT }) as QAHeader;
   const ids = new Set<string>();
-  const qas = records.slice(1).map(({ line, value }) => {
+  const qas = records.slice(hasHeader ? 1 : 0).map(({ line, value }) => {
     const qa = validateQa(value, path, line);
     if (ids.has(qa.id)) throw inputError(path, `duplicate QA id '${qa.id}'`, { line, field: 'id' });
     ids.add(qa.id);
     return qa;
   });
+  if (qas.length === 0) throw inputError(path, 'no QA records');
   return { header, qas };
 }
 
