@@ -17,7 +17,7 @@ import { evaluate, sampleFromTrajectory } from '../main/lab/agent/eval';
 import { Tokenizer } from '../main/lab/model/tokenizer';
 import { createModel, resolveGPTConfig } from '../main/lab/model/gpt';
 import { loadCheckpoint } from '../main/lab/model/checkpoint';
-import { parseRunConfig } from '../main/lab/runs/config';
+import { parseRunConfig } from '../main/lab/contract/run-config';
 import { checkpointDir, checkpointSteps, dataDir, runFile } from '../main/lab/runs/layout';
 import { checkpointPolicy } from '../main/lab/train/policy';
 import { runEnvironment } from '../main/lab/train/checkpoints';

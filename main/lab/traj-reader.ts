@@ -1,8 +1,8 @@
 // Reading the trajectory sets the store lists (`sailor.traj/1` JSON Lines) for the inspector. A parsed set
 // is cached by path and modification time, like graphs and datasets in artefacts.ts; only a few sets are
 // kept at once because a set holds every step of every trajectory.
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import type { ArtefactRecord, TrajDetail, TrajEval, TrajQuestion, TrajSetView, TrajSummary } from './contract';
 import { TRAJ_FORMAT, type QA, type Termination, type Trajectory } from './formats';
 import { LabError, inputError } from './errors';
@@ -11,6 +11,8 @@ import { readJsonl } from './store/files';
 import type { ArtefactReader } from './artefacts';
 import { renderTrajectory, type AgentStep } from './agent/react';
 import { evaluate, sampleFromTrajectory } from './agent/eval';
+import { evalFile } from './runs/layout';
+import type { RunConfig } from './contract/run-config';
 
 const CACHED_SETS = 4;
 const TERMINATIONS: readonly Termination[] = ['answer', 'max_steps', 'max_tokens', 'format_error'];
@@ -83,6 +85,9 @@ function parseSet(path: string): ParsedSet {
   return { header, trajectories, summaries, byId };
 }
 
+/** `eval:<run>:<step>`: a run's evaluation, addressed like a stored trajectory set. */
+export const EVAL_SET = /^eval:([A-Za-z0-9._-]+):(\d+)$/;
+
 export class TrajectoryReader {
   private readonly sets = new Map<string, { mtimeMs: number; value: ParsedSet }>();
 
@@ -97,9 +102,30 @@ export class TrajectoryReader {
   }
 
   private find(id: string): ArtefactRecord {
+    const evalRef = EVAL_SET.exec(id);
+    if (evalRef) return this.evalArtefact(id, evalRef[1]!, Number(evalRef[2]));
     const a = this.data().trajectories.find((x) => x.id === id);
     if (!a) throw new LabError('not_found', `no trajectory set with id '${id}'`);
     return a;
+  }
+
+  /**
+   * A training run's evaluation at a step, as a trajectory set (`eval:<run>:<step>`): the file the trainer
+   * wrote, with the dataset and graph its run config names, so the inspector opens it like any set.
+   */
+  private evalArtefact(id: string, runId: string, step: number): ArtefactRecord {
+    const run = this.data().runs.find((r) => r.id === runId);
+    if (!run) throw new LabError('not_found', `no run with id '${runId}'`);
+    const file = evalFile(this.home, runId, step);
+    if (!existsSync(file)) throw new LabError('not_found', `run ${runId} has no evaluation at step ${step}`);
+    const config = (run.info as { config: RunConfig }).config;
+    return {
+      id,
+      name: `${run.name} · evaluation at step ${step}`,
+      path: relative(this.home, file),
+      createdAt: run.createdAt,
+      info: { datasetId: config.data.heldOutDatasetId, graphId: config.data.graphId, n: config.eval.samples, runId, step },
+    };
   }
 
   private load(id: string): { artefact: ArtefactRecord; set: ParsedSet } {

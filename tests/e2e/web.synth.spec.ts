@@ -1,14 +1,16 @@
 // The Graph explorer and the Datasets view in Debian Chromium against the real `sailor serve`: build a
 // graph, search and inspect an entity, cycles, expansion order and explore mode; synthesise a dataset,
 // filter it, open a QA, and jump from its answer to the Graph explorer.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { mkdirSync } from 'node:fs';
 import type { GraphView } from '../../main/lab/contract';
 import { serve, type Served } from './serve';
+import { apiFor, watchConsole } from './lab';
 
 const SHOTS = 'test-results/screenshots';
 
 let server: Served;
+const { api } = apiFor(() => server);
 
 test.describe.configure({ mode: 'serial' });
 
@@ -20,22 +22,6 @@ test.beforeAll(async () => {
 test.afterAll(async () => {
   await server?.stop();
 });
-
-function watchConsole(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(msg.text());
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  return errors;
-}
-
-async function api<T>(page: Page, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  const res = await page.request.post(`${server.origin}/api/${method}`, { data: params });
-  const body = (await res.json()) as { ok: boolean; result: T; error?: { message: string } };
-  if (!body.ok) throw new Error(body.error?.message ?? `${method} failed`);
-  return body.result;
-}
 
 test('build a graph, explore it, synthesise a dataset, open a QA, jump to its answer', async ({ page }) => {
   test.setTimeout(300_000);

@@ -2,16 +2,18 @@
 // through the API, a rollout (n = 2) started from the UI, then the list, its filters, one trajectory's
 // step timeline with a folded tool response, the exact model text, links out, and two attempts side by
 // side. A second server holds a 5,000-trajectory set to check the list stays virtualised.
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JobRecord, TrajSetView } from '../../main/lab/contract';
+import type { TrajSetView } from '../../main/lab/contract';
 import { serve, type Served } from './serve';
+import { apiFor, watchConsole } from './lab';
 
 const SHOTS = 'test-results/screenshots';
 
 let server: Served;
+const { api, runJob } = apiFor(() => server);
 
 test.describe.configure({ mode: 'serial' });
 
@@ -24,30 +26,6 @@ test.afterAll(async () => {
   await server?.stop();
 });
 
-function watchConsole(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') errors.push(msg.text());
-  });
-  page.on('pageerror', (err) => errors.push(err.message));
-  return errors;
-}
-
-async function api<T>(page: Page, origin: string, method: string, params: Record<string, unknown> = {}): Promise<T> {
-  const res = await page.request.post(`${origin}/api/${method}`, { data: params });
-  const body = (await res.json()) as { ok: boolean; result: T; error?: { message: string } };
-  if (!body.ok) throw new Error(body.error?.message ?? `${method} failed`);
-  return body.result;
-}
-
-async function runJob(page: Page, kind: string, params: Record<string, unknown>): Promise<JobRecord> {
-  const job = await api<JobRecord>(page, server.origin, 'jobs.start', { kind, params });
-  await expect
-    .poll(async () => (await api<JobRecord>(page, server.origin, 'jobs.get', { id: job.id })).status, { timeout: 180_000, intervals: [250, 500, 1000] })
-    .toBe('succeeded');
-  return job;
-}
-
 test('roll out from the UI, filter, open a trajectory, fold and model text, links, side by side', async ({ page }) => {
   test.setTimeout(300_000);
   const consoleErrors = watchConsole(page);
@@ -58,13 +36,13 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
   await expect(page.getByTestId('rollout-form')).toBeVisible();
 
   // ---------- a graph and a dataset through the API ----------
-  const graphJob = await runJob(page, 'kg.build', { rng: 7, maxEdges: 400 });
-  const dsJob = await runJob(page, 'synth', { graphId: graphJob.id, count: 30, rng: 1 });
+  const graphId = await runJob(page, 'kg.build', { rng: 7, maxEdges: 400 });
+  const datasetId = await runJob(page, 'synth', { graphId: graphId, count: 30, rng: 1 });
 
   // ---------- a rollout from the UI ----------
   const form = page.getByTestId('rollout-form');
-  await expect(form.getByTestId('rollout-dataset')).toHaveValue(dsJob.id); // the new dataset arrived by itself
-  await expect(form.getByTestId('rollout-graph')).toHaveValue(graphJob.id); // and brought its graph
+  await expect(form.getByTestId('rollout-dataset')).toHaveValue(datasetId); // the new dataset arrived by itself
+  await expect(form.getByTestId('rollout-graph')).toHaveValue(graphId); // and brought its graph
   await form.getByTestId('rollout-n').fill('2');
   await form.getByTestId('rollout-start').click();
   await expect(page.getByTestId('rollout-job')).toHaveAttribute('data-status', /running|succeeded/);
@@ -83,8 +61,8 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
   await page.screenshot({ path: `${SHOTS}/traj-list.png` });
 
   // ---------- filters ----------
-  const [setArt] = await api<Array<{ id: string }>>(page, server.origin, 'trajectories.list');
-  const set = await api<TrajSetView>(page, server.origin, 'trajectories.get', { id: setArt!.id });
+  const [setArt] = await api<Array<{ id: string }>>(page, 'trajectories.list');
+  const set = await api<TrajSetView>(page, 'trajectories.get', { id: setArt!.id });
   const terms = new Map<string, number>();
   for (const t of set.trajectories) terms.set(t.termination, (terms.get(t.termination) ?? 0) + 1);
   const [term, termCount] = [...terms].sort((a, b) => b[1] - a[1])[0]!;
@@ -157,7 +135,7 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
 
   // ---------- side by side ----------
   // A second set on the same dataset (another seed, one attempt each) offers the question from there too.
-  const other = await runJob(page, 'rollout', { datasetId: dsJob.id, graphId: graphJob.id, n: 1, rng: 5, name: 'second seed' });
+  const otherId = await runJob(page, 'rollout', { datasetId: datasetId, graphId: graphId, n: 1, rng: 5, name: 'second seed' });
   await expect(page.getByTestId('traj-set-picker').locator('option')).toHaveCount(2);
   await expect(page.getByTestId('traj-set-picker')).toHaveValue(set.artefact.id); // the open set stays open
   await expect(page.getByTestId('open-compare')).toContainText('other sets');
@@ -175,10 +153,10 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
   await sbs.getByTestId('compare-pick-left').selectOption(`${set.artefact.id}\n${pair[1]!.id}`);
   await expect(sbs.getByTestId('compare-summary')).toHaveText('same actions at every step');
   // The same question from the other set.
-  const otherSet = await api<TrajSetView>(page, server.origin, 'trajectories.get', { id: other.id });
+  const otherSet = await api<TrajSetView>(page, 'trajectories.get', { id: otherId });
   const fromOther = otherSet.trajectories.find((t) => t.qa_id === qaId)!;
   await expect(sbs.getByTestId('compare-pick-right').locator('option', { hasText: 'second seed' })).toHaveCount(1);
-  await sbs.getByTestId('compare-pick-right').selectOption(`${other.id}\n${fromOther.id}`);
+  await sbs.getByTestId('compare-pick-right').selectOption(`${otherId}\n${fromOther.id}`);
   await expect(sbs.getByTestId('compare-row')).toHaveCount(Math.max(pair[1]!.turns, fromOther.turns));
   await expect(sbs.getByTestId('compare-right')).toContainText(`prediction ${fromOther.prediction}`);
   await sbs.getByTestId('compare-back').click();

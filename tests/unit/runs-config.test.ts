@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRunConfig } from '../../main/lab/runs/config';
+import { parseRunConfig } from '../../main/lab/contract/run-config';
 
 const data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' };
 

@@ -5,6 +5,9 @@
 import { z } from 'zod';
 import type { Graph, MetricRecord, QA, Reward, Termination, Trajectory } from '../formats';
 
+// The training run's config is part of the contract: the wizard validates with the same schema main does.
+export { runConfigSchema, parseRunConfig, BACKEND_CHOICES, MODEL_PRESETS, type RunConfig, type RunConfigInput } from './run-config';
+
 // ---------- shared records ----------
 
 export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted'] as const;
@@ -265,7 +268,7 @@ export const methods = {
     params: z.object({ id: Id, since: z.number().int().min(-1).default(-1) }).strict(),
     result: [] as MetricRecord[],
   },
-  // The config is validated in main against the run config schema (runs/config.ts), which names each bad field.
+  // The config is validated in main against the run config schema (contract/run-config.ts), which names each bad field.
   'runs.start': { params: z.object({ config: z.record(z.string(), z.unknown()) }).strict(), result: {} as RunSummary },
   'runs.resume': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },
   'runs.cancel': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },

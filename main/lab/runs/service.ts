@@ -10,7 +10,7 @@ import { LabError } from '../errors';
 import type { StoreDb } from '../store/db';
 import { writeJsonAtomic } from '../store/files';
 import type { JobManager } from '../jobs/manager';
-import { parseRunConfig, type RunConfig } from './config';
+import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { readMetrics, summarise } from './metrics';
 import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, RUN_FORMAT, runDir, runFile } from './layout';
 

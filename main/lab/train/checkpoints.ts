@@ -9,7 +9,7 @@ import { readJsonFile } from '../store/files';
 import { registerPolicyKind, type PolicyFactory } from '../agent/policies';
 import type { Policy } from '../agent/runtime';
 import type { WebOptions } from '../agent/web';
-import { parseRunConfig, type RunConfig } from '../runs/config';
+import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { checkpointDir, checkpointSteps, parseCheckpointRef, runFile } from '../runs/layout';
 
 export interface ResolvedCheckpoint {

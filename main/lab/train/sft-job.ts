@@ -30,7 +30,7 @@ import { createModel, disposeModel, loss, resolveGPTConfig, type GPT } from '../
 import { buildMaskedTokens, makeBatch, type MaskedTokens } from '../model/mask';
 import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainConfig } from '../model/train';
 import { loadCheckpoint, saveCheckpoint } from '../model/checkpoint';
-import { parseRunConfig, type RunConfig } from '../runs/config';
+import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { openMetrics } from '../runs/metrics';
 import { checkpointDir, checkpointSteps, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
 import { trainParams } from '../jobs/specs';
@@ -209,7 +209,8 @@ async function evaluatePolicy(
     forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS }),
   };
   const trajs: Trajectory[] = await rolloutDataset(qas, factory, tools, { n: config.eval.samples, seed: seedFrom(`eval/${config.rng}`), limits }, (done, total) =>
-    ctx.progress({ fraction: -1, message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
+    // The bar stays where training is; the message says what is happening.
+    ctx.progress({ fraction: 0.15 + (0.85 * step) / config.sft.steps, message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
   );
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), config.eval.samples);
   const mean = (f: (t: Trajectory) => number): number => trajs.reduce((a, t) => a + f(t), 0) / Math.max(1, trajs.length);

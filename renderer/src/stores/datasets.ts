@@ -2,11 +2,11 @@
 // A dataset can hold thousands of QAs: they sit in shallowRefs and are filtered by plain computeds.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
-import type { ArtefactRecord, DatasetView, JobRecord, QaDetail } from '../../../main/lab/contract';
+import type { ArtefactRecord, DatasetView, QaDetail } from '../../../main/lab/contract';
 import type { QA } from '../../../main/lab/formats';
 import { lab } from '../api/client';
 import { message } from '../util/errors';
-import { useJobs } from './jobs';
+import { useJobLauncher } from './jobs';
 
 export interface QaRow {
   qa: QA;
@@ -51,7 +51,6 @@ function tally(values: Iterable<string>): Array<[string, number]> {
 }
 
 export const useDatasets = defineStore('datasets', () => {
-  const jobs = useJobs();
   const list = shallowRef<ArtefactRecord[]>([]);
   const listError = ref<string | null>(null);
   const currentId = ref<string | null>(null);
@@ -67,10 +66,6 @@ export const useDatasets = defineStore('datasets', () => {
   const qaLoading = ref(false);
   const qaError = ref<string | null>(null);
 
-  const synthJobId = ref<string | null>(null);
-  const synthStarted = shallowRef<JobRecord | null>(null);
-  const synthError = ref<string | null>(null);
-  const starting = ref(false);
 
   const rows = computed<QaRow[]>(() => (current.value ? current.value.qas.map(toRow) : []));
   const facets = computed(() => ({
@@ -95,8 +90,14 @@ export const useDatasets = defineStore('datasets', () => {
   const pageRows = computed(() => filtered.value.slice(page.value * PAGE_SIZE, (page.value + 1) * PAGE_SIZE));
   watch(filters, () => (page.value = 0));
 
-  const synthJob = computed<JobRecord | null>(() => (synthJobId.value ? (jobs.byId.get(synthJobId.value) ?? synthStarted.value) : null));
-  const synthesising = computed(() => starting.value || synthJob.value?.status === 'running' || synthJob.value?.status === 'queued');
+  // A finished synthesis (this window's or another's) lists the new dataset; this window's opens it.
+  const synth = useJobLauncher('synth', async (job, mine) => {
+    await load();
+    if (mine) await open(job.id);
+  });
+  const synthJob = synth.job;
+  const synthesising = synth.running;
+  const synthError = synth.error;
 
   async function load(): Promise<void> {
     try {
@@ -163,30 +164,9 @@ export const useDatasets = defineStore('datasets', () => {
     qaLoading.value = false;
   }
 
-  async function finishSynth(job: JobRecord): Promise<void> {
-    await load();
-    if (job.id === synthJobId.value) await open(job.id);
-  }
-
   async function synthesise(params: SynthParams): Promise<void> {
-    synthError.value = null;
-    starting.value = true;
-    try {
-      const job = await lab().call('jobs.start', { kind: 'synth', params: { ...params } });
-      synthStarted.value = job;
-      synthJobId.value = job.id;
-      if (jobs.byId.get(job.id)?.status === 'succeeded') await finishSynth(job);
-    } catch (err) {
-      synthError.value = message(err);
-    } finally {
-      starting.value = false;
-    }
+    await synth.start({ ...params });
   }
-
-  lab().on('job.updated', (job) => {
-    if (job.kind !== 'synth' || job.status !== 'succeeded') return;
-    void finishSynth(job);
-  });
 
   return {
     list,

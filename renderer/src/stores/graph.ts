@@ -1,13 +1,13 @@
 // Knowledge graphs: the list, the open graph with its lookup tables, and graph-building jobs.
 // Graphs are bulk data: they sit in shallowRefs (never deep-reactive) and parsed views are cached by id.
 import { defineStore } from 'pinia';
-import { computed, markRaw, ref, shallowRef } from 'vue';
-import type { ArtefactRecord, GraphView, JobRecord } from '../../../main/lab/contract';
+import { markRaw, ref, shallowRef } from 'vue';
+import type { ArtefactRecord, GraphView } from '../../../main/lab/contract';
 import type { GraphEdge, GraphNode } from '../../../main/lab/formats';
 import { lab } from '../api/client';
 import { colorMap } from '../util/palette';
 import { message } from '../util/errors';
-import { useJobs } from './jobs';
+import { useJobLauncher } from './jobs';
 
 /** Lookup tables over one graph, built once when it is opened. */
 export interface GraphIndex {
@@ -98,25 +98,26 @@ export function searchNodes(index: GraphIndex, text: string, limit = 8): GraphNo
 const CACHE_GRAPHS = 4;
 
 export const useGraph = defineStore('graph', () => {
-  const jobs = useJobs();
   const list = shallowRef<ArtefactRecord[]>([]);
   const listError = ref<string | null>(null);
   const currentId = ref<string | null>(null);
   const current = shallowRef<LoadedGraph | null>(null);
   const loading = ref(false);
   const error = ref<string | null>(null);
-  const buildJobId = ref<string | null>(null);
-  const buildStarted = shallowRef<JobRecord | null>(null);
-  const buildError = ref<string | null>(null);
-  const starting = ref(false);
 
   // Parsed graphs by id (not reactive: only `current` drives the UI). Layout positions are kept per
   // graph too, so reopening a graph does not lay it out again.
   const cache = new Map<string, Promise<LoadedGraph>>();
   const positions = markRaw(new Map<string, Map<string, { x: number; y: number }>>());
 
-  const buildJob = computed<JobRecord | null>(() => (buildJobId.value ? (jobs.byId.get(buildJobId.value) ?? buildStarted.value) : null));
-  const building = computed(() => starting.value || buildJob.value?.status === 'running' || buildJob.value?.status === 'queued');
+  // A finished build (this window's or another's) lists the new graph; this window's opens it.
+  const builder = useJobLauncher('kg.build', async (job, mine) => {
+    await load();
+    if (mine) await open(job.id);
+  });
+  const buildJob = builder.job;
+  const building = builder.running;
+  const buildError = builder.error;
 
   async function load(): Promise<void> {
     try {
@@ -175,31 +176,9 @@ export const useGraph = defineStore('graph', () => {
     if (!currentId.value && first) await open(first.id);
   }
 
-  async function finishBuild(job: JobRecord): Promise<void> {
-    await load();
-    if (job.id === buildJobId.value) await open(job.id);
-  }
-
   async function build(params: BuildParams): Promise<void> {
-    buildError.value = null;
-    starting.value = true;
-    try {
-      const job = await lab().call('jobs.start', { kind: 'kg.build', params: { ...params } });
-      buildStarted.value = job;
-      buildJobId.value = job.id;
-      // A quick job may have finished before this call returned: its event has already gone by.
-      if (jobs.byId.get(job.id)?.status === 'succeeded') await finishBuild(job);
-    } catch (err) {
-      buildError.value = message(err);
-    } finally {
-      starting.value = false;
-    }
+    await builder.start({ ...params });
   }
-
-  lab().on('job.updated', (job) => {
-    if (job.kind !== 'kg.build' || job.status !== 'succeeded') return;
-    void finishBuild(job);
-  });
 
   return {
     list,

@@ -1,6 +1,6 @@
 // Live jobs: loaded once, then kept current by the job.updated event stream.
 import { defineStore } from 'pinia';
-import { computed, ref } from 'vue';
+import { computed, ref, shallowRef } from 'vue';
 import type { JobRecord } from '../../../main/lab/contract';
 import { lab } from '../api/client';
 
@@ -49,3 +49,41 @@ export const useJobs = defineStore('jobs', () => {
   lab().on('job.updated', put);
   return { byId, list, running, error, load, start, cancel };
 });
+
+/**
+ * Starting one kind of job from a view and following it: the job record as it progresses, whether it is
+ * running, the error when it could not start, and `onSucceeded` once it finishes (also for jobs of that
+ * kind started elsewhere: `mine` says whether this launcher started it). Call inside a setup store.
+ */
+export function useJobLauncher(kind: string, onSucceeded: (job: JobRecord, mine: boolean) => void | Promise<void>) {
+  const jobs = useJobs();
+  const jobId = ref<string | null>(null);
+  const started = shallowRef<JobRecord | null>(null);
+  const error = ref<string | null>(null);
+  const starting = ref(false);
+  const job = computed<JobRecord | null>(() => (jobId.value ? (jobs.byId.get(jobId.value) ?? started.value) : null));
+  const running = computed(() => starting.value || job.value?.status === 'running' || job.value?.status === 'queued');
+
+  async function start(params: Record<string, unknown>): Promise<JobRecord | null> {
+    error.value = null;
+    starting.value = true;
+    try {
+      const record = await lab().call('jobs.start', { kind, params });
+      started.value = record;
+      jobId.value = record.id;
+      // A quick job may have finished before this call returned: its event has already gone by.
+      if (jobs.byId.get(record.id)?.status === 'succeeded') await onSucceeded(jobs.byId.get(record.id)!, true);
+      return record;
+    } catch (err) {
+      error.value = err instanceof Error ? err.message : String(err);
+      return null;
+    } finally {
+      starting.value = false;
+    }
+  }
+
+  lab().on('job.updated', (j) => {
+    if (j.kind === kind && j.status === 'succeeded') void onSucceeded(j, j.id === jobId.value);
+  });
+  return { jobId, job, running, error, start };
+}

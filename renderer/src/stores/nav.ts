@@ -20,7 +20,21 @@ export interface GraphFocus {
   graphId: string;
   nodeId: string;
 }
-export type FocusTarget = GraphFocus;
+/** Where the Trajectories section should land: a run's evaluation at a step (runs/<id>/evals/step-N.jsonl). */
+export interface EvalFocus {
+  section: 'trajectories';
+  runId: string;
+  step: number;
+}
+/** What the Compare section should prefill its new-comparison form with ("compare these checkpoints"). */
+export interface CompareFocus {
+  section: 'compare';
+  /** Checkpoint references, `<run>/<step>` or `<run>/last`, in column order (the first two are A and B). */
+  checkpoints: string[];
+  /** The questions to answer; by default the first checkpoint's run's held-out set. */
+  datasetId?: string;
+}
+export type FocusTarget = GraphFocus | EvalFocus | CompareFocus;
 
 function fromHash(): SectionId {
   const id = window.location.hash.replace(/^#\/?/, '');

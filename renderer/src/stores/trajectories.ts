@@ -3,10 +3,10 @@
 // filtered by plain computeds; full trajectories are fetched one at a time (and a few are kept).
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
-import type { ArtefactRecord, JobRecord, TrajDetail, TrajSetView, TrajSummary } from '../../../main/lab/contract';
+import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '../../../main/lab/contract';
 import { lab } from '../api/client';
 import { message } from '../util/errors';
-import { useJobs } from './jobs';
+import { useJobLauncher } from './jobs';
 
 export interface TrajRow {
   s: TrajSummary;
@@ -68,7 +68,6 @@ const SORTERS: Record<SortKey, (s: TrajSummary) => number> = {
 };
 
 export const useTrajectories = defineStore('trajectories', () => {
-  const jobs = useJobs();
   const list = shallowRef<ArtefactRecord[]>([]);
   const listError = ref<string | null>(null);
   const listLoaded = ref(false);
@@ -97,10 +96,6 @@ export const useTrajectories = defineStore('trajectories', () => {
 
   const graphs = shallowRef<ArtefactRecord[]>([]);
   const datasets = shallowRef<ArtefactRecord[]>([]);
-  const rolloutJobId = ref<string | null>(null);
-  const rolloutStarted = shallowRef<JobRecord | null>(null);
-  const rolloutError = ref<string | null>(null);
-  const starting = ref(false);
 
   // ---------- rows ----------
   const rows = computed<TrajRow[]>(() => {
@@ -288,37 +283,24 @@ export const useTrajectories = defineStore('trajectories', () => {
   }
 
   // ---------- rollouts ----------
-  const rolloutJob = computed<JobRecord | null>(() => (rolloutJobId.value ? (jobs.byId.get(rolloutJobId.value) ?? rolloutStarted.value) : null));
-  const rolling = computed(() => starting.value || rolloutJob.value?.status === 'running' || rolloutJob.value?.status === 'queued');
-
-  async function finishRollout(job: JobRecord): Promise<void> {
+  const rollout = useJobLauncher('rollout', async (job, mine) => {
     await load();
-    if (job.id === rolloutJobId.value) {
+    if (mine) {
       currentId.value = null; // open the new set even if another is open
       await open(job.id);
     }
-  }
+  });
+  const rolloutJob = rollout.job;
+  const rolling = rollout.running;
+  const rolloutError = rollout.error;
 
   async function startRollout(form: RolloutForm): Promise<void> {
-    rolloutError.value = null;
-    starting.value = true;
-    try {
-      const job = await lab().call('jobs.start', { kind: 'rollout', params: { ...form } });
-      rolloutStarted.value = job;
-      rolloutJobId.value = job.id;
-      if (jobs.byId.get(job.id)?.status === 'succeeded') await finishRollout(job);
-    } catch (err) {
-      rolloutError.value = message(err);
-    } finally {
-      starting.value = false;
-    }
+    await rollout.start({ ...form });
   }
 
+  // A new graph or dataset is something new to roll out on.
   lab().on('job.updated', (job) => {
-    if (job.status !== 'succeeded') return;
-    if (job.kind === 'rollout') void finishRollout(job);
-    // A new graph or dataset is something new to roll out on.
-    else if (job.kind === 'kg.build' || job.kind === 'synth') void loadInputs();
+    if (job.status === 'succeeded' && (job.kind === 'kg.build' || job.kind === 'synth')) void loadInputs();
   });
 
   return {

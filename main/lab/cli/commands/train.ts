@@ -57,7 +57,7 @@ const train: CliCommand = {
   summary: 'runs a training run (RFT data, tokenizer, SFT, evaluation, checkpoints) headless, into the same run store as the app',
   usage: 'train --config C.json | train --resume RUN_ID',
   options: {
-    config: { type: 'string', description: 'run config JSON (see main/lab/runs/config.ts; data ids come from the app or `sailor kg build`/`synth` jobs)' },
+    config: { type: 'string', description: 'run config JSON (see main/lab/contract/run-config.ts; data ids come from the app or `sailor kg build`/`synth` jobs)' },
     resume: { type: 'string', description: 'continue an interrupted run from its last checkpoint' },
     json: { type: 'boolean', description: 'print the run summary as JSON' },
   },

@@ -30,10 +30,10 @@ export const runConfigSchema = z
         topK: int(1, 10).default(3),
         snippetChars: int(40, 1000).default(160),
         maxEvidence: int(1, 20).default(3),
-        maxToolCalls: int(1, 200).default(8),
+        maxToolCalls: int(1, 200).default(12),
       })
       .strict()
-      .default({ topK: 3, snippetChars: 160, maxEvidence: 3, maxToolCalls: 8 }),
+      .default({ topK: 3, snippetChars: 160, maxEvidence: 3, maxToolCalls: 12 }),
     rft: z
       .object({
         attempts: int(1, 16).default(2),

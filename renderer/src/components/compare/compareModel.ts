@@ -1,0 +1,309 @@
+// Pure helpers of the checkpoint comparison: reading the per-checkpoint evaluation and counts (loosely
+// typed on the wire) into numbers, the rows of the side-by-side table with the best value of each row,
+// the per-question outcome of two checkpoints, and the inline validation of the new-comparison form.
+import type { ComparisonView, TrajSummary } from '../../../../main/lab/contract';
+import type { Trajectory } from '../../../../main/lab/formats';
+
+export type Outcome = 'a_only' | 'b_only' | 'both' | 'neither';
+export const OUTCOMES: Outcome[] = ['a_only', 'b_only', 'both', 'neither'];
+
+/** Letters for checkpoint columns: A, B, C … (a comparison holds at most 6). */
+export const letter = (i: number): string => String.fromCharCode(65 + i);
+
+/** A checkpoint as the columns name it: its run's name and the step ('last checkpoint' for `<run>/last`). */
+export interface CheckpointHead {
+  ref: string;
+  runId: string;
+  run: string;
+  step: string;
+  label: string;
+}
+
+export interface CheckpointStats {
+  ref: string;
+  setId: string;
+  questions: number | null;
+  trajectories: number | null;
+  k: number | null;
+  pass1: number | null;
+  passk: number | null;
+  consk: number | null;
+  /** Questions with at least one correct sample. */
+  solved: number | null;
+  toolCalls: number | null;
+  toolCallsByType: Record<string, number>;
+  turns: number | null;
+  tokens: number | null;
+  reward: number | null;
+  rewardAnswer: number | null;
+  rewardFormat: number | null;
+  /** Fraction of trajectories per termination. */
+  termination: Record<string, number>;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+function numMap(v: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (isObj(v)) for (const [k, x] of Object.entries(v)) if (num(x) !== null) out[k] = x as number;
+  return out;
+}
+
+/** One checkpoint's numbers: the evaluation report first, the set's counts where the report is missing. */
+export function statsOf(c: ComparisonView['checkpoints'][number]): CheckpointStats {
+  const ev = isObj(c.eval) ? c.eval : {};
+  const all = isObj(ev.all) ? ev.all : {};
+  const solved = isObj(ev.solved) ? ev.solved : {};
+  const counts = isObj(c.counts) ? c.counts : {};
+  const trajectories = num(all.trajectories) ?? num(counts.trajectories);
+  let termination = numMap(all.termination);
+  if (!Object.keys(termination).length) {
+    // counts.termination holds counts, not fractions.
+    const raw = numMap(counts.termination);
+    const total = trajectories ?? Object.values(raw).reduce((a, b) => a + b, 0);
+    termination = Object.fromEntries(Object.entries(raw).map(([k, n]) => [k, total ? n / total : 0]));
+  }
+  return {
+    ref: c.ref,
+    setId: c.setId,
+    questions: num(ev.questions) ?? num(counts.questions),
+    trajectories,
+    k: num(ev.k),
+    pass1: num(ev['pass@1']),
+    passk: num(ev['pass@k']),
+    consk: num(ev['cons@k']),
+    solved: num(solved.questions),
+    toolCalls: num(all.tool_calls_mean) ?? num(counts.tool_calls_mean),
+    toolCallsByType: numMap(all.tool_calls_by_type),
+    turns: num(all.turns_mean),
+    tokens: num(all.tokens_mean),
+    reward: num(counts['reward/mean']),
+    rewardAnswer: num(counts['reward/answer']),
+    rewardFormat: num(counts['reward/format']),
+    termination,
+  };
+}
+
+export type Better = 'high' | 'low' | null;
+export type RowFormat = 'pct' | 'dec2' | 'dec1' | 'int' | 'count';
+
+export interface MetricRow {
+  key: string;
+  label: string;
+  /** What the row means, for the label's tooltip. */
+  hint: string;
+  group: 'accuracy' | 'reward' | 'behaviour' | 'termination';
+  better: Better;
+  format: RowFormat;
+  values: Array<number | null>;
+  /** Columns holding the best value; empty when all are equal or there is no direction. */
+  best: number[];
+  /** A breakdown of the row above (tool calls by type): indented, not ranked. */
+  sub?: boolean;
+  /** Termination rows draw a bar for the fraction. */
+  bar?: boolean;
+}
+
+/** The columns with the best value; none when every value is the same (nothing to point at). */
+export function bestOf(values: ReadonlyArray<number | null>, better: Better): number[] {
+  if (!better) return [];
+  const present = values.map((v, i) => [v, i] as const).filter((p): p is readonly [number, number] => p[0] !== null);
+  if (present.length < 2) return [];
+  const target = better === 'high' ? Math.max(...present.map((p) => p[0])) : Math.min(...present.map((p) => p[0]));
+  const best = present.filter((p) => Math.abs(p[0] - target) < 1e-9).map((p) => p[1]);
+  return best.length === present.length ? [] : best;
+}
+
+const TERMINATION_ORDER = ['answer', 'max_steps', 'max_tokens', 'format_error'];
+
+export function metricRows(stats: readonly CheckpointStats[]): MetricRow[] {
+  const rows: MetricRow[] = [];
+  const add = (r: Omit<MetricRow, 'best'>): void => {
+    if (r.values.every((v) => v === null)) return;
+    rows.push({ ...r, best: r.sub ? [] : bestOf(r.values, r.better) });
+  };
+  const k = Math.max(1, ...stats.map((s) => s.k ?? 1));
+  add({ key: 'pass@1', label: 'pass@1', hint: 'mean accuracy over all samples', group: 'accuracy', better: 'high', format: 'pct', values: stats.map((s) => s.pass1) });
+  add({ key: 'pass@k', label: k > 1 ? `pass@${k}` : 'pass@k (k = 1)', hint: `unbiased pass@k with k = ${k} (the samples per question)`, group: 'accuracy', better: 'high', format: 'pct', values: stats.map((s) => s.passk) });
+  if (k > 1) add({ key: 'cons@k', label: `cons@${k}`, hint: 'majority vote of the k samples is correct', group: 'accuracy', better: 'high', format: 'pct', values: stats.map((s) => s.consk) });
+  add({ key: 'solved', label: 'questions solved', hint: 'questions with at least one correct sample', group: 'accuracy', better: 'high', format: 'count', values: stats.map((s) => s.solved) });
+  add({ key: 'reward', label: 'reward', hint: 'mean total reward per trajectory', group: 'reward', better: 'high', format: 'dec2', values: stats.map((s) => s.reward) });
+  add({ key: 'reward/answer', label: 'answer', hint: 'mean answer reward', group: 'reward', better: 'high', format: 'dec2', values: stats.map((s) => s.rewardAnswer), sub: true });
+  add({ key: 'reward/format', label: 'format', hint: 'mean format reward', group: 'reward', better: 'high', format: 'dec2', values: stats.map((s) => s.rewardFormat), sub: true });
+  add({ key: 'tool_calls', label: 'tool calls / traj.', hint: 'mean tool calls per trajectory (fewer is cheaper)', group: 'behaviour', better: 'low', format: 'dec1', values: stats.map((s) => s.toolCalls) });
+  const types = [...new Set(stats.flatMap((s) => Object.keys(s.toolCallsByType)))].sort();
+  for (const t of types) {
+    add({ key: `tool_calls/${t}`, label: t, hint: `mean ${t} calls per trajectory`, group: 'behaviour', better: 'low', format: 'dec1', values: stats.map((s) => s.toolCallsByType[t] ?? 0), sub: true });
+  }
+  add({ key: 'turns', label: 'turns', hint: 'mean turns (model actions) per trajectory (fewer is cheaper)', group: 'behaviour', better: 'low', format: 'dec1', values: stats.map((s) => s.turns) });
+  add({ key: 'tokens', label: 'tokens', hint: 'mean generated tokens per trajectory (fewer is cheaper)', group: 'behaviour', better: 'low', format: 'int', values: stats.map((s) => s.tokens) });
+  const terms = [...new Set(stats.flatMap((s) => Object.keys(s.termination)))].sort(
+    (a, b) => (TERMINATION_ORDER.indexOf(a) + 1 || 99) - (TERMINATION_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b),
+  );
+  for (const t of terms) {
+    add({
+      key: `termination/${t}`,
+      label: t.replace(/_/g, ' '),
+      hint: t === 'answer' ? 'trajectories that ended with an answer' : `trajectories cut off by ${t.replace(/_/g, ' ')}`,
+      group: 'termination',
+      better: t === 'answer' ? 'high' : 'low',
+      format: 'pct',
+      values: stats.map((s) => s.termination[t] ?? 0),
+      bar: true,
+    });
+  }
+  return rows;
+}
+
+export function formatValue(v: number | null, f: RowFormat): string {
+  if (v === null) return '–';
+  switch (f) {
+    case 'pct':
+      return `${(100 * v).toFixed(1)}%`;
+    case 'dec2':
+      return v.toFixed(2);
+    case 'dec1':
+      return v.toFixed(1);
+    case 'int':
+      return Math.round(v).toLocaleString('en-US');
+    case 'count':
+      return String(Math.round(v));
+  }
+}
+
+/** Whether two values differ (a change worth showing). */
+export const differs = (v: number | null, base: number | null): boolean => v !== null && base !== null && Math.abs(v - base) >= 1e-9;
+
+/** The change from the first column, signed, in the row's units ("+12.5 pp" for percentages). */
+export function formatDelta(v: number | null, base: number | null, f: RowFormat): string | null {
+  if (v === null || base === null) return null;
+  const d = v - base;
+  if (Math.abs(d) < 1e-9) return '±0';
+  const sign = d > 0 ? '+' : '−';
+  const a = Math.abs(d);
+  if (f === 'pct') return `${sign}${(100 * a).toFixed(1)} pp`;
+  if (f === 'int' || f === 'count') return `${sign}${Math.round(a).toLocaleString('en-US')}`;
+  return `${sign}${a.toFixed(f === 'dec2' ? 2 : 1)}`;
+}
+
+/** Whether a change is for the better (true), the worse (false) or neither (null). */
+export function deltaGood(v: number | null, base: number | null, better: Better): boolean | null {
+  if (v === null || base === null || !better || Math.abs(v - base) < 1e-9) return null;
+  return better === 'high' ? v > base : v < base;
+}
+
+// ---------- questions ----------
+
+export interface QuestionRow {
+  qaId: string;
+  text: string;
+  outcome: Outcome;
+  a: { correct: number; n: number; trajIds: string[] };
+  b: { correct: number; n: number; trajIds: string[] };
+  /** Every checkpoint's result, for the small marks of the other columns. */
+  all: Array<{ correct: number; n: number }>;
+}
+
+export function outcomeOf(a: boolean, b: boolean): Outcome {
+  return a && b ? 'both' : a ? 'a_only' : b ? 'b_only' : 'neither';
+}
+
+const NONE = { correct: 0, n: 0, trajIds: [] as string[] };
+
+export function questionRows(view: ComparisonView, a: number, b: number): QuestionRow[] {
+  return view.questions.map((q) => {
+    const ra = q.results[a] ?? NONE;
+    const rb = q.results[b] ?? NONE;
+    return {
+      qaId: q.qa_id,
+      text: view.questionText[q.qa_id] ?? '',
+      outcome: outcomeOf(ra.correct > 0, rb.correct > 0),
+      a: ra,
+      b: rb,
+      all: q.results.map((r) => ({ correct: r.correct, n: r.n })),
+    };
+  });
+}
+
+export function tallyOutcomes(rows: readonly QuestionRow[]): Record<Outcome, number> {
+  const t: Record<Outcome, number> = { a_only: 0, b_only: 0, both: 0, neither: 0 };
+  for (const r of rows) t[r.outcome]++;
+  return t;
+}
+
+/** A trajectory's list row, for when its set could not be read (the side-by-side picker needs one). */
+export function summaryOf(t: Trajectory, index = 0): TrajSummary {
+  return {
+    id: t.id,
+    index,
+    qa_id: t.qa_id,
+    attempt: typeof t.attempt === 'number' ? t.attempt : 0,
+    policy: t.policy,
+    reward: t.reward,
+    termination: t.termination,
+    tool_calls: t.tool_calls,
+    turns: t.steps.length,
+    tokens: t.tokens,
+    prediction: t.prediction,
+  };
+}
+
+// ---------- the new-comparison form ----------
+
+export interface CompareForm {
+  name: string;
+  checkpoints: string[];
+  datasetId: string;
+  questions: number | '';
+  samples: number | '';
+  rng: number | '';
+}
+
+export type FormErrors = Partial<Record<'checkpoints' | 'datasetId' | 'questions' | 'samples' | 'rng' | 'name', string>>;
+
+const isInt = (v: number | ''): v is number => typeof v === 'number' && Number.isInteger(v);
+
+/** The same limits as the job's schema (jobs/specs.ts compareParams), as messages next to each field. */
+export function validateForm(f: CompareForm, datasetIds: readonly string[]): FormErrors {
+  const e: FormErrors = {};
+  if (f.checkpoints.length < 2) e.checkpoints = `Pick at least 2 checkpoints (${f.checkpoints.length} picked).`;
+  else if (f.checkpoints.length > 6) e.checkpoints = `At most 6 checkpoints in one comparison (${f.checkpoints.length} picked).`;
+  if (!f.datasetId) e.datasetId = 'Choose the questions to answer.';
+  else if (datasetIds.length && !datasetIds.includes(f.datasetId)) e.datasetId = `Dataset ${f.datasetId} is not in this data directory.`;
+  if (!isInt(f.questions) || f.questions < 1 || f.questions > 10_000) e.questions = 'A whole number from 1 to 10,000.';
+  if (!isInt(f.samples) || f.samples < 1 || f.samples > 16) e.samples = 'A whole number from 1 to 16.';
+  if (!isInt(f.rng) || f.rng < 0 || f.rng > 2 ** 32 - 1) e.rng = 'A whole number ≥ 0.';
+  const name = f.name.trim();
+  if (name.length > 80) e.name = 'At most 80 characters.';
+  else if (name && !/^[\w .:-]+$/.test(name)) e.name = 'Letters, digits, spaces and . _ : - only.';
+  return e;
+}
+
+// ---------- A against B ----------
+
+/**
+ * Two-sided exact sign test (McNemar's exact test) on the questions only one of two checkpoints solved:
+ * under "equally good", each of those n = aOnly + bOnly questions is a fair coin. 1 when n = 0.
+ */
+export function signTestP(aOnly: number, bOnly: number): number {
+  const n = aOnly + bOnly;
+  const k = Math.min(aOnly, bOnly);
+  if (n === 0) return 1;
+  // Sum C(n, i) / 2^n for i <= k in log space (2^-n underflows past n ≈ 1,000).
+  const logs: number[] = [];
+  let log = -n * Math.LN2;
+  for (let i = 0; i <= k; i++) {
+    logs.push(log);
+    log += Math.log(n - i) - Math.log(i + 1);
+  }
+  const top = Math.max(...logs);
+  const tail = Math.exp(top) * logs.reduce((s, l) => s + Math.exp(l - top), 0);
+  return Math.min(1, 2 * tail);
+}
+
+/** How many ranked rows each column has the best value in (ties count for every tied column). */
+export function rowsWon(rows: readonly MetricRow[], columns: number): number[] {
+  const won = Array.from({ length: columns }, () => 0);
+  for (const r of rows) for (const i of r.best) won[i]!++;
+  return won;
+}

@@ -1,0 +1,394 @@
+// Checkpoint comparisons: the past comparisons, the open one (which two checkpoints are A and B, the
+// outcome filter, the open question with its two trajectories aligned step by step), and the form that
+// starts a `compare` job (the checkpoints of every run to choose from, the datasets, the job's progress).
+// Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
+import { defineStore } from 'pinia';
+import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
+import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '../../../main/lab/contract';
+import { lab } from '../api/client';
+import { message } from '../util/errors';
+import { useJobs } from './jobs';
+import type { CompareCandidate, TrajRef } from './trajectories';
+import { letter, questionRows, summaryOf, tallyOutcomes, validateForm, type CheckpointHead, type CompareForm, type Outcome } from '../components/compare/compareModel';
+
+const DETAIL_CACHE = 24;
+/** Runs whose checkpoints the picker reads (newest first); older runs are rarely compared. */
+const MAX_RUNS = 40;
+
+export const useCompare = defineStore('compare', () => {
+  const jobs = useJobs();
+
+  // ---------- past comparisons ----------
+  const list = shallowRef<ArtefactRecord[]>([]);
+  const listError = ref<string | null>(null);
+  const listLoaded = ref(false);
+
+  async function load(): Promise<void> {
+    try {
+      list.value = await lab().call('comparisons.list');
+      listError.value = null;
+    } catch (err) {
+      listError.value = message(err);
+    } finally {
+      listLoaded.value = true;
+    }
+  }
+
+  // ---------- the open comparison ----------
+  const currentId = ref<string | null>(null);
+  const current = shallowRef<ComparisonView | null>(null);
+  const loading = ref(false);
+  const error = ref<string | null>(null);
+  /** Which two checkpoints the outcome table compares (indexes into current.checkpoints). */
+  const pair = reactive<{ a: number; b: number }>({ a: 0, b: 1 });
+  const outcomeFilter = ref<Outcome | ''>('');
+  const textFilter = ref('');
+
+  const rows = computed(() => (current.value ? questionRows(current.value, pair.a, pair.b) : []));
+  const tally = computed(() => tallyOutcomes(rows.value));
+  const filteredRows = computed(() => {
+    const t = textFilter.value.trim().toLowerCase();
+    return rows.value.filter((r) => (!outcomeFilter.value || r.outcome === outcomeFilter.value) && (!t || `${r.qaId}\n${r.text}`.toLowerCase().includes(t)));
+  });
+
+  async function open(id: string): Promise<void> {
+    if (currentId.value === id && current.value && !error.value) return;
+    currentId.value = id;
+    loading.value = true;
+    error.value = null;
+    closeQuestion();
+    outcomeFilter.value = '';
+    textFilter.value = '';
+    sets.clear();
+    try {
+      const view = await lab().call('comparisons.get', { id });
+      if (currentId.value !== id) return;
+      current.value = view;
+      Object.assign(pair, { a: 0, b: Math.min(1, view.checkpoints.length - 1) });
+    } catch (err) {
+      if (currentId.value === id) {
+        error.value = message(err);
+        current.value = null;
+      }
+    } finally {
+      if (currentId.value === id) loading.value = false;
+    }
+  }
+
+  function setPair(side: 'a' | 'b', index: number): void {
+    const other = side === 'a' ? pair.b : pair.a;
+    // Picking the other side's checkpoint swaps the two.
+    if (index === other) Object.assign(pair, side === 'a' ? { a: index, b: pair.a } : { a: pair.b, b: index });
+    else pair[side] = index;
+    outcomeFilter.value = '';
+    closeQuestion();
+  }
+
+  // ---------- one question, two trajectories aligned ----------
+  const openQaId = ref<string | null>(null);
+  const left = shallowRef<TrajRef | null>(null);
+  const right = shallowRef<TrajRef | null>(null);
+  const leftDetail = shallowRef<TrajDetail | null>(null);
+  const rightDetail = shallowRef<TrajDetail | null>(null);
+  const questionError = ref<string | null>(null);
+  /** The checkpoints' trajectory sets (their rows: what the side-by-side picker offers). */
+  const sets = shallowReactive(new Map<string, TrajSetView | null>());
+  const details = new Map<string, TrajDetail>();
+
+  async function fetchDetail(r: TrajRef): Promise<TrajDetail> {
+    const key = `${r.setId}\n${r.trajId}`;
+    const hit = details.get(key);
+    if (hit) return hit;
+    const d = await lab().call('trajectories.one', { id: r.setId, trajId: r.trajId });
+    details.set(key, d);
+    while (details.size > DETAIL_CACHE) details.delete(details.keys().next().value!);
+    return d;
+  }
+
+  async function loadSet(setId: string): Promise<void> {
+    if (sets.has(setId)) return;
+    sets.set(setId, null);
+    try {
+      sets.set(setId, await lab().call('trajectories.get', { id: setId }));
+    } catch {
+      // A set deleted since: its trajectories cannot be opened either; the side says so.
+      sets.delete(setId);
+    }
+  }
+
+  /** Every trajectory of the open question in every checkpoint's set, labelled with the checkpoint. */
+  const candidates = computed<CompareCandidate[]>(() => {
+    const view = current.value;
+    const qaId = openQaId.value;
+    if (!view || !qaId) return [];
+    const q = view.questions.find((x) => x.qa_id === qaId);
+    if (!q) return [];
+    void [leftDetail.value, rightDetail.value]; // the fallback below reads the (plain) detail cache
+    const ds = view.checkpoints.map((c) => describe(c.ref));
+    const sameRun = ds.every((d) => d.runId === ds[0]!.runId);
+    return view.checkpoints.flatMap((c, i) => {
+      const set = sets.get(c.setId);
+      const setName = `${letter(i)} · ${ds[i]!.label}${sameRun ? '' : ` · ${ds[i]!.run}`}`;
+      return (q.results[i]?.trajIds ?? []).flatMap((trajId): CompareCandidate[] => {
+        const s = set?.trajectories.find((t) => t.id === trajId);
+        if (s) return [{ setId: c.setId, trajId, setName, summary: s }];
+        // Without the set's rows, the trajectories already fetched still make an entry.
+        const d = details.get(`${c.setId}\n${trajId}`);
+        return d ? [{ setId: c.setId, trajId, setName, summary: summaryOf(d.trajectory) }] : [];
+      });
+    });
+  });
+
+  async function setSide(side: 'left' | 'right', r: TrajRef): Promise<void> {
+    const target = side === 'left' ? left : right;
+    const out = side === 'left' ? leftDetail : rightDetail;
+    target.value = r;
+    out.value = null;
+    questionError.value = null;
+    try {
+      const d = await fetchDetail(r);
+      if (target.value === r) out.value = d;
+    } catch (err) {
+      if (target.value === r) questionError.value = message(err);
+    }
+  }
+
+  /** Opens a question: A's trajectory left, B's right (a correct attempt when the checkpoint solved it). */
+  async function openQuestion(qaId: string): Promise<void> {
+    const view = current.value;
+    const q = view?.questions.find((x) => x.qa_id === qaId);
+    if (!view || !q) return;
+    openQaId.value = qaId;
+    left.value = right.value = null;
+    leftDetail.value = rightDetail.value = null;
+    questionError.value = null;
+    const pick = (i: number): TrajRef | null => {
+      const c = view.checkpoints[i];
+      const r = q.results[i];
+      if (!c || !r?.trajIds.length) return null;
+      return { setId: c.setId, trajId: r.trajIds[0]! };
+    };
+    const a = pick(pair.a);
+    const b = pick(pair.b);
+    if (!a || !b) questionError.value = `No trajectory of ${qaId} for ${!a ? letter(pair.a) : letter(pair.b)}.`;
+    void Promise.all([pair.a, pair.b].map((i) => (view.checkpoints[i] ? loadSet(view.checkpoints[i]!.setId) : null))).then(() => {
+      // With the rows in, prefer a correct attempt on a side whose checkpoint solved the question.
+      if (openQaId.value !== qaId) return;
+      for (const [side, i] of [['left', pair.a], ['right', pair.b]] as const) {
+        const c = view.checkpoints[i];
+        const r = q.results[i];
+        const cur = side === 'left' ? left.value : right.value;
+        if (!c || !r || r.correct === 0 || !cur) continue;
+        const rowsOf = sets.get(c.setId)?.trajectories ?? [];
+        const good = r.trajIds.find((id) => (rowsOf.find((t) => t.id === id)?.reward.answer ?? 0) >= 1);
+        if (good && good !== cur.trajId) void setSide(side, { setId: c.setId, trajId: good });
+      }
+    });
+    await Promise.all([a ? setSide('left', a) : null, b ? setSide('right', b) : null]);
+  }
+
+  function closeQuestion(): void {
+    openQaId.value = null;
+    left.value = right.value = null;
+    leftDetail.value = rightDetail.value = null;
+    questionError.value = null;
+  }
+
+  // ---------- the new-comparison form ----------
+  const runs = shallowRef<RunDetail[]>([]);
+  const runsError = ref<string | null>(null);
+  const runsLoaded = ref(false);
+  const datasets = shallowRef<ArtefactRecord[]>([]);
+  const form = reactive<CompareForm>({ name: '', checkpoints: [], datasetId: '', questions: 30, samples: 1, rng: 0 });
+  /** The user chose the dataset: stop following the first checkpoint's held-out set. */
+  const datasetChosen = ref(false);
+  const formErrors = computed(() => validateForm(form, datasets.value.map((d) => d.id)));
+
+  async function loadInputs(): Promise<void> {
+    try {
+      const [summaries, ds] = await Promise.all([lab().call('runs.list'), lab().call('datasets.list')]);
+      datasets.value = ds;
+      const details = await Promise.all(summaries.slice(0, MAX_RUNS).map((r) => lab().call('runs.get', { id: r.artefact.id }).catch(() => null)));
+      runs.value = details.filter((d): d is RunDetail => d !== null);
+      runsError.value = null;
+    } catch (err) {
+      runsError.value = message(err);
+    } finally {
+      runsLoaded.value = true;
+    }
+  }
+
+  /** The held-out questions of a run (its config's data.heldOutDatasetId). */
+  function heldOutOf(runId: string | undefined): string | null {
+    const data = (runs.value.find((r) => r.artefact.id === runId)?.config as { data?: { heldOutDatasetId?: unknown } } | undefined)?.data;
+    return typeof data?.heldOutDatasetId === 'string' ? data.heldOutDatasetId : null;
+  }
+  const runOfRef = (ck: string): string | undefined => /^(.*)\/(\d+|last)$/.exec(ck)?.[1];
+
+  /** A checkpoint reference in words: its run's name and the step. */
+  function describe(ck: string): CheckpointHead {
+    const m = /^(.*)\/(\d+|last)$/.exec(ck);
+    const runId = m?.[1] ?? ck;
+    const step = m?.[2] ?? '?';
+    return { ref: ck, runId, run: runs.value.find((r) => r.artefact.id === runId)?.artefact.name ?? runId, step, label: step === 'last' ? 'last checkpoint' : `step ${step}` };
+  }
+
+  /** A comparison's name for people: the default name (checkpoint references) rewritten as run · steps. */
+  function displayName(a: ArtefactRecord): string {
+    const p = (a.info.params ?? {}) as { checkpoints?: unknown };
+    const refs = Array.isArray(p.checkpoints) ? p.checkpoints.map(String) : [];
+    const auto = refs.join(' vs ');
+    if (!refs.length || !a.name.startsWith(auto)) return a.name;
+    const ds = refs.map(describe);
+    const sameRun = ds.every((d) => d.runId === ds[0]!.runId);
+    const body = sameRun ? `${ds[0]!.run}: ${ds.map((d) => d.label).join(' vs ')}` : ds.map((d) => `${d.run} ${d.label}`).join(' vs ');
+    return body + a.name.slice(auto.length);
+  }
+
+  /** The natural dataset: the first picked checkpoint's run's held-out set, else the newest run's. */
+  const defaultDatasetId = computed(() => heldOutOf(form.checkpoints[0] ? runOfRef(form.checkpoints[0]) : runs.value[0]?.artefact.id) ?? datasets.value[0]?.id ?? '');
+  watch(
+    defaultDatasetId,
+    (id) => {
+      if (!datasetChosen.value || !form.datasetId) form.datasetId = id;
+    },
+    { immediate: true },
+  );
+
+  function chooseDataset(id: string): void {
+    datasetChosen.value = true;
+    form.datasetId = id;
+  }
+
+  function toggleCheckpoint(ck: string, on: boolean): void {
+    const has = form.checkpoints.includes(ck);
+    if (on && !has) form.checkpoints = [...form.checkpoints, ck];
+    if (!on && has) form.checkpoints = form.checkpoints.filter((r) => r !== ck);
+  }
+  function moveCheckpoint(ck: string, by: -1 | 1): void {
+    const i = form.checkpoints.indexOf(ck);
+    const j = i + by;
+    if (i < 0 || j < 0 || j >= form.checkpoints.length) return;
+    const next = [...form.checkpoints];
+    [next[i], next[j]] = [next[j]!, next[i]!];
+    form.checkpoints = next;
+  }
+  /** Prefills the form (another view's "compare these checkpoints"). */
+  function prefill(checkpoints: string[], datasetId?: string): void {
+    form.checkpoints = [...new Set(checkpoints)].slice(0, 6);
+    if (datasetId) chooseDataset(datasetId);
+    else {
+      datasetChosen.value = false;
+      form.datasetId = defaultDatasetId.value;
+    }
+  }
+
+  // ---------- the job ----------
+  const jobId = ref<string | null>(null);
+  const started = shallowRef<JobRecord | null>(null);
+  const startError = ref<string | null>(null);
+  const starting = ref(false);
+  const job = computed<JobRecord | null>(() => (jobId.value ? (jobs.byId.get(jobId.value) ?? started.value) : null));
+  const running = computed(() => starting.value || job.value?.status === 'running' || job.value?.status === 'queued');
+
+  async function start(): Promise<boolean> {
+    if (Object.keys(formErrors.value).length || running.value) return false;
+    startError.value = null;
+    starting.value = true;
+    try {
+      const params: Record<string, unknown> = {
+        checkpoints: [...form.checkpoints],
+        datasetId: form.datasetId,
+        questions: form.questions,
+        samples: form.samples,
+        rng: form.rng,
+        ...(form.name.trim() ? { name: form.name.trim() } : {}),
+      };
+      const j = await lab().call('jobs.start', { kind: 'compare', params });
+      started.value = j;
+      jobId.value = j.id;
+      const now = jobs.byId.get(j.id) ?? j;
+      if (now.status === 'succeeded') void finished(now);
+      return true;
+    } catch (err) {
+      startError.value = message(err);
+      return false;
+    } finally {
+      starting.value = false;
+    }
+  }
+
+  async function finished(j: JobRecord): Promise<void> {
+    await load();
+    if (j.id !== jobId.value) return;
+    const id = (j.result as { artefact?: { id?: unknown } } | undefined)?.artefact?.id;
+    currentId.value = null; // open the new comparison even if another is open
+    await open(typeof id === 'string' ? id : j.id);
+  }
+
+  let runsTimer: ReturnType<typeof setTimeout> | null = null;
+  function refreshInputs(delayMs: number): void {
+    if (runsTimer) clearTimeout(runsTimer);
+    runsTimer = setTimeout(() => {
+      runsTimer = null;
+      void loadInputs();
+    }, delayMs);
+  }
+  lab().on('job.updated', (j) => {
+    if (j.kind === 'compare' && j.status === 'succeeded') void finished(j);
+    // A training run writes checkpoints as it goes (look again every 10 s while it runs, at once when it
+    // stops); a new dataset is a new set of questions.
+    else if ((j.kind === 'train' || j.kind === 'synth') && runsLoaded.value) {
+      if (j.status !== 'running' && j.status !== 'queued') refreshInputs(0);
+      else if (j.kind === 'train' && !runsTimer) refreshInputs(10_000);
+    }
+  });
+
+  return {
+    list,
+    listError,
+    listLoaded,
+    currentId,
+    current,
+    loading,
+    error,
+    pair,
+    outcomeFilter,
+    textFilter,
+    rows,
+    tally,
+    filteredRows,
+    openQaId,
+    left,
+    right,
+    leftDetail,
+    rightDetail,
+    questionError,
+    candidates,
+    runs,
+    runsError,
+    runsLoaded,
+    datasets,
+    form,
+    formErrors,
+    defaultDatasetId,
+    job,
+    startError,
+    running,
+    load,
+    open,
+    setPair,
+    openQuestion,
+    closeQuestion,
+    setSide,
+    loadInputs,
+    heldOutOf,
+    describe,
+    displayName,
+    chooseDataset,
+    toggleCheckpoint,
+    moveCheckpoint,
+    prefill,
+    start,
+  };
+});

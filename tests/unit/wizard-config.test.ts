@@ -1,0 +1,42 @@
+// The run wizard validates with the contract's run config schema: defaults and ranges come from one place.
+import { describe, expect, it } from 'vitest';
+import { buildConfig, defaultValues, validate, type WizardState } from '../../renderer/src/components/runs/runConfig';
+import { parseRunConfig } from '../../main/lab/contract/run-config';
+
+const state = (values: Partial<WizardState['values']> = {}, data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' }): WizardState => ({
+  name: '',
+  preset: 'tiny',
+  backend: 'auto',
+  data,
+  values: { ...defaultValues(), ...values },
+});
+
+describe('run wizard config', () => {
+  it('starts from the schema defaults (with a 384-token context) and builds a config main accepts', () => {
+    const s = state();
+    expect(s.values['env.maxToolCalls']).toBe(12);
+    expect(s.values['sft.steps']).toBe(400);
+    expect(s.values['model.blockSize']).toBe(384);
+    expect(validate(s, [])).toEqual(new Map());
+    const config = parseRunConfig(buildConfig(s));
+    expect(config.model.blockSize).toBe(384);
+    expect(config.env.maxToolCalls).toBe(12);
+  });
+
+  it('says what is wrong with each field in plain words', () => {
+    const errors = validate(state({ 'sft.lr': 5, 'eval.samples': 2.5, 'sft.steps': '', 'env.topK': 0, 'sft.minLr': 0.5 }), []);
+    expect(errors.get('sft.lr')).toBe('must be at most 1');
+    expect(errors.get('eval.samples')).toBe('must be a whole number');
+    expect(errors.get('sft.steps')).toBe('required');
+    expect(errors.get('env.topK')).toBe('must be at least 1');
+    expect(validate(state({ 'sft.lr': 0 }), []).get('sft.lr')).toBe('must be greater than 0');
+    expect(validate(state({ 'sft.lr': 0.001, 'sft.minLr': 0.01 }), []).get('sft.minLr')).toMatch(/must not exceed the learning rate/);
+  });
+
+  it('checks the data choice', () => {
+    const same = validate(state({}, { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd1' }), []);
+    expect(same.get('data.heldOutDatasetId')).toMatch(/must differ/);
+    const other = validate(state(), [{ id: 'd1', name: 'd1', path: '', createdAt: '', info: { graphId: 'g2' } }]);
+    expect(other.get('data.datasetId')).toMatch(/another graph/);
+  });
+});
