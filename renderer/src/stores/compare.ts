@@ -6,6 +6,7 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
 import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '../../../main/lab/contract';
 import { lab } from '../api/client';
+import { useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobs } from './jobs';
 import type { CompareCandidate, TrajRef } from './trajectories';
@@ -35,10 +36,17 @@ export const useCompare = defineStore('compare', () => {
   }
 
   // ---------- the open comparison ----------
-  const currentId = ref<string | null>(null);
-  const current = shallowRef<ComparisonView | null>(null);
-  const loading = ref(false);
-  const error = ref<string | null>(null);
+  const opened = useOpened<ComparisonView>((id) => lab().call('comparisons.get', { id }), {
+    // Opening another item starts it clean.
+    reset: () => {
+      closeQuestion();
+      outcomeFilter.value = '';
+      textFilter.value = '';
+      sets.clear();
+    },
+    loaded: (view) => Object.assign(pair, { a: 0, b: Math.min(1, view.checkpoints.length - 1) }),
+  });
+  const { currentId, current, loading, error } = opened;
   /** Which two checkpoints the outcome table compares (indexes into current.checkpoints). */
   const pair = reactive<{ a: number; b: number }>({ a: 0, b: 1 });
   const outcomeFilter = ref<Outcome | ''>('');
@@ -51,29 +59,8 @@ export const useCompare = defineStore('compare', () => {
     return rows.value.filter((r) => (!outcomeFilter.value || r.outcome === outcomeFilter.value) && (!t || `${r.qaId}\n${r.text}`.toLowerCase().includes(t)));
   });
 
-  async function open(id: string): Promise<void> {
-    if (currentId.value === id && current.value && !error.value) return;
-    currentId.value = id;
-    loading.value = true;
-    error.value = null;
-    closeQuestion();
-    outcomeFilter.value = '';
-    textFilter.value = '';
-    sets.clear();
-    try {
-      const view = await lab().call('comparisons.get', { id });
-      if (currentId.value !== id) return;
-      current.value = view;
-      Object.assign(pair, { a: 0, b: Math.min(1, view.checkpoints.length - 1) });
-    } catch (err) {
-      if (currentId.value === id) {
-        error.value = message(err);
-        current.value = null;
-      }
-    } finally {
-      if (currentId.value === id) loading.value = false;
-    }
-  }
+  const open = opened.open;
+
 
   function setPair(side: 'a' | 'b', index: number): void {
     const other = side === 'a' ? pair.b : pair.a;

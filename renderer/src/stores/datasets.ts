@@ -5,6 +5,7 @@ import { computed, reactive, ref, shallowRef, watch } from 'vue';
 import type { ArtefactRecord, DatasetView, QaDetail } from '../../../main/lab/contract';
 import type { QA } from '../../../main/lab/formats';
 import { lab } from '../api/client';
+import { useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 
@@ -53,10 +54,14 @@ function tally(values: Iterable<string>): Array<[string, number]> {
 export const useDatasets = defineStore('datasets', () => {
   const list = shallowRef<ArtefactRecord[]>([]);
   const listError = ref<string | null>(null);
-  const currentId = ref<string | null>(null);
-  const current = shallowRef<DatasetView | null>(null);
-  const loading = ref(false);
-  const error = ref<string | null>(null);
+  const opened = useOpened<DatasetView>((id) => lab().call('datasets.get', { id }), {
+    // Opening another item starts it clean.
+    reset: () => {
+      closeQa();
+      clearFilters();
+    },
+  });
+  const { currentId, current, loading, error } = opened;
 
   const filters = reactive<QaFilters>({ level: '', topology: '', kind: '', orbit: '', text: '' });
   const page = ref(0);
@@ -112,25 +117,8 @@ export const useDatasets = defineStore('datasets', () => {
     Object.assign(filters, { level: '', topology: '', kind: '', orbit: '', text: '' });
   }
 
-  async function open(id: string): Promise<void> {
-    if (currentId.value === id && current.value) return;
-    currentId.value = id;
-    loading.value = true;
-    error.value = null;
-    closeQa();
-    clearFilters();
-    try {
-      const view = await lab().call('datasets.get', { id });
-      if (currentId.value === id) current.value = view;
-    } catch (err) {
-      if (currentId.value === id) {
-        error.value = message(err);
-        current.value = null;
-      }
-    } finally {
-      if (currentId.value === id) loading.value = false;
-    }
-  }
+  const open = opened.open;
+
 
   async function ensureOpen(): Promise<void> {
     if (!list.value.length) await load();

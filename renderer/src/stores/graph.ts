@@ -5,6 +5,7 @@ import { markRaw, ref, shallowRef } from 'vue';
 import type { ArtefactRecord, GraphView } from '../../../main/lab/contract';
 import type { GraphEdge, GraphNode } from '../../../main/lab/formats';
 import { lab } from '../api/client';
+import { useOpened } from './opened';
 import { colorMap } from '../util/palette';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
@@ -100,10 +101,8 @@ const CACHE_GRAPHS = 4;
 export const useGraph = defineStore('graph', () => {
   const list = shallowRef<ArtefactRecord[]>([]);
   const listError = ref<string | null>(null);
-  const currentId = ref<string | null>(null);
-  const current = shallowRef<LoadedGraph | null>(null);
-  const loading = ref(false);
-  const error = ref<string | null>(null);
+  const opened = useOpened<LoadedGraph>((id) => fetchGraph(id));
+  const { currentId, current, loading, error } = opened;
 
   // Parsed graphs by id (not reactive: only `current` drives the UI). Layout positions are kept per
   // graph too, so reopening a graph does not lay it out again.
@@ -151,23 +150,8 @@ export const useGraph = defineStore('graph', () => {
     return hit;
   }
 
-  async function open(id: string): Promise<void> {
-    if (currentId.value === id && current.value) return;
-    currentId.value = id;
-    loading.value = true;
-    error.value = null;
-    try {
-      const g = await fetchGraph(id);
-      if (currentId.value === id) current.value = g;
-    } catch (err) {
-      if (currentId.value === id) {
-        error.value = message(err);
-        current.value = null;
-      }
-    } finally {
-      if (currentId.value === id) loading.value = false;
-    }
-  }
+  const open = opened.open;
+
 
   /** Opens the newest graph when none is open yet. */
   async function ensureOpen(): Promise<void> {

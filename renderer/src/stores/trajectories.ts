@@ -5,6 +5,7 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
 import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '../../../main/lab/contract';
 import { lab } from '../api/client';
+import { useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 
@@ -71,10 +72,15 @@ export const useTrajectories = defineStore('trajectories', () => {
   const list = shallowRef<ArtefactRecord[]>([]);
   const listError = ref<string | null>(null);
   const listLoaded = ref(false);
-  const currentId = ref<string | null>(null);
-  const current = shallowRef<TrajSetView | null>(null);
-  const loading = ref(false);
-  const error = ref<string | null>(null);
+  const opened = useOpened<TrajSetView>((id) => lab().call('trajectories.get', { id }), {
+    // Opening another item starts it clean.
+    reset: () => {
+      closeTraj();
+      clearFilters();
+      mode.value = 'inspect';
+    },
+  });
+  const { currentId, current, loading, error } = opened;
 
   const filters = reactive<TrajFilters>({ termination: '', solved: '', policy: '', minTools: '', text: '' });
   const sort = reactive<{ key: SortKey; desc: boolean }>({ key: 'index', desc: false });
@@ -171,26 +177,8 @@ export const useTrajectories = defineStore('trajectories', () => {
     }
   }
 
-  async function open(id: string): Promise<void> {
-    if (currentId.value === id && current.value) return;
-    currentId.value = id;
-    loading.value = true;
-    error.value = null;
-    closeTraj();
-    clearFilters();
-    mode.value = 'inspect';
-    try {
-      const view = await lab().call('trajectories.get', { id });
-      if (currentId.value === id) current.value = view;
-    } catch (err) {
-      if (currentId.value === id) {
-        error.value = message(err);
-        current.value = null;
-      }
-    } finally {
-      if (currentId.value === id) loading.value = false;
-    }
-  }
+  const open = opened.open;
+
 
   async function ensureOpen(): Promise<void> {
     if (!listLoaded.value) await load();
