@@ -161,6 +161,20 @@ describe('reasoning reconstruction', () => {
   });
 });
 
+describe('rule thoughts', () => {
+  const first = (question: string, query: string[]) => ruleThought({ question, history: [], action: { name: 'search', arguments: { query } }, observation: 'obs' });
+
+  it('calls a query a name only when the question gives that name', () => {
+    expect(first('Which river flows through Vienna and Budapest?', ['Vienna'])).toMatch(/names "Vienna" outright|"Vienna" is the one concrete name/);
+  });
+
+  it('does not claim the question names an entity when it searches the question itself or type words', () => {
+    const q = 'Consider a language family that a language is a member of. Which language is meant here?';
+    const thought = first(q, ['Consider a language family that a language is a member of', 'language family', 'language']);
+    expect(thought).not.toMatch(/names|concrete name/);
+  });
+});
+
 describe('policy registry', () => {
   it('rejects unknown kinds with a clear unsupported error', () => {
     expect(() => resolvePolicy('ckpt:run-1/200')).toThrow(LabError);

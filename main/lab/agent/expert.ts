@@ -630,7 +630,10 @@ export function ruleThought(input: ReconstructInput): string {
   if (action.name === 'search') {
     const qs = (action.arguments.query as string[] | undefined) ?? [];
     const quoted = list(qs.map((q) => `"${q.length > 60 ? `${q.slice(0, 57)}…` : q}"`));
-    if (t === 0 && qs.length > 0 && qs.every((q) => input.question.toLowerCase().includes(q.toLowerCase()))) {
+    // Only short, capitalised queries found in the question are names it gives; the question's own words or
+    // type words ("language family") searched for lack of a name are not, and the thought must not claim so.
+    const isGivenName = (q: string): boolean => q.split(/\s+/).length <= 6 && /^\p{Lu}/u.test(q) && input.question.toLowerCase().includes(q.toLowerCase());
+    if (t === 0 && qs.length > 0 && qs.every(isGivenName)) {
       return pick(rng, [
         `The question names ${quoted} outright, so that is the firmest starting point: find its page and what links to it.`,
         `Of all the clues, ${quoted} is the one concrete name. I'll search for it first.`,
