@@ -6,13 +6,13 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
 import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '../../../main/lab/contract';
 import { lab } from '../api/client';
+import { fetchTrajDetail, peekTrajDetail } from '../api/traj-details';
 import { useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobs } from './jobs';
 import type { CompareCandidate, TrajRef } from './trajectories';
 import { letter, questionRows, summaryOf, tallyOutcomes, validateForm, type CheckpointHead, type CompareForm, type Outcome } from '../components/compare/compareModel';
 
-const DETAIL_CACHE = 24;
 /** Runs whose checkpoints the picker reads (newest first); older runs are rarely compared. */
 const MAX_RUNS = 40;
 
@@ -80,17 +80,9 @@ export const useCompare = defineStore('compare', () => {
   const questionError = ref<string | null>(null);
   /** The checkpoints' trajectory sets (their rows: what the side-by-side picker offers). */
   const sets = shallowReactive(new Map<string, TrajSetView | null>());
-  const details = new Map<string, TrajDetail>();
 
-  async function fetchDetail(r: TrajRef): Promise<TrajDetail> {
-    const key = `${r.setId}\n${r.trajId}`;
-    const hit = details.get(key);
-    if (hit) return hit;
-    const d = await lab().call('trajectories.one', { id: r.setId, trajId: r.trajId });
-    details.set(key, d);
-    while (details.size > DETAIL_CACHE) details.delete(details.keys().next().value!);
-    return d;
-  }
+  const fetchDetail = (r: TrajRef): Promise<TrajDetail> => fetchTrajDetail(r.setId, r.trajId);
+
 
   async function loadSet(setId: string): Promise<void> {
     if (sets.has(setId)) return;
@@ -120,7 +112,7 @@ export const useCompare = defineStore('compare', () => {
         const s = set?.trajectories.find((t) => t.id === trajId);
         if (s) return [{ setId: c.setId, trajId, setName, summary: s }];
         // Without the set's rows, the trajectories already fetched still make an entry.
-        const d = details.get(`${c.setId}\n${trajId}`);
+        const d = peekTrajDetail(c.setId, trajId);
         return d ? [{ setId: c.setId, trajId, setName, summary: summaryOf(d.trajectory) }] : [];
       });
     });

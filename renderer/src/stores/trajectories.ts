@@ -5,6 +5,7 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
 import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '../../../main/lab/contract';
 import { lab } from '../api/client';
+import { fetchTrajDetail } from '../api/traj-details';
 import { useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
@@ -48,7 +49,6 @@ export interface CompareCandidate extends TrajRef {
   summary: TrajSummary;
 }
 
-const DETAIL_CACHE = 24;
 
 export function isSolved(s: TrajSummary): boolean {
   return s.reward.answer >= 1;
@@ -89,7 +89,6 @@ export const useTrajectories = defineStore('trajectories', () => {
   const detail = shallowRef<TrajDetail | null>(null);
   const detailError = ref<string | null>(null);
   const showModelText = ref(false);
-  const details = new Map<string, TrajDetail>();
 
   const mode = ref<'inspect' | 'compare'>('inspect');
   const left = shallowRef<TrajRef | null>(null);
@@ -186,15 +185,8 @@ export const useTrajectories = defineStore('trajectories', () => {
     if (!currentId.value && first) await open(first.id);
   }
 
-  async function fetchDetail(ref: TrajRef): Promise<TrajDetail> {
-    const key = `${ref.setId}\n${ref.trajId}`;
-    const hit = details.get(key);
-    if (hit) return hit;
-    const d = await lab().call('trajectories.one', { id: ref.setId, trajId: ref.trajId });
-    details.set(key, d);
-    while (details.size > DETAIL_CACHE) details.delete(details.keys().next().value!);
-    return d;
-  }
+  const fetchDetail = (r: TrajRef): Promise<TrajDetail> => fetchTrajDetail(r.setId, r.trajId);
+
 
   async function openTraj(trajId: string): Promise<void> {
     const setId = currentId.value;
