@@ -1,8 +1,12 @@
 // What the browser tests share: a console-error watch, and the lab's API through the test's server for
 // setup (graphs, datasets, runs made directly, so each test spends its time on the UI it is about).
-import { expect, type Page } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
+import { mkdirSync } from 'node:fs';
 import type { JobRecord } from '../../main/lab/contract';
-import type { Served } from './serve';
+import { serve, type Served } from './serve';
+
+/** Where the browser tests leave their screenshots (kept as CI artefacts). */
+export const SHOTS = 'test-results/screenshots';
 
 /** Collects console errors and uncaught page errors; a test asserts the list is empty at its end. */
 export function watchConsole(page: Page): string[] {
@@ -36,4 +40,22 @@ export function apiFor(server: () => Served) {
   }
 
   return { api, runJob };
+}
+
+/**
+ * One real `sailor serve` for a spec file, whose tests then run in order against it: started before the
+ * first test (with a fresh data directory), stopped after the last. The returned `server` is filled in
+ * when it has started, so tests read `server.url` as usual.
+ */
+export function servedLab() {
+  const server = {} as Served;
+  test.describe.configure({ mode: 'serial' });
+  test.beforeAll(async () => {
+    Object.assign(server, await serve());
+    mkdirSync(SHOTS, { recursive: true });
+  });
+  test.afterAll(async () => {
+    await server.stop?.();
+  });
+  return { server, ...apiFor(() => server) };
 }

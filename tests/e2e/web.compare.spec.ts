@@ -5,26 +5,10 @@
 // the checkpoints side by side, the questions grouped by outcome, one question's two trajectories
 // aligned step by step, and the past comparison reopened.
 import { expect, test } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
 import type { ComparisonView, RunDetail, TrajDetail } from '../../main/lab/contract';
-import { serve, type Served } from './serve';
-import { apiFor, watchConsole } from './lab';
+import { SHOTS, servedLab, watchConsole } from './lab';
 
-const SHOTS = 'test-results/screenshots';
-
-let server: Served;
-const { api, runJob } = apiFor(() => server);
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  server = await serve();
-  mkdirSync(SHOTS, { recursive: true });
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-});
+const { server, api, runJob } = servedLab();
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 

@@ -3,25 +3,9 @@
 // short real training run in a worker with its dashboard updating live from events, the finished
 // run's row with last/best values, the step scrubber, and an evaluation point opening its trajectories.
 import { expect, test, type Locator } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
-import { serve, type Served } from './serve';
-import { apiFor, watchConsole } from './lab';
+import { SHOTS, servedLab, watchConsole } from './lab';
 
-const SHOTS = 'test-results/screenshots';
-
-let server: Served;
-const { api, runJob } = apiFor(() => server);
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  server = await serve();
-  mkdirSync(SHOTS, { recursive: true });
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-});
+const { server, api, runJob } = servedLab();
 
 const points = async (cell: Locator): Promise<number> => Number(await cell.getAttribute('data-points'));
 /** Points of one series of a chart cell (`data-series` lists `runId|metric:points`). */

@@ -1,31 +1,10 @@
 // The real UI in Debian Chromium against the real `sailor serve`: token gate, every section, a demo job.
-import { expect, test, type Page } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
-import { serve, type Served } from './serve';
+import { expect, test } from '@playwright/test';
+import { SHOTS, servedLab, watchConsole } from './lab';
 
 const SECTIONS = ['graph', 'datasets', 'runs', 'trajectories', 'compare', 'jobs', 'about'] as const;
-const SHOTS = 'test-results/screenshots';
 
-let server: Served;
-const consoleErrors: string[] = [];
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  server = await serve();
-  mkdirSync(SHOTS, { recursive: true });
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-});
-
-function watchConsole(page: Page): void {
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') consoleErrors.push(msg.text());
-  });
-  page.on('pageerror', (err) => consoleErrors.push(err.message));
-}
+const { server } = servedLab();
 
 test('without the token the server answers 401 and shows no app', async ({ page }) => {
   const res = await page.goto(server.origin + '/');
@@ -40,7 +19,7 @@ test('the server listens on 127.0.0.1 only', async () => {
 });
 
 test('with the token the app loads, every section renders, and no console errors', async ({ page }) => {
-  watchConsole(page);
+  const consoleErrors = watchConsole(page);
   await page.goto(server.url);
   await expect(page.getByTestId('status-transport')).toContainText('web');
   // The token moved into an HttpOnly cookie and out of the address bar.
@@ -60,7 +39,7 @@ test('with the token the app loads, every section renders, and no console errors
 });
 
 test('a demo job runs in a worker, its progress shows, and it finishes', async ({ page }) => {
-  watchConsole(page);
+  const consoleErrors = watchConsole(page);
   await page.goto(server.url + '#/jobs');
   await page.getByTestId('demo-records').fill('30');
   await page.getByTestId('demo-interval').fill('100');

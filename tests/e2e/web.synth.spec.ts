@@ -2,26 +2,10 @@
 // graph, search and inspect an entity, cycles, expansion order and explore mode; synthesise a dataset,
 // filter it, open a QA, and jump from its answer to the Graph explorer.
 import { expect, test } from '@playwright/test';
-import { mkdirSync } from 'node:fs';
 import type { GraphView } from '../../main/lab/contract';
-import { serve, type Served } from './serve';
-import { apiFor, watchConsole } from './lab';
+import { SHOTS, servedLab, watchConsole } from './lab';
 
-const SHOTS = 'test-results/screenshots';
-
-let server: Served;
-const { api } = apiFor(() => server);
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  server = await serve();
-  mkdirSync(SHOTS, { recursive: true });
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-});
+const { server, api } = servedLab();
 
 test('build a graph, explore it, synthesise a dataset, open a QA, jump to its answer', async ({ page }) => {
   test.setTimeout(300_000);

@@ -7,24 +7,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TrajSetView } from '../../main/lab/contract';
-import { serve, type Served } from './serve';
-import { apiFor, watchConsole } from './lab';
+import { serve } from './serve';
+import { SHOTS, servedLab, watchConsole } from './lab';
 
-const SHOTS = 'test-results/screenshots';
-
-let server: Served;
-const { api, runJob } = apiFor(() => server);
-
-test.describe.configure({ mode: 'serial' });
-
-test.beforeAll(async () => {
-  server = await serve();
-  mkdirSync(SHOTS, { recursive: true });
-});
-
-test.afterAll(async () => {
-  await server?.stop();
-});
+const { server, api, runJob } = servedLab();
 
 test('roll out from the UI, filter, open a trajectory, fold and model text, links, side by side', async ({ page }) => {
   test.setTimeout(300_000);

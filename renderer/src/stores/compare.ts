@@ -7,7 +7,7 @@ import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue
 import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '../../../main/lab/contract';
 import { lab } from '../api/client';
 import { fetchTrajDetail, peekTrajDetail } from '../api/traj-details';
-import { useOpened } from './opened';
+import { useArtefactList, useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobs } from './jobs';
 import type { CompareCandidate, TrajRef } from './trajectories';
@@ -20,20 +20,7 @@ export const useCompare = defineStore('compare', () => {
   const jobs = useJobs();
 
   // ---------- past comparisons ----------
-  const list = shallowRef<ArtefactRecord[]>([]);
-  const listError = ref<string | null>(null);
-  const listLoaded = ref(false);
-
-  async function load(): Promise<void> {
-    try {
-      list.value = await lab().call('comparisons.list');
-      listError.value = null;
-    } catch (err) {
-      listError.value = message(err);
-    } finally {
-      listLoaded.value = true;
-    }
-  }
+  const { list, listError, listLoaded, load } = useArtefactList('comparisons.list');
 
   // ---------- the open comparison ----------
   const opened = useOpened<ComparisonView>((id) => lab().call('comparisons.get', { id }), {

@@ -2,10 +2,10 @@
 // A dataset can hold thousands of QAs: they sit in shallowRefs and are filtered by plain computeds.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
-import type { ArtefactRecord, DatasetView, QaDetail } from '../../../main/lab/contract';
+import type { DatasetView, QaDetail } from '../../../main/lab/contract';
 import type { QA } from '../../../main/lab/formats';
 import { lab } from '../api/client';
-import { useOpened } from './opened';
+import { useArtefactList, useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 
@@ -52,8 +52,7 @@ function tally(values: Iterable<string>): Array<[string, number]> {
 }
 
 export const useDatasets = defineStore('datasets', () => {
-  const list = shallowRef<ArtefactRecord[]>([]);
-  const listError = ref<string | null>(null);
+  const { list, listError, load } = useArtefactList('datasets.list');
   const opened = useOpened<DatasetView>((id) => lab().call('datasets.get', { id }), {
     // Opening another item starts it clean.
     reset: () => {
@@ -103,15 +102,6 @@ export const useDatasets = defineStore('datasets', () => {
   const synthJob = synth.job;
   const synthesising = synth.running;
   const synthError = synth.error;
-
-  async function load(): Promise<void> {
-    try {
-      list.value = await lab().call('datasets.list');
-      listError.value = null;
-    } catch (err) {
-      listError.value = message(err);
-    }
-  }
 
   function clearFilters(): void {
     Object.assign(filters, { level: '', topology: '', kind: '', orbit: '', text: '' });

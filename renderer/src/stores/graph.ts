@@ -1,13 +1,12 @@
 // Knowledge graphs: the list, the open graph with its lookup tables, and graph-building jobs.
 // Graphs are bulk data: they sit in shallowRefs (never deep-reactive) and parsed views are cached by id.
 import { defineStore } from 'pinia';
-import { markRaw, ref, shallowRef } from 'vue';
-import type { ArtefactRecord, GraphView } from '../../../main/lab/contract';
+import { markRaw } from 'vue';
+import type { GraphView } from '../../../main/lab/contract';
 import type { GraphEdge, GraphNode } from '../../../main/lab/formats';
 import { lab } from '../api/client';
-import { useOpened } from './opened';
+import { useArtefactList, useOpened } from './opened';
 import { colorMap } from '../util/palette';
-import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 
 /** Lookup tables over one graph, built once when it is opened. */
@@ -99,8 +98,7 @@ export function searchNodes(index: GraphIndex, text: string, limit = 8): GraphNo
 const CACHE_GRAPHS = 4;
 
 export const useGraph = defineStore('graph', () => {
-  const list = shallowRef<ArtefactRecord[]>([]);
-  const listError = ref<string | null>(null);
+  const { list, listError, load } = useArtefactList('graphs.list');
   const opened = useOpened<LoadedGraph>((id) => fetchGraph(id));
   const { currentId, current, loading, error } = opened;
 
@@ -117,15 +115,6 @@ export const useGraph = defineStore('graph', () => {
   const buildJob = builder.job;
   const building = builder.running;
   const buildError = builder.error;
-
-  async function load(): Promise<void> {
-    try {
-      list.value = await lab().call('graphs.list');
-      listError.value = null;
-    } catch (err) {
-      listError.value = message(err);
-    }
-  }
 
   /** A graph with its index, fetched once per id. */
   function fetchGraph(id: string): Promise<LoadedGraph> {

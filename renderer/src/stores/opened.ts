@@ -1,7 +1,10 @@
 // One item open at a time, fetched by id: the open id, the value, loading and error. A response for an id
 // that is no longer wanted (the user clicked on) is dropped, so a slow earlier request never overwrites
-// a later one. Used by the stores of graphs, datasets, trajectory sets and comparisons.
+// a later one. Used by the stores of graphs, datasets, trajectory sets and comparisons, as is the list
+// loader below.
 import { ref, shallowRef } from 'vue';
+import type { ArtefactRecord } from '../../../main/lab/contract';
+import { lab } from '../api/client';
 import { message } from '../util/errors';
 
 export function useOpened<T>(fetch: (id: string) => Promise<T>, hooks: { reset?: () => void; loaded?: (value: T) => void } = {}) {
@@ -32,4 +35,25 @@ export function useOpened<T>(fetch: (id: string) => Promise<T>, hooks: { reset?:
   }
 
   return { currentId, current, loading, error, open };
+}
+
+/** A store's list of artefacts (graphs, datasets, trajectory sets, comparisons), loaded on demand. */
+export function useArtefactList(method: 'graphs.list' | 'datasets.list' | 'trajectories.list' | 'comparisons.list') {
+  const list = shallowRef<ArtefactRecord[]>([]);
+  const listError = ref<string | null>(null);
+  /** True once a load has answered (listed or failed): views tell "none yet" from "not asked yet". */
+  const listLoaded = ref(false);
+
+  async function load(): Promise<void> {
+    try {
+      list.value = await lab().call(method);
+      listError.value = null;
+    } catch (err) {
+      listError.value = message(err);
+    } finally {
+      listLoaded.value = true;
+    }
+  }
+
+  return { list, listError, listLoaded, load };
 }

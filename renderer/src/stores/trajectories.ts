@@ -6,7 +6,7 @@ import { computed, reactive, ref, shallowRef } from 'vue';
 import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '../../../main/lab/contract';
 import { lab } from '../api/client';
 import { fetchTrajDetail } from '../api/traj-details';
-import { useOpened } from './opened';
+import { useArtefactList, useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 
@@ -69,9 +69,7 @@ const SORTERS: Record<SortKey, (s: TrajSummary) => number> = {
 };
 
 export const useTrajectories = defineStore('trajectories', () => {
-  const list = shallowRef<ArtefactRecord[]>([]);
-  const listError = ref<string | null>(null);
-  const listLoaded = ref(false);
+  const { list, listError, listLoaded, load } = useArtefactList('trajectories.list');
   const opened = useOpened<TrajSetView>((id) => lab().call('trajectories.get', { id }), {
     // Opening another item starts it clean.
     reset: () => {
@@ -155,17 +153,6 @@ export const useTrajectories = defineStore('trajectories', () => {
   }
 
   // ---------- loading ----------
-  async function load(): Promise<void> {
-    try {
-      list.value = await lab().call('trajectories.list');
-      listError.value = null;
-    } catch (err) {
-      listError.value = message(err);
-    } finally {
-      listLoaded.value = true;
-    }
-  }
-
   async function loadInputs(): Promise<void> {
     try {
       const [g, d] = await Promise.all([lab().call('graphs.list'), lab().call('datasets.list')]);
