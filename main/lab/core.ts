@@ -150,6 +150,7 @@ export class LabCore {
       'runs.list': () => this.runs.list(),
       'runs.get': ({ id }) => this.runs.get(id),
       'runs.metrics': ({ id, since }) => this.runs.metrics(id, since),
+      'runs.rlStep': ({ id, step }) => this.trajectories.rlStep(id, step),
       'runs.start': ({ config }) => this.runs.start(config),
       'runs.resume': ({ id }) => this.runs.resume(id),
       'runs.cancel': ({ id }) => this.runs.cancel(id),

@@ -3,7 +3,7 @@
 // kept at once because a set holds every step of every trajectory.
 import { existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { ArtefactRecord, TrajDetail, TrajEval, TrajQuestion, TrajSetView, TrajSummary } from './contract';
+import type { ArtefactRecord, RlStepView, TrajDetail, TrajEval, TrajQuestion, TrajSetView, TrajSummary } from './contract';
 import { TRAJ_FORMAT, type QA, type Termination, type Trajectory } from './formats';
 import { LabError, inputError } from './errors';
 import type { StoreData } from './store/db';
@@ -12,6 +12,7 @@ import type { ArtefactReader } from './artefacts';
 import { renderTrajectory, type AgentStep } from './agent/react';
 import { evaluate, sampleFromTrajectory } from './agent/eval';
 import { evalFile } from './runs/layout';
+import { checkRlHeader, rlSetId, rlStepView, rolloutsFile, RL_SET } from './runs/rollouts';
 import type { RunConfig } from './contract/run-config';
 
 const CACHED_SETS = 4;
@@ -80,9 +81,21 @@ function parseSet(path: string): ParsedSet {
       turns: num(t.turns, t.steps.length),
       tokens: { generated: num(tokens.generated), observation: num(tokens.observation) },
       prediction: typeof t.prediction === 'string' ? t.prediction : null,
+      ...rlFields(t),
     };
   });
   return { header, trajectories, summaries, byId };
+}
+
+/** The extension fields of an RL rollout (group, advantage, policy version, staleness), when present. */
+function rlFields(t: Trajectory): Pick<TrajSummary, 'group' | 'advantage' | 'policy_version' | 'staleness'> {
+  const out: Pick<TrajSummary, 'group' | 'advantage' | 'policy_version' | 'staleness'> = {};
+  if (typeof t.group === 'string') out.group = t.group;
+  for (const k of ['advantage', 'policy_version', 'staleness'] as const) {
+    const v = t[k];
+    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
+  }
+  return out;
 }
 
 /** `eval:<run>:<step>`: a run's evaluation, addressed like a stored trajectory set. */
@@ -104,6 +117,8 @@ export class TrajectoryReader {
   private find(id: string): ArtefactRecord {
     const evalRef = EVAL_SET.exec(id);
     if (evalRef) return this.evalArtefact(id, evalRef[1]!, Number(evalRef[2]));
+    const rlRef = RL_SET.exec(id);
+    if (rlRef) return this.rlArtefact(id, rlRef[1]!, Number(rlRef[2]));
     const a = this.data().trajectories.find((x) => x.id === id);
     if (!a) throw new LabError('not_found', `no trajectory set with id '${id}'`);
     return a;
@@ -126,6 +141,35 @@ export class TrajectoryReader {
       createdAt: run.createdAt,
       info: { datasetId: config.data.heldOutDatasetId, graphId: config.data.graphId, n: config.eval.samples, runId, step },
     };
+  }
+
+  /**
+   * An RL step's rollouts as a trajectory set (`rl:<run>:<step>`): groups of G rollouts of the run's
+   * training questions, so the questions come from its training dataset and pass@k is over each group.
+   */
+  private rlArtefact(id: string, runId: string, step: number): ArtefactRecord {
+    const run = this.data().runs.find((r) => r.id === runId);
+    if (!run) throw new LabError('not_found', `no run with id '${runId}'`);
+    const file = rolloutsFile(this.home, runId, step);
+    if (!existsSync(file)) throw new LabError('not_found', `run ${runId} has no rollouts stored for step ${step}`);
+    const config = (run.info as { config: RunConfig & { rl?: { groupSize?: unknown } } }).config;
+    const g = config.rl?.groupSize;
+    return {
+      id,
+      name: `${run.name} · RL rollouts at step ${step}`,
+      path: relative(this.home, file),
+      createdAt: run.createdAt,
+      info: { datasetId: config.data.datasetId, graphId: config.data.graphId, ...(typeof g === 'number' ? { n: g } : {}), runId, step, kind: 'rl' },
+    };
+  }
+
+  /** `runs.rlStep`: an RL step's plan and summary, each group with its rollouts matched to the set's trajectory ids. */
+  rlStep(runId: string, step: number): RlStepView {
+    const { artefact, set } = this.load(rlSetId(runId, step));
+    const header = checkRlHeader(set.header, join(this.home, artefact.path));
+    const wanted = new Set(header.plan.groups.map((g) => g.qa_id));
+    const questions = new Map(this.qas(this.datasetId(artefact, set.header)).filter((q) => wanted.has(q.id)).map((q) => [q.id, q.question]));
+    return rlStepView(runId, header, set.summaries, questions);
   }
 
   private load(id: string): { artefact: ArtefactRecord; set: ParsedSet } {
@@ -179,7 +223,10 @@ export class TrajectoryReader {
       if (wanted.has(qa.id)) questions[qa.id] = { question: qa.question, answer: qa.answer, answer_id: qa.answer_id };
     }
     const stored = artefact.info.eval as TrajEval | undefined;
-    const k = num(set.header.n, num(artefact.info.n, 1));
+    // An RL step's header has no `n`: its groups' size is the k of pass@k.
+    const groups = (set.header.plan as { groups?: Array<{ rewards?: unknown[] }> } | undefined)?.groups;
+    const groupSize = Array.isArray(groups) ? Math.max(1, ...groups.map((g) => (Array.isArray(g?.rewards) ? g.rewards.length : 1))) : 1;
+    const k = num(set.header.n, num(artefact.info.n, groupSize));
     const evalReport: TrajEval | null =
       stored ?? (set.trajectories.length ? evaluate(set.trajectories.map((t) => sampleFromTrajectory(t)), Math.max(1, k)) : null);
     return { artefact, header: set.header, trajectories: set.summaries, eval: evalReport, questions };

@@ -86,6 +86,10 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
   await wizard.getByTestId('wiz-eval-samples').fill('1');
   await expect(wizard.getByTestId('wiz-error-sft.lr')).toHaveCount(0);
   await wizard.getByTestId('wiz-next').click();
+  // The RL step: this run is SFT only (the default).
+  await expect(wizard.getByTestId('wiz-rl')).toBeVisible();
+  await expect(wizard.getByTestId('wiz-stage-sft')).toBeChecked();
+  await wizard.getByTestId('wiz-next').click();
 
   // ---------- wizard: review, launch ----------
   await expect(wizard.getByTestId('wiz-review')).toBeVisible();
@@ -94,8 +98,11 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
   expect(json.sft).toMatchObject({ steps: 20, lr: 0.002 });
   expect(json.eval).toMatchObject({ every: 10, questions: 5 });
   expect(json.model).toEqual({ preset: 'tiny', blockSize: 384 });
-  // No run has trained here yet: the estimate says so instead of inventing a figure.
-  await expect(wizard.getByTestId('wiz-estimate')).toContainText('not measured yet');
+  // The estimate is a warm-up measured on this machine for this config: SFT steps, a policy turn, rollouts.
+  await expect(wizard.getByTestId('wiz-estimate')).toHaveAttribute('data-status', 'succeeded', { timeout: 120_000 });
+  await expect(wizard.getByTestId('wiz-estimate-total')).toContainText(/≈ \d/);
+  await expect(wizard.getByTestId('wiz-estimate')).toContainText('20 steps ×');
+  await expect(wizard.getByTestId('wiz-estimate')).toContainText(/measured just now on (wasm|cpu|tensorflow)/);
   await wizard.getByTestId('wiz-name').fill('e2e tiny 20 steps');
   await page.screenshot({ path: `${SHOTS}/runs-wizard-review.png` });
 
@@ -226,14 +233,6 @@ test('a run started elsewhere appears; cancel, resume from its checkpoint, two r
   await expect(row.getByTestId('run-step')).toContainText('30');
   await expect(dash.getByTestId('dash-scrubber')).toHaveAttribute('max', '30');
   await expect(dash.getByTestId('dash-readout').locator('tbody tr')).toHaveCount(2);
-
-  // A measured run now exists: the wizard estimates from it.
-  await page.getByTestId('runs-new').click();
-  const wizard = page.getByTestId('run-wizard');
-  await wizard.getByTestId('wiz-step-review').click();
-  await expect(wizard.getByTestId('wiz-estimate-total')).toContainText(/≈ \d/);
-  await wizard.getByTestId('wiz-close').click();
-  await expect(wizard).toHaveCount(0);
 
   await dash.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SHOTS}/runs-overlay.png` });

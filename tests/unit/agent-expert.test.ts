@@ -12,6 +12,7 @@ import {
   readVisit,
   reconstructTrajectory,
   ruleThought,
+  terseThought,
   valueNumber,
 } from '../../main/lab/agent/expert';
 import { resolvePolicy } from '../../main/lab/agent/policies';
@@ -172,6 +173,22 @@ describe('rule thoughts', () => {
     const q = 'Consider a language family that a language is a member of. Which language is meant here?';
     const thought = first(q, ['Consider a language family that a language is a member of', 'language family', 'language']);
     expect(thought).not.toMatch(/names|concrete name/);
+  });
+});
+
+describe('terse thoughts (compact RFT style)', () => {
+  const thought = (name: string, args: Record<string, unknown>) => terseThought({ question: 'Q?', history: [], action: { name, arguments: args }, observation: 'obs' });
+
+  it('names what is searched, how many pages are read, and the answer after a fixed first word', () => {
+    expect(thought('search', { query: ['Vienna'] })).toBe('Search "Vienna".');
+    expect(thought('search', { query: ['Vienna', 'Danube'] })).toBe('Search "Vienna" and "Danube".');
+    expect(thought('visit', { url: ['sim://vienna'], goal: 'x' })).toBe('Read this page.');
+    expect(thought('visit', { url: ['sim://a', 'sim://b'], goal: 'x' })).toBe('Read these 2 pages.');
+    expect(thought('answer', { answer: 'Danube' })).toBe('Answer: Danube.');
+  });
+
+  it('does not repeat a long query (the question searched as a description)', () => {
+    expect(thought('search', { query: ['x'.repeat(80), 'river'] })).toBe('Search the description.');
   });
 });
 

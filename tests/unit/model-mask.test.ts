@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildMaskedTokens, dumpBatch, dumpTokens, makeBatch, maskedFraction, type Span } from '../../main/lab/model/mask';
+import { buildMaskedTokens, dumpBatch, dumpTokens, fitSeqLen, makeBatch, maskedFraction, type Span } from '../../main/lab/model/mask';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';
 
 // A hand-made trajectory in the WebSailor layout, with the character spans a renderer would give.
@@ -100,5 +100,19 @@ describe('observation mask', () => {
     // Truncation to seqLen + 1 tokens.
     const cut = makeBatch([ex], 8, 0);
     expect(Array.from(cut.targets)).toEqual(ex.ids.slice(1, 9));
+  });
+});
+
+describe('fitSeqLen', () => {
+  const ex = (n: number) => ({ ids: Array.from({ length: n }, (_, i) => i), mask: Array.from({ length: n }, () => 1) });
+  it('pads a batch only to its longest example, in steps of 16, never past the context', () => {
+    expect(fitSeqLen([ex(10), ex(30)], 256)).toBe(32); // 29 pairs -> 32
+    expect(fitSeqLen([ex(17)], 256)).toBe(16); // 16 pairs fit exactly
+    expect(fitSeqLen([ex(300)], 256)).toBe(256);
+    expect(fitSeqLen([ex(1)], 256)).toBe(16);
+    // The batch built with it keeps every target of the longest example.
+    const b = makeBatch([ex(10), ex(30)], fitSeqLen([ex(10), ex(30)], 256), 0);
+    expect(b.seqLen).toBe(32);
+    expect(b.realTokens).toBe(9 + 29);
   });
 });

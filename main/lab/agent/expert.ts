@@ -33,6 +33,13 @@ export interface ExpertOptions {
    * permalink page `sim://<id>`, an action a trained policy could not imitate.
    */
   anchorName?: (id: string) => string | undefined;
+  /**
+   * Actions a small policy trained from scratch can imitate, since it must learn every token it writes:
+   * visit goals as the bare list of what to look for ("what it borders and its population"), without the
+   * varied opener, and without a named anchor the opening search is the kinds of entity asked about, not
+   * the question's own 200 characters.
+   */
+  compact?: boolean;
 }
 
 export const EXPERT_DEFAULTS: ExpertOptions = { maxCalls: 24, maxUrlsPerVisit: 5, maxQueriesPerSearch: 5, maxCandidates: 12 };
@@ -311,6 +318,7 @@ export class ExpertSolver {
     for (const f of q.filters) if (vars.includes(f.var) && f.attr !== 'name' && f.attr !== 'type') parts.push(`its ${labelWords(f.attr)}`);
     // Shuffled, with a varied opener: the same long goal repeated across visits would trip the n-gram filter.
     const what = list(this.shuffled([...new Set(parts)])) || 'what the page says';
+    if (this.opts.compact) return what;
     const r = this.opts.rng;
     // Several pages share one goal; their names would match every sentence and crowd out the facts.
     if (keys.length === 1) {
@@ -486,7 +494,7 @@ export class ExpertSolver {
     if (!anyAnchor && !this.fallbackDone) {
       this.fallbackDone = true;
       const types = [...new Set(q.filters.filter((f) => f.attr === 'type').map((f) => labelWords(String(f.value))))];
-      const queries = [this.task.question.slice(0, 200), ...types].slice(0, this.opts.maxQueriesPerSearch);
+      const queries = [...(this.opts.compact && types.length > 0 ? [] : [this.task.question.slice(0, 200)]), ...types].slice(0, this.opts.maxQueriesPerSearch);
       return this.search(queries, 'No entity is named outright; search the description and the kinds of entity it mentions.');
     }
     let seed: Map<string, string[]> | undefined;
@@ -687,6 +695,30 @@ export function ruleThought(input: ReconstructInput): string {
 }
 
 export const ruleReconstructor: Reconstructor = async (input) => ruleThought(input);
+
+/**
+ * The terse reconstructor, for small policies trained from scratch: a few words naming the step (what is
+ * searched, how many pages are read, the answer), with no varied phrasing to imitate. The same rule as
+ * ruleThought: nothing that only the step's own result reveals.
+ */
+export function terseThought(input: ReconstructInput): string {
+  const { action } = input;
+  if (action.name === 'search') {
+    const qs = (action.arguments.query as string[] | undefined) ?? [];
+    // The no-anchor opening searches the question itself: naming it again would double a long span.
+    const named = qs.filter((q) => q.length <= 60);
+    return named.length === qs.length && named.length > 0 ? `Search ${list(named.map((q) => `"${q}"`))}.` : 'Search the description.';
+  }
+  if (action.name === 'visit') {
+    const n = ((action.arguments.url as string[] | undefined) ?? []).length;
+    return n > 1 ? `Read these ${n} pages.` : 'Read this page.';
+  }
+  // A fixed first word: the decision to answer is one likely token, not spread over every entity name.
+  if (action.name === 'answer') return `Answer: ${String(action.arguments.answer ?? '')}.`;
+  return 'Next step.';
+}
+
+export const terseReconstructor: Reconstructor = async (input) => terseThought(input);
 
 /** Chat function used by the LLM reconstructor (see tools.ts `chatFn`). */
 export type ChatFn = (messages: { role: 'system' | 'user' | 'assistant'; content: string }[]) => Promise<string>;

@@ -37,6 +37,41 @@ export interface JobRecord {
   stream?: string;
 }
 
+// ---------- the wizard's duration estimate (the `estimate` job's result; see train/estimate.ts) ----------
+
+/** What the warm-up measured, in seconds. */
+export interface RunMeasurements {
+  backend: string;
+  /** One optimiser step: batchSize windows of blockSize tokens, forward + backward + AdamW. */
+  stepSeconds: number;
+  /** One policy turn: a full-context prefill and a typical turn's generated tokens with the KV cache. */
+  turnSeconds: number;
+  /** One expert rollout for the RFT data. */
+  rolloutSeconds: number;
+  /** Turns per expert trajectory: a policy trained to imitate it takes about as many. */
+  turnsPerTrajectory: number;
+  /** BPE training on the run's corpus (measured on a slice, scaled linearly). */
+  tokenizerSeconds: number;
+  /** Training QAs (RFT rollouts) and held-out QAs (evaluations) the run will use. */
+  trainQuestions: number;
+  heldOutQuestions: number;
+}
+
+export interface EstimatePart {
+  stage: 'sft' | 'rl';
+  label: string;
+  seconds: number;
+  detail: string;
+}
+
+export interface RunEstimate {
+  totalSeconds: number;
+  parts: EstimatePart[];
+  measured: RunMeasurements;
+  /** One line on where the figures come from. */
+  basis: string;
+}
+
 export type BackendName = 'tensorflow-gpu' | 'tensorflow' | 'wasm' | 'cpu';
 
 export interface BackendAttempt {
@@ -119,6 +154,70 @@ export interface RunDetail extends RunSummary {
   config: Record<string, unknown>;
   checkpoints: Array<{ step: number; ref: string }>;
   evals: Array<{ step: number; summary: Record<string, number> }>;
+  /** RL steps whose rollouts are stored (runs/<id>/rollouts/step-N.jsonl), ascending: `runs.rlStep` reads one. */
+  rlSteps: number[];
+}
+
+// ---------- agentic RL: one step's groups ----------
+
+export const RL_GROUP_STATUSES = ['kept', 'dropped', 'duplicated'] as const;
+export type RlGroupStatus = (typeof RL_GROUP_STATUSES)[number];
+
+/** One question's group of G rollouts in an RL step's batch plan (header of runs/<id>/rollouts/step-N.jsonl). */
+export interface RlGroupPlan {
+  /** `<step>/<qa_id>`: the id the group's trajectories carry in their `group` field. */
+  group: string;
+  qa_id: string;
+  /** R_i of each rollout, in the order of the group's trajectory lines. */
+  rewards: number[];
+  mean: number;
+  std: number;
+  advantages: number[];
+  /** kept (has signal), dropped (zero std: left out, or DAPO's surplus), duplicated (copied into other slots). */
+  status: RlGroupStatus;
+  /** Slots of the batch the group fills (2 or more when DUPO copied it). */
+  copies: number;
+}
+
+export interface RlStepPlan {
+  method: string;
+  groups: RlGroupPlan[];
+  zero_std: number;
+  duplicated: number;
+  refilled: number;
+  /** No group had signal: the optimiser step was skipped. */
+  skip: boolean;
+}
+
+/** One rollout of a group as the group view shows it: what it scored, and the trajectory it opens. */
+export interface RlRollout {
+  /** Trajectory id in the step's set (`rl:<run>:<step>`); null when the file holds no line for it. */
+  trajId: string | null;
+  reward: number;
+  advantage: number;
+  answer: number | null;
+  format: number | null;
+  termination: Termination | null;
+  policy_version: number | null;
+  staleness: number | null;
+}
+
+export interface RlGroupView extends RlGroupPlan {
+  /** The question text, from the run's training dataset (null when that dataset is gone). */
+  question: string | null;
+  rollouts: RlRollout[];
+}
+
+/** `runs.rlStep`: an RL step's batch plan, its metrics summary and every group with its rollouts. */
+export interface RlStepView {
+  runId: string;
+  step: number;
+  /** The trajectory set id of the step's rollouts, for the inspector: `rl:<run>:<step>`. */
+  setId: string;
+  policyVersion: number;
+  plan: Omit<RlStepPlan, 'groups'>;
+  summary: Record<string, number>;
+  groups: RlGroupView[];
 }
 
 export interface RunMetricsEvent {
@@ -211,6 +310,11 @@ export interface TrajSummary {
   turns: number;
   tokens: { generated: number; observation: number };
   prediction: string | null;
+  /** RL rollouts (`rl:<run>:<step>` sets) carry their group, advantage, policy version and staleness. */
+  group?: string;
+  advantage?: number;
+  policy_version?: number;
+  staleness?: number;
 }
 
 export interface TrajQuestion {
@@ -268,6 +372,7 @@ export const methods = {
     params: z.object({ id: Id, since: z.number().int().min(-1).default(-1) }).strict(),
     result: [] as MetricRecord[],
   },
+  'runs.rlStep': { params: z.object({ id: Id, step: z.number().int().min(0) }).strict(), result: {} as RlStepView },
   // The config is validated in main against the run config schema (contract/run-config.ts), which names each bad field.
   'runs.start': { params: z.object({ config: z.record(z.string(), z.unknown()) }).strict(), result: {} as RunSummary },
   'runs.resume': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },

@@ -10,6 +10,63 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 export const BACKEND_CHOICES = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
 export const MODEL_PRESETS = ['tiny', 'small', 'base'] as const;
 
+export const RL_ALGORITHMS = ['dupo', 'dapo', 'grpo'] as const;
+
+/**
+ * Agentic RL after SFT (PIPELINE 7), or instead of it from `init.checkpoint`. The defaults finish in about
+ * 10-15 minutes on a 2-core laptop after the quick SFT of the `tiny` model: 20 steps of 4 questions x 8
+ * rollouts (640 rollouts, plus 640 for DUPO's too-easy filter), one on-policy update per step.
+ * The learning rate is constant after `warmupSteps` (`schedule: 'cosine'` decays it to lr/10 over the RL
+ * updates): 1e-4 is 20x below the SFT peak, the papers' 1e-6 is for 7B+ models.
+ */
+export const rlConfigSchema = z
+  .object({
+    algorithm: z.enum(RL_ALGORITHMS).default('dupo'),
+    /** RL training steps (each one rollout batch); they continue the run's step counter after SFT. */
+    steps: int(1, 100_000).default(20),
+    /** G: rollouts per question. */
+    groupSize: int(2, 64).default(8),
+    /** Questions per step (the batch is batchQuestions groups of G). */
+    batchQuestions: int(1, 1024).default(4),
+    lr: z.number().positive().max(1).default(1e-4),
+    warmupSteps: int(0, 100_000).default(0),
+    schedule: z.enum(['constant', 'cosine']).default('constant'),
+    weightDecay: z.number().min(0).max(1).default(0),
+    /** Clip range of the ratio: [1 - epsLow, 1 + epsHigh] (clip-higher: epsHigh > epsLow). */
+    epsLow: z.number().min(0).max(0.99).default(0.2),
+    epsHigh: z.number().min(0).max(10).default(0.28),
+    gradClip: z.number().min(0).max(1000).default(1),
+    /** Sampling of the rollouts (the papers: 1.0 and 1.0). 0 (greedy) would make every group zero-std. */
+    temperature: z.number().min(0.05).max(2).default(1),
+    topP: z.number().gt(0).max(1).default(1),
+    reward: z
+      .object({ format: z.number().min(0).max(1).default(0.1), answer: z.number().min(0).max(1).default(0.9) })
+      .strict()
+      .default({ format: 0.1, answer: 0.9 }),
+    advantage: z.enum(['grpo', 'leave_one_out']).default('grpo'),
+    /** WebSailor-V2: rollouts that never answered because they hit a limit, with A < 0, get no loss. */
+    excludeTruncatedNegatives: z.boolean().default(true),
+    /** Optimiser steps per rollout batch (mini-batches); 1 = strictly on-policy. */
+    updatesPerBatch: int(1, 64).default(1),
+    /** DAPO: rounds of rollouts (the first included) to fill the batch with groups that have signal. */
+    dapoMaxRounds: int(1, 100).default(3),
+    /** async (ASearcher): rollouts never wait for the trainer; a step trains on the first finished groups. */
+    mode: z.enum(['sync', 'async']).default('sync'),
+    /** async: groups started more than this many policy versions ago are dropped. */
+    maxStaleness: int(0, 100).default(1),
+    /** Rollouts in flight at once (both modes). */
+    workers: int(1, 64).default(2),
+    /** Held-out pass@1 every N RL steps (and after the last). */
+    evalEvery: int(1, 1_000_000).default(10),
+    /** A checkpoint every N RL steps (and after the last). */
+    checkpointEvery: int(1, 1_000_000).default(5),
+    /** DUPO: before training, drop the questions the starting policy solves in all G rollouts. */
+    dropTooEasy: z.boolean().default(true),
+  })
+  .strict();
+
+export type RlConfig = z.output<typeof rlConfigSchema>;
+
 export const runConfigSchema = z
   .object({
     name: z.string().trim().min(1).max(80).optional(),
@@ -39,9 +96,16 @@ export const runConfigSchema = z
         attempts: int(1, 16).default(2),
         minToolCalls: int(0, 50).default(1),
         maxTokens: int(64, 131_072).default(4096),
+        /**
+         * How the expert writes: `compact` (terse thoughts, bare visit goals) suits a small policy trained from
+         * scratch, which must learn every token it writes; `full` is the WebSailor-style prose.
+         */
+        style: z.enum(['compact', 'full']).default('compact'),
+        /** One more expert attempt per question on a third of the tool budget, ending in the forced answer. */
+        forcedAnswers: z.boolean().default(true),
       })
       .strict()
-      .default({ attempts: 2, minToolCalls: 1, maxTokens: 4096 }),
+      .default({ attempts: 2, minToolCalls: 1, maxTokens: 4096, style: 'compact', forcedAnswers: true }),
     tokenizer: z.object({ vocabSize: int(300, 32_768).default(1024) }).strict().default({ vocabSize: 1024 }),
     model: z
       .object({
@@ -52,7 +116,8 @@ export const runConfigSchema = z
       .default({ preset: 'tiny' }),
     sft: z
       .object({
-        steps: int(1, 1_000_000).default(400),
+        /** 0 only with `init.checkpoint` (then SFT is skipped and the other sft fields are unused). */
+        steps: int(0, 1_000_000).default(400),
         batchSize: int(1, 512).default(8),
         lr: z.number().positive().max(1).default(2e-3),
         minLr: z.number().min(0).max(1).default(2e-4),
@@ -72,6 +137,12 @@ export const runConfigSchema = z
       .strict()
       .default({ every: 100, questions: 30, samples: 1, temperature: 0.7 }),
     checkpoint: z.object({ every: int(1, 1_000_000).default(100) }).strict().default({ every: 100 }),
+    /** Start from an existing checkpoint (its model and tokenizer) instead of RFT + SFT: an RL-only run. */
+    init: z
+      .object({ checkpoint: z.string().regex(/^[A-Za-z0-9._:-]+\/(\d+|last)$/, 'expected <run>/<step> or <run>/last') })
+      .strict()
+      .optional(),
+    rl: rlConfigSchema.optional(),
   })
   .strict();
 
@@ -86,6 +157,11 @@ export function parseRunConfig(raw: unknown, where = 'run config'): RunConfig {
     if (c.sft.minLr > c.sft.lr) throw new LabError('bad_request', `${where}: sft.minLr (${c.sft.minLr}) must not exceed sft.lr (${c.sft.lr})`);
     if (c.data.datasetId === c.data.heldOutDatasetId) {
       throw new LabError('bad_request', `${where}: data.heldOutDatasetId must differ from data.datasetId (evaluate on questions not trained on)`);
+    }
+    if (c.init && !c.rl) throw new LabError('bad_request', `${where}: init.checkpoint: a run that starts from a checkpoint needs an rl section (it skips SFT)`);
+    if (c.sft.steps === 0 && !c.init) throw new LabError('bad_request', `${where}: sft.steps: 0 SFT steps need init.checkpoint (the checkpoint RL starts from)`);
+    if (c.rl && c.rl.updatesPerBatch > c.rl.batchQuestions) {
+      throw new LabError('bad_request', `${where}: rl.updatesPerBatch (${c.rl.updatesPerBatch}) must not exceed rl.batchQuestions (${c.rl.batchQuestions}): each update takes at least one group`);
     }
     return c;
   }

@@ -49,6 +49,8 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
     rng: p.rng,
     graphName: p.graphId,
     ...(p.kinds ? { kinds: p.kinds as never } : {}), // checked against the known kinds by synthesize
+    ...(p.minEdges !== undefined ? { minEdges: p.minEdges } : {}),
+    ...(p.maxEdges !== undefined ? { maxEdges: p.maxEdges } : {}),
     onProgress: ({ published, target, attempts }) =>
       ctx.progress({ fraction: Math.min(0.98, published / target), message: `${published} of ${target} QAs verified (${attempts} attempts)`, done: published, total: target }),
   });

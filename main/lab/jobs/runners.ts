@@ -9,4 +9,5 @@ export const jobRunners: Record<string, () => Promise<JobRunner>> = {
   rollout: async () => (await import('./rollout-job')).runRollout,
   compare: async () => (await import('../train/compare-job')).runCompare,
   train: async () => (await import('../train/sft-job')).runTrain,
+  estimate: async () => (await import('../train/estimate')).runEstimate,
 };

@@ -45,8 +45,12 @@ export const synthParams = z
     count: z.number().int().min(1).max(20_000).default(200),
     rng: z.number().int().min(0).max(2 ** 32 - 1).default(1),
     kinds: z.array(z.string().min(1)).min(1).optional(),
+    /** Subgraph size in edges: small subgraphs give short, learnable questions (the quick preset's curriculum). */
+    minEdges: z.number().int().min(1).max(50).optional(),
+    maxEdges: z.number().int().min(1).max(50).optional(),
   })
-  .strict();
+  .strict()
+  .refine((p) => p.minEdges === undefined || p.maxEdges === undefined || p.minEdges <= p.maxEdges, { message: 'minEdges must not exceed maxEdges', path: ['minEdges'] });
 export type SynthParams = z.output<typeof synthParams>;
 
 /** The policy kinds a rollout job can name: `oracle` (the expert), `llm:<model>`, `ckpt:<run>/<step>`. */
@@ -97,6 +101,13 @@ export const trainParams = z
   .strict();
 export type TrainParams = z.output<typeof trainParams>;
 
+export const estimateParams = z
+  .object({
+    /** A run config as the wizard would launch it (validated by the job with parseRunConfig). */
+    config: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+
 export const jobSpecs: Record<string, JobSpec> = {
   demo: {
     kind: 'demo',
@@ -140,8 +151,15 @@ export const jobSpecs: Record<string, JobSpec> = {
   train: {
     kind: 'train',
     title: 'Training run',
-    description: 'RFT data from expert rollouts, tokenizer, SFT with observation masking, periodic evaluation and checkpoints (runs/<id>/).',
+    description: 'RFT data from expert rollouts, tokenizer, SFT with observation masking, then agentic RL (DUPO, DAPO or GRPO) when configured; periodic evaluation and checkpoints (runs/<id>/).',
     params: trainParams,
+    streams: false,
+  },
+  estimate: {
+    kind: 'estimate',
+    title: 'Estimate run duration',
+    description: 'A short warm-up on this machine (one SFT step, one policy turn, one expert rollout, the tokenizer on a slice) turned into a duration for a run config.',
+    params: estimateParams,
     streams: false,
   },
 };

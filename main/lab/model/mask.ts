@@ -140,6 +140,16 @@ export function makeBatch(examples: readonly MaskedTokens[], seqLen: number, pad
   return { ids, targets, mask, batchSize: B, seqLen, realTokens, lossTokens, lengths };
 }
 
+/**
+ * The sequence length a batch of these examples needs: its longest example's pairs, rounded up to a multiple
+ * of 16 (few distinct shapes) and capped at `maxSeqLen`. Turn windows are mostly shorter than the context, and
+ * padding every batch to the full context would spend most of a step on padding.
+ */
+export function fitSeqLen(examples: readonly MaskedTokens[], maxSeqLen: number): number {
+  const longest = examples.reduce((m, ex) => Math.max(m, ex.ids.length - 1), 1);
+  return Math.min(maxSeqLen, Math.ceil(longest / 16) * 16);
+}
+
 /** Fraction of real target tokens left out of the loss (`sft/masked_frac`). */
 export function maskedFraction(batch: Batch): number {
   return batch.realTokens === 0 ? 0 : 1 - batch.lossTokens / batch.realTokens;

@@ -5,6 +5,8 @@
 //   runs/<id>/metrics.jsonl                 one MetricRecord per step (FORMATS.md)
 //   runs/<id>/checkpoints/step-000200/      a checkpoint (model/checkpoint.ts), written atomically
 //   runs/<id>/evals/step-000200.jsonl       the evaluation's trajectories (sailor.traj/1), header has the summary
+//   runs/<id>/rollouts/step-000201.jsonl    an RL step's rollouts (sailor.traj/1): header with the batch plan
+//                                           and the step's metrics, then every trajectory (runs/rollouts.ts reads it)
 //   runs/<id>/data/                         RFT trajectories, tokenizer and other derived inputs
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +21,8 @@ export const dataDir = (home: string, runId: string): string => join(runDir(home
 const pad = (step: number): string => String(step).padStart(6, '0');
 export const checkpointDir = (home: string, runId: string, step: number): string => join(runDir(home, runId), 'checkpoints', `step-${pad(step)}`);
 export const evalFile = (home: string, runId: string, step: number): string => join(runDir(home, runId), 'evals', `step-${pad(step)}.jsonl`);
+export const rolloutsDir = (home: string, runId: string): string => join(runDir(home, runId), 'rollouts');
+export const rolloutsFile = (home: string, runId: string, step: number): string => join(rolloutsDir(home, runId), `step-${pad(step)}.jsonl`);
 
 /** Steps of the checkpoints a run has, ascending. A checkpoint counts once its manifest exists. */
 export function checkpointSteps(home: string, runId: string): number[] {
@@ -31,15 +35,23 @@ export function checkpointSteps(home: string, runId: string): number[] {
     .sort((a, b) => a - b);
 }
 
-/** Steps at which the run was evaluated, ascending. */
-export function evalSteps(home: string, runId: string): number[] {
-  const dir = join(runDir(home, runId), 'evals');
+function jsonlSteps(dir: string): number[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .map((name) => /^step-(\d+)\.jsonl$/.exec(name))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => Number(m[1]))
     .sort((a, b) => a - b);
+}
+
+/** Steps at which the run was evaluated, ascending. */
+export function evalSteps(home: string, runId: string): number[] {
+  return jsonlSteps(join(runDir(home, runId), 'evals'));
+}
+
+/** RL steps whose rollouts the run stored, ascending. */
+export function rolloutSteps(home: string, runId: string): number[] {
+  return jsonlSteps(rolloutsDir(home, runId));
 }
 
 /** `ckpt:<run>/<step>` as the policy registry and the CLI spell a checkpoint. */

@@ -12,7 +12,8 @@ import { writeJsonAtomic } from '../store/files';
 import type { JobManager } from '../jobs/manager';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { readMetrics, summarise } from './metrics';
-import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, RUN_FORMAT, runDir, runFile } from './layout';
+import { resolveCheckpoint } from '../train/checkpoints';
+import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, rolloutSteps, RUN_FORMAT, runDir, runFile } from './layout';
 
 const STATUS_OF_JOB: Record<JobStatus, RunStatus> = {
   queued: 'running',
@@ -50,6 +51,7 @@ export class RunsService {
       config: info.config as unknown as Record<string, unknown>,
       checkpoints: checkpointSteps(this.home, id).map((step) => ({ step, ref: checkpointRef(id, step) })),
       evals: evalSteps(this.home, id).map((step) => ({ step, summary: readEvalSummary(evalFile(this.home, id, step)) })),
+      rlSteps: rolloutSteps(this.home, id),
     };
   }
 
@@ -65,7 +67,15 @@ export class RunsService {
     this.requireArtefact('datasets', config.data.heldOutDatasetId, 'data.heldOutDatasetId');
     const id = `${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-run-${randomUUID().slice(0, 6)}`;
     const createdAt = new Date().toISOString();
-    const name = config.name ?? `${config.model.preset} SFT, ${config.sft.steps} steps, rng ${config.rng}`;
+    if (config.init) {
+      try {
+        resolveCheckpoint(config.init.checkpoint, this.home);
+      } catch (err) {
+        throw new LabError('not_found', `init.checkpoint: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    const stages = [config.sft.steps > 0 ? `SFT ${config.sft.steps}` : null, config.rl ? `${config.rl.algorithm.toUpperCase()} ${config.rl.steps}` : null].filter(Boolean).join(' + ');
+    const name = config.name ?? `${config.model.preset} ${stages} steps, rng ${config.rng}`;
     mkdirSync(runDir(this.home, id), { recursive: true });
     writeJsonAtomic(runFile(this.home, id), { format: RUN_FORMAT, id, name, config, createdAt }, true);
     const artefact: ArtefactRecord = { id, name, path: join('runs', id), createdAt, info: { config, jobIds: [] } satisfies RunInfo };

@@ -1,13 +1,19 @@
 // A trained checkpoint as a ReAct policy: `ckpt:<run>/<step>` wherever a policy is accepted (rollout,
 // eval, the comparison view). It reads the compact view (view.ts), cut to its context the way training
 // windows were cut, and samples one turn with the KV cache until </tool_call>, </answer> or <|eos|>.
-import type { GPT } from '../model/gpt';
+// For RL, `onTurn` receives every turn as token ids: the context exactly as the policy saw it, the sampled
+// tokens (stop token included) and their sampling log-probs, so the trainer rebuilds nothing from text.
+import type { FinishReason, GPT } from '../model/gpt';
 import { generate } from '../model/gpt';
 import type { Tokenizer } from '../model/tokenizer';
 import { buildMaskedTokens } from '../model/mask';
 import type { Policy, GenerateOptions } from '../agent/runtime';
+import type { AgentStep } from '../agent/react';
 import { createRng } from '../util/rng';
 import { policyView, windowIndices } from './view';
+
+/** One turn (think + action) of a trained policy, at most, in tokens. */
+export const TURN_TOKENS = 96;
 
 export interface CheckpointPolicyOptions {
   name: string;
@@ -15,22 +21,42 @@ export interface CheckpointPolicyOptions {
   topP?: number;
   /** Tokens one turn may generate at most. */
   maxTurnTokens?: number;
+  /** Called after every turn with what was sampled (RL keeps it for the loss). */
+  onTurn?: (turn: SampledTurn) => void;
+}
+
+/** One generated turn in token ids. */
+export interface SampledTurn {
+  /** The context the policy was given: <|bos|>, the question, the most recent turns (view.ts). */
+  prompt: number[];
+  /** The sampled tokens, the stop token included (the text returned drops a final <|eos|>). */
+  tokens: number[];
+  /** log pi(token | context) of each sampled token under the sampling distribution (model/gpt generate). */
+  logProbs: number[];
+  finish: FinishReason;
+}
+
+/**
+ * The token ids a policy of context `blockSize` is given before a turn: tokenised exactly as the training
+ * windows were (span by span, <|bos|> first, no <|eos|>), then cut the same way (the question pinned, the
+ * most recent turns after it) to leave `maxNew` positions for the turn.
+ */
+export function policyPrompt(tok: Tokenizer, question: string, steps: readonly AgentStep[], blockSize: number, maxNew: number): number[] {
+  const view = policyView(question, steps);
+  const { ids, segments } = buildMaskedTokens(tok, view.text, view.spans, { eos: false });
+  const headLen = segments?.find((s) => s.kind === 'prompt')?.end ?? 1;
+  const budget = Math.max(8, blockSize - maxNew);
+  return windowIndices(ids.length, headLen, budget).map((i) => ids[i]!);
 }
 
 export function checkpointPolicy(model: GPT, tok: Tokenizer, opts: CheckpointPolicyOptions): Policy {
   const stops = ['</tool_call>', '</answer>', '<|eos|>'].map((t) => tok.special(t));
   const eos = tok.special('<|eos|>');
-  const maxNew = opts.maxTurnTokens ?? 96;
+  const maxNew = opts.maxTurnTokens ?? TURN_TOKENS;
   return {
     name: opts.name,
     async generate(_context: string, g: GenerateOptions): Promise<string> {
-      // Tokenised exactly as the training windows were (span by span, <|bos|> first, no <|eos|>), then cut
-      // the same way: the question pinned, the most recent turns after it.
-      const view = policyView(g.turns.question, g.turns.steps);
-      const { ids, segments } = buildMaskedTokens(tok, view.text, view.spans, { eos: false });
-      const headLen = segments?.find((s) => s.kind === 'prompt')?.end ?? 1;
-      const budget = Math.max(8, model.config.blockSize - maxNew);
-      const prompt = windowIndices(ids.length, headLen, budget).map((i) => ids[i]!);
+      const prompt = policyPrompt(tok, g.turns.question, g.turns.steps, model.config.blockSize, maxNew);
       const out = await generate(model, prompt, {
         maxNewTokens: Math.min(maxNew, Math.max(1, g.maxNewTokens)),
         temperature: opts.temperature,
@@ -38,6 +64,7 @@ export function checkpointPolicy(model: GPT, tok: Tokenizer, opts: CheckpointPol
         rng: g.rng ?? createRng(0),
         stopTokens: stops,
       });
+      opts.onTurn?.({ prompt, tokens: out.tokens, logProbs: out.logProbs, finish: out.finishReason });
       return tok.decode(out.tokens.filter((t) => t !== eos));
     },
   };

@@ -5,6 +5,8 @@
 //   4. model      fresh from the preset, or the last checkpoint when resuming (weights, AdamW, step, RNG)
 //   5. loop       masked SFT steps; every `eval.every`: held-out loss and rollouts of the policy on held-out
 //                 QAs; every `checkpoint.every` and at the end: a checkpoint. Metrics stream per step.
+//   6. RL         with an `rl` section: the RL stage (rl-job.ts) from the last SFT weights, steps N+1..N+M.
+// With `init.checkpoint` steps 2-5 are skipped: the checkpoint's model and tokenizer go straight to RL.
 // A kill at any moment loses at most the steps since the last checkpoint: resuming truncates the metrics
 // stream to that step and continues the same RNG sequence, so steps stay continuous.
 import { existsSync, readFileSync } from 'node:fs';
@@ -21,26 +23,35 @@ import { readDataset } from '../synth/dataset';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
 import { resolvePolicy, type PolicyFactory } from '../agent/policies';
-import { rolloutDataset } from '../agent/rollout';
+import { ruleReconstructor, terseReconstructor } from '../agent/expert';
+import { rolloutDataset, rolloutOne } from '../agent/rollout';
 import { filterTrajectories, type RftReport } from '../agent/rft';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
 import { readTrajectories } from '../agent/data';
 import { Tokenizer, trainTokenizer } from '../model/tokenizer';
 import { createModel, disposeModel, loss, resolveGPTConfig, type GPT } from '../model/gpt';
-import { buildMaskedTokens, makeBatch, type MaskedTokens } from '../model/mask';
+import { buildMaskedTokens, fitSeqLen, makeBatch, type MaskedTokens } from '../model/mask';
 import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainConfig } from '../model/train';
 import { loadCheckpoint, saveCheckpoint } from '../model/checkpoint';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { openMetrics } from '../runs/metrics';
-import { checkpointDir, checkpointSteps, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
+import { checkpointDir, checkpointRef, checkpointSteps, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
 import { trainParams } from '../jobs/specs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
 import { policyView, turnWindows } from './view';
-import { checkpointPolicy } from './policy';
+import { checkpointPolicy, TURN_TOKENS } from './policy';
+import { runRlStage, type RlStageInput } from './rl-job';
+import { resolveCheckpoint } from './checkpoints';
+import type { Policy } from '../agent/runtime';
 
-const TURN_TOKENS = 96; // one turn (think + action) of the policy, at most
 
-export async function runTrain(raw: unknown, ctx: JobContext): Promise<{ runId: string; step: number }> {
+/** Test and bench seams of a training run (the job passes none). */
+export interface TrainHooks {
+  /** A policy that acts in the RL rollouts instead of the model's (`model`); RL still updates the model. */
+  rolloutPolicy?: (qa: QA, sample: number, model: Policy) => Policy;
+}
+
+export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks = {}): Promise<{ runId: string; step: number }> {
   const { runId, resume } = trainParams.parse(raw);
   const run = readJsonFile(runFile(ctx.home, runId)) as { config: unknown };
   const config = parseRunConfig(run.config, `${runId}/run.json`);
@@ -57,17 +68,37 @@ export async function runTrain(raw: unknown, ctx: JobContext): Promise<{ runId: 
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
   const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
+  if (config.init) return runFromCheckpoint(ctx, runId, resume, config, { trainQas, heldOut, tools, limits }, hooks);
+  // The bar: 15% for data and tokenizer, the rest over SFT and RL steps.
+  const totalSteps = config.sft.steps + (config.rl?.steps ?? 0);
+  const fraction = (s: number): number => 0.15 + (0.85 * s) / totalSteps;
 
   // ---- 2. RFT data (made once per run; a resumed run reuses it)
   const rftFile = join(dataDir(ctx.home, runId), 'rft.jsonl');
   if (!existsSync(rftFile)) {
     const progress = phase(0, 0.12);
     const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
-    const expert = resolvePolicy('oracle', { anchorName: (id) => names.get(id) });
-    const all = await rolloutDataset(trainQas, expert, tools, { n: config.rft.attempts, seed: config.rng, limits }, (done, total) => {
+    const compact = config.rft.style === 'compact';
+    const expert = resolvePolicy('oracle', {
+      anchorName: (id) => names.get(id),
+      expert: { compact },
+      reconstructor: compact ? terseReconstructor : ruleReconstructor,
+    });
+    const total = trainQas.length * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
+    const all = await rolloutDataset(trainQas, expert, tools, { n: config.rft.attempts, seed: config.rng, limits }, (done) => {
       progress(done / total, `expert rollouts for RFT data: ${done} of ${total}`);
       throwIfCancelled(ctx);
     });
+    if (config.rft.forcedAnswers) {
+      // One more attempt per question on a third of the tool-call budget: the runtime then tells the agent
+      // to stop and answer, and the kept (correct) ones show the policy what to do at that message.
+      const short = { ...limits, maxToolCalls: Math.max(1, Math.floor(config.env.maxToolCalls / 3)) };
+      for (const qa of trainQas) {
+        all.push(await rolloutOne(qa, config.rft.attempts, expert, tools, { n: 1, seed: config.rng, limits: short }));
+        progress(all.length / total, `expert rollouts for RFT data: ${all.length} of ${total}`);
+        throwIfCancelled(ctx);
+      }
+    }
     const { kept, report: rft } = filterTrajectories(all, { attempts: config.rft.attempts, minToolCalls: config.rft.minToolCalls, maxTokens: config.rft.maxTokens });
     if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
     writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
@@ -112,12 +143,14 @@ export async function runTrain(raw: unknown, ctx: JobContext): Promise<{ runId: 
   let opt;
   let rng: Rng;
   let step: number;
+  let rlVersion = 0;
   if (last !== undefined) {
     const loaded = await loadCheckpoint(checkpointDir(ctx.home, runId, last));
     model = loaded.model;
     opt = loaded.optimizer ?? createOptimizer(model, trainCfg);
     rng = createRng(loaded.rngState ?? seedFrom(`${runId}/batches/${last}`));
     step = loaded.step;
+    rlVersion = loaded.manifest.metrics['rl/policy_version'] ?? step - config.sft.steps;
     ctx.log(`resumed from step ${step}`);
   } else {
     model = createModel(gptConfig, { seed: config.rng });
@@ -154,15 +187,28 @@ export async function runTrain(raw: unknown, ctx: JobContext): Promise<{ runId: 
       throwIfCancelled(ctx);
       const t0 = performance.now();
       const picks = Array.from({ length: config.sft.batchSize }, () => trainWindows[rng.int(trainWindows.length)]!);
-      const r = await trainStep(model, opt, makeBatch(picks, gptConfig.blockSize, pad), trainCfg);
+      const r = await trainStep(model, opt, makeBatch(picks, fitSeqLen(picks, gptConfig.blockSize), pad), trainCfg);
       step++;
       const seconds = (performance.now() - t0) / 1000;
       const m: Record<string, number> = { ...sftMetrics(r, seconds), 'timing/update_s': seconds };
       const evalNow = step % config.eval.every === 0 || step === config.sft.steps;
-      if (evalNow) Object.assign(m, await validate(model, valWindows, gptConfig.blockSize, pad), await evaluatePolicy(ctx, runId, step, model, tok, heldOut, tools, config, limits));
+      if (evalNow) Object.assign(m, await validate(model, valWindows, gptConfig.blockSize, pad), await evaluatePolicy(ctx, runId, step, model, tok, heldOut, tools, config, limits, fraction(step)));
       emit(step, m);
-      ctx.progress({ fraction: 0.15 + (0.85 * step) / config.sft.steps, message: `step ${step} of ${config.sft.steps}: loss ${r.loss.toFixed(3)}`, done: step, total: config.sft.steps });
+      ctx.progress({ fraction: fraction(step), message: `SFT step ${step} of ${config.sft.steps}: loss ${r.loss.toFixed(3)}`, done: step, total: config.sft.steps });
       if (step % config.checkpoint.every === 0 || step === config.sft.steps) await checkpoint(step, m);
+    }
+
+    // ---- 6. RL from the last SFT weights (or from the RL checkpoint being resumed)
+    if (config.rl && step < totalSteps) {
+      const inRl = step > config.sft.steps;
+      if (!inRl) opt.dispose(); // RL has its own optimiser (rate, no weight decay); SFT's moments are not reused
+      ({ step } = await runRlStage({
+        ...stageInput(ctx, runId, config, model, tok, { trainQas, heldOut, tools, limits }, emit, fraction, hooks),
+        step,
+        baseStep: config.sft.steps,
+        resumed: inRl ? { opt, version: rlVersion } : null,
+        parent: checkpointRef(runId, config.sft.steps),
+      }));
     }
   } finally {
     metrics.close();
@@ -178,7 +224,8 @@ async function validate(model: GPT, windows: readonly MaskedTokens[], blockSize:
   let sum = 0;
   let n = 0;
   for (let i = 0; i < windows.length; i += 16) {
-    const b = makeBatch(windows.slice(i, i + 16), blockSize, pad);
+    const rows = windows.slice(i, i + 16);
+    const b = makeBatch(rows, fitSeqLen(rows, blockSize), pad);
     const l = tf.tidy(() =>
       loss(model, tf.tensor2d(b.ids, [b.batchSize, b.seqLen], 'int32'), tf.tensor2d(b.targets, [b.batchSize, b.seqLen], 'int32'), tf.tensor2d(b.mask, [b.batchSize, b.seqLen], 'float32')),
     );
@@ -189,8 +236,78 @@ async function validate(model: GPT, windows: readonly MaskedTokens[], blockSize:
   return n > 0 ? { 'val/loss': sum / n } : {};
 }
 
+interface RunData {
+  trainQas: QA[];
+  heldOut: QA[];
+  tools: ReturnType<typeof simToolset>;
+  limits: { maxToolCalls: number; maxNewTokens: number };
+}
+
+/** What the RL stage needs from the run, whichever way it was reached. */
+function stageInput(
+  ctx: JobContext,
+  runId: string,
+  config: RunConfig,
+  model: GPT,
+  tok: Tokenizer,
+  data: RunData,
+  emit: (s: number, m: Record<string, number>) => void,
+  fraction: (s: number) => number,
+  hooks: TrainHooks,
+): Omit<RlStageInput, 'step' | 'baseStep' | 'resumed' | 'parent'> {
+  return {
+    ctx,
+    runId,
+    config,
+    model,
+    tok,
+    trainQas: data.trainQas,
+    tools: data.tools,
+    limits: data.limits,
+    emit,
+    evaluate: (s) => evaluatePolicy(ctx, runId, s, model, tok, data.heldOut, data.tools, config, data.limits, fraction(s)),
+    fraction,
+    ...(hooks.rolloutPolicy ? { rolloutPolicy: hooks.rolloutPolicy } : {}),
+  };
+}
+
+/**
+ * An RL-only run (`init.checkpoint`): the checkpoint's weights and tokenizer, no RFT data, tokenizer training
+ * or SFT; RL steps are 1..M. Resuming continues from this run's own last checkpoint.
+ */
+async function runFromCheckpoint(ctx: JobContext, runId: string, resume: boolean, config: RunConfig, data: RunData, hooks: TrainHooks): Promise<{ runId: string; step: number }> {
+  const init = resolveCheckpoint(config.init!.checkpoint, ctx.home);
+  const parent = checkpointRef(init.runId, init.step);
+  const last = resume ? checkpointSteps(ctx.home, runId).at(-1) : undefined;
+  const loaded = await loadCheckpoint(last !== undefined ? checkpointDir(ctx.home, runId, last) : init.dir);
+  if (!loaded.tokenizer) throw new LabError('corrupt', `checkpoint ${last !== undefined ? checkpointRef(runId, last) : parent} has no tokenizer`);
+  const step = last ?? 0;
+  ctx.log(last !== undefined ? `resumed from step ${step}` : `RL from checkpoint ${parent}`);
+  const metrics = openMetrics(metricsFile(ctx.home, runId), step);
+  const emit = (s: number, m: Record<string, number>): void => {
+    metrics.write(s, m);
+    ctx.publish('run.metrics', { runId, records: [{ step: s, time: new Date().toISOString(), metrics: m }] });
+  };
+  const total = config.rl!.steps;
+  const fraction = (s: number): number => 0.05 + (0.95 * s) / total;
+  try {
+    const r = await runRlStage({
+      ...stageInput(ctx, runId, config, loaded.model, loaded.tokenizer, data, emit, fraction, hooks),
+      step,
+      baseStep: 0,
+      resumed: last !== undefined ? { opt: loaded.optimizer, version: loaded.manifest.metrics['rl/policy_version'] ?? last } : null,
+      parent,
+    });
+    return { runId, step: r.step };
+  } finally {
+    metrics.close();
+    disposeModel(loaded.model);
+    loaded.optimizer?.dispose();
+  }
+}
+
 /** Rollouts of the current policy on the held-out QAs; trajectories saved to evals/step-N.jsonl. */
-async function evaluatePolicy(
+export async function evaluatePolicy(
   ctx: JobContext,
   runId: string,
   step: number,
@@ -200,6 +317,8 @@ async function evaluatePolicy(
   tools: ReturnType<typeof simToolset>,
   config: RunConfig,
   limits: { maxToolCalls: number; maxNewTokens: number },
+  /** Where the progress bar stays while evaluating. */
+  fraction: number,
 ): Promise<Record<string, number>> {
   const t0 = performance.now();
   const spec = `ckpt:${runId}/${step}`;
@@ -210,7 +329,7 @@ async function evaluatePolicy(
   };
   const trajs: Trajectory[] = await rolloutDataset(qas, factory, tools, { n: config.eval.samples, seed: seedFrom(`eval/${config.rng}`), limits }, (done, total) =>
     // The bar stays where training is; the message says what is happening.
-    ctx.progress({ fraction: 0.15 + (0.85 * step) / config.sft.steps, message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
+    ctx.progress({ fraction, message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
   );
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), config.eval.samples);
   const mean = (f: (t: Trajectory) => number): number => trajs.reduce((a, t) => a + f(t), 0) / Math.max(1, trajs.length);

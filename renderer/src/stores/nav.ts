@@ -20,11 +20,14 @@ export interface GraphFocus {
   graphId: string;
   nodeId: string;
 }
-/** Where the Trajectories section should land: a run's evaluation at a step (runs/<id>/evals/step-N.jsonl). */
-export interface EvalFocus {
+/**
+ * Where the Trajectories section should land: a set and, in it, optionally one trajectory. Runs' sets are
+ * addressed like stored ones: `eval:<run>:<step>` (an evaluation), `rl:<run>:<step>` (an RL step's rollouts).
+ */
+export interface TrajFocus {
   section: 'trajectories';
-  runId: string;
-  step: number;
+  setId: string;
+  trajId?: string;
 }
 /** What the Compare section should prefill its new-comparison form with ("compare these checkpoints"). */
 export interface CompareFocus {
@@ -34,7 +37,7 @@ export interface CompareFocus {
   /** The questions to answer; by default the first checkpoint's run's held-out set. */
   datasetId?: string;
 }
-export type FocusTarget = GraphFocus | EvalFocus | CompareFocus;
+export type FocusTarget = GraphFocus | TrajFocus | CompareFocus;
 
 function fromHash(): SectionId {
   const id = window.location.hash.replace(/^#\/?/, '');

@@ -54,7 +54,7 @@ async function withImportedData(core: LabCore, configPath: string): Promise<Reco
 
 const train: CliCommand = {
   path: ['train'],
-  summary: 'runs a training run (RFT data, tokenizer, SFT, evaluation, checkpoints) headless, into the same run store as the app',
+  summary: 'runs a training run (RFT data, tokenizer, SFT, then RL with an `rl` section; evaluation, checkpoints) headless, into the same run store as the app',
   usage: 'train --config C.json | train --resume RUN_ID',
   options: {
     config: { type: 'string', description: 'run config JSON (see main/lab/contract/run-config.ts; data ids come from the app or `sailor kg build`/`synth` jobs)' },

@@ -1,7 +1,9 @@
 // The run config as the wizard edits it: the fields of the contract's run config schema, flat by dotted
 // path, with their labels and hints. Defaults and ranges come from the schema itself (one place): the
 // wizard validates with it as main does, and main's message on `runs.start` is mapped back onto fields too.
-import { runConfigSchema, BACKEND_CHOICES, type ArtefactRecord, type RunSummary } from '../../../../main/lab/contract';
+// The RL stage (the schema's `rl` section, and `init.checkpoint` for a run that starts from a checkpoint
+// instead of RFT + SFT) has its own fields, by dotted path too (`rl.reward.format`).
+import { runConfigSchema, BACKEND_CHOICES, type ArtefactRecord } from '../../../../main/lab/contract';
 
 export type FieldPath =
   | 'rng'
@@ -36,6 +38,97 @@ export interface FieldSpec {
 }
 
 const F = (path: FieldPath, label: string, o: Partial<FieldSpec> = {}): FieldSpec => ({ path, label, ...o });
+
+export type RlFieldPath =
+  | 'rl.steps'
+  | 'rl.groupSize'
+  | 'rl.batchQuestions'
+  | 'rl.updatesPerBatch'
+  | 'rl.temperature'
+  | 'rl.topP'
+  | 'rl.lr'
+  | 'rl.warmupSteps'
+  | 'rl.weightDecay'
+  | 'rl.gradClip'
+  | 'rl.epsLow'
+  | 'rl.epsHigh'
+  | 'rl.reward.format'
+  | 'rl.reward.answer'
+  | 'rl.dapoMaxRounds'
+  | 'rl.maxStaleness'
+  | 'rl.workers'
+  | 'rl.evalEvery'
+  | 'rl.checkpointEvery';
+
+export interface RlFieldSpec {
+  path: RlFieldPath;
+  label: string;
+  hint?: string;
+  step?: number;
+}
+const R = (path: RlFieldPath, label: string, o: Partial<RlFieldSpec> = {}): RlFieldSpec => ({ path, label, ...o });
+
+/** The RL stage's numeric fields (PIPELINE 7), with what to call them. */
+export const RL_FIELDS: Record<RlFieldPath, RlFieldSpec> = {
+  'rl.steps': R('rl.steps', 'RL steps', { hint: 'one rollout batch each; they continue the step count after SFT' }),
+  'rl.groupSize': R('rl.groupSize', 'G: rollouts per question', { hint: 'the papers: 8 (16 in WebDancer)' }),
+  'rl.batchQuestions': R('rl.batchQuestions', 'questions per step', { hint: 'the batch is this many groups of G' }),
+  'rl.updatesPerBatch': R('rl.updatesPerBatch', 'updates per batch', { hint: '1 = strictly on-policy' }),
+  'rl.temperature': R('rl.temperature', 'temperature', { step: 0.05, hint: 'sampling the rollouts (papers: 1.0)' }),
+  'rl.topP': R('rl.topP', 'top-p', { step: 0.05 }),
+  'rl.lr': R('rl.lr', 'learning rate', { step: 0.00001 }),
+  'rl.warmupSteps': R('rl.warmupSteps', 'warm-up steps'),
+  'rl.weightDecay': R('rl.weightDecay', 'weight decay', { step: 0.01 }),
+  'rl.gradClip': R('rl.gradClip', 'grad clip', { step: 0.1, hint: 'global norm; 0 turns it off' }),
+  'rl.epsLow': R('rl.epsLow', 'eps low', { step: 0.01, hint: 'ratio clipped below at 1 − eps low' }),
+  'rl.epsHigh': R('rl.epsHigh', 'eps high', { step: 0.01, hint: 'clip-higher (DAPO): 1 + eps high' }),
+  'rl.reward.format': R('rl.reward.format', 'format weight', { step: 0.05, hint: 'R = w_f · format + w_a · answer' }),
+  'rl.reward.answer': R('rl.reward.answer', 'answer weight', { step: 0.05 }),
+  'rl.dapoMaxRounds': R('rl.dapoMaxRounds', 'DAPO rounds', { hint: 'rollout rounds to fill the batch' }),
+  'rl.maxStaleness': R('rl.maxStaleness', 'max staleness', { hint: 'policy versions a group may lag' }),
+  'rl.workers': R('rl.workers', 'rollout workers', { hint: 'rollouts in flight at once' }),
+  'rl.evalEvery': R('rl.evalEvery', 'evaluate every N RL steps', { hint: 'held-out pass@1, and after the last' }),
+  'rl.checkpointEvery': R('rl.checkpointEvery', 'checkpoint every N RL steps', { hint: 'and after the last' }),
+};
+
+/** What the run does: SFT only, SFT then RL, or RL from an existing checkpoint (no RFT, no SFT). */
+export type Stage = 'sft' | 'sft+rl' | 'rl';
+
+const rlSchema = runConfigSchema.shape.rl.unwrap();
+export const RL_ALGORITHMS = rlSchema.shape.algorithm.unwrap().options;
+export const RL_ADVANTAGES = rlSchema.shape.advantage.unwrap().options;
+export const RL_MODES = rlSchema.shape.mode.unwrap().options;
+export const RL_SCHEDULES = rlSchema.shape.schedule.unwrap().options;
+export type RlAlgorithm = (typeof RL_ALGORITHMS)[number];
+
+export interface RlChoice {
+  stage: Stage;
+  /** RL only: the checkpoint to start from, `<run>/<step>`. */
+  checkpoint: string;
+  algorithm: RlAlgorithm;
+  advantage: (typeof RL_ADVANTAGES)[number];
+  mode: (typeof RL_MODES)[number];
+  schedule: (typeof RL_SCHEDULES)[number];
+  excludeTruncatedNegatives: boolean;
+  dropTooEasy: boolean;
+  values: Record<RlFieldPath, number | string>;
+}
+
+/** The RL stage at the schema's defaults, switched off. */
+export function defaultRl(): RlChoice {
+  const d = rlSchema.parse({});
+  return {
+    stage: 'sft',
+    checkpoint: '',
+    algorithm: d.algorithm,
+    advantage: d.advantage,
+    mode: d.mode,
+    schedule: d.schedule,
+    excludeTruncatedNegatives: d.excludeTruncatedNegatives,
+    dropTooEasy: d.dropTooEasy,
+    values: Object.fromEntries(Object.keys(RL_FIELDS).map((p) => [p, at({ rl: d }, p) as number])) as Record<RlFieldPath, number>,
+  };
+}
 
 /** The fields the wizard shows, with what to call them. */
 export const FIELDS: Record<FieldPath, FieldSpec> = {
@@ -109,7 +202,13 @@ export interface WizardState {
   backend: BackendChoice;
   data: DataChoice;
   values: Values;
+  /** The RL stage; absent means SFT only. */
+  rl?: RlChoice;
 }
+
+const rlOn = (s: WizardState): s is WizardState & { rl: RlChoice } => !!s.rl && s.rl.stage !== 'sft';
+/** A field's value as typed, wherever it lives. */
+const valueOf = (s: WizardState, path: string): unknown => (path.startsWith('rl.') ? s.rl?.values[path as RlFieldPath] : s.values[path as FieldPath]);
 
 /** The config `runs.start` receives: every field spelled out, so the review shows exactly what will run. */
 export function buildConfig(s: WizardState): Record<string, unknown> {
@@ -126,8 +225,44 @@ export function buildConfig(s: WizardState): Record<string, unknown> {
   };
   out.model = { preset: s.preset };
   for (const path of Object.keys(FIELDS) as FieldPath[]) if (path.includes('.')) nested(path);
+  if (rlOn(s)) {
+    const r = s.rl;
+    const v = r.values;
+    out.rl = {
+      algorithm: r.algorithm,
+      steps: v['rl.steps'],
+      groupSize: v['rl.groupSize'],
+      batchQuestions: v['rl.batchQuestions'],
+      updatesPerBatch: v['rl.updatesPerBatch'],
+      temperature: v['rl.temperature'],
+      topP: v['rl.topP'],
+      lr: v['rl.lr'],
+      warmupSteps: v['rl.warmupSteps'],
+      schedule: r.schedule,
+      weightDecay: v['rl.weightDecay'],
+      gradClip: v['rl.gradClip'],
+      epsLow: v['rl.epsLow'],
+      epsHigh: v['rl.epsHigh'],
+      reward: { format: v['rl.reward.format'], answer: v['rl.reward.answer'] },
+      advantage: r.advantage,
+      excludeTruncatedNegatives: r.excludeTruncatedNegatives,
+      dropTooEasy: r.dropTooEasy,
+      dapoMaxRounds: v['rl.dapoMaxRounds'],
+      mode: r.mode,
+      maxStaleness: v['rl.maxStaleness'],
+      workers: v['rl.workers'],
+      evalEvery: v['rl.evalEvery'],
+      checkpointEvery: v['rl.checkpointEvery'],
+    };
+    if (r.stage === 'rl') {
+      // The checkpoint brings its model and tokenizer; no RFT data is made and no SFT step runs.
+      out.init = { checkpoint: r.checkpoint };
+      out.sft = { steps: 0 };
+      for (const k of ['rft', 'tokenizer', 'model']) delete out[k];
+    }
+  }
   // Keys in the schema's order, so the JSON reads like main/lab/contract/run-config.ts.
-  const order = ['name', 'rng', 'backend', 'data', 'env', 'rft', 'tokenizer', 'model', 'sft', 'eval', 'checkpoint'];
+  const order = ['name', 'rng', 'backend', 'data', 'env', 'rft', 'tokenizer', 'model', 'sft', 'eval', 'checkpoint', 'init', 'rl'];
   return Object.fromEntries(order.filter((k) => k in out).map((k) => [k, out[k]]));
 }
 
@@ -139,12 +274,19 @@ export function validate(s: WizardState, datasets: readonly ArtefactRecord[]): M
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const path = issue.path.join('.');
-      if (!errors.has(path)) errors.set(path, s.values[path as FieldPath] === '' ? 'required' : friendly(issue as Parameters<typeof friendly>[0]));
+      if (!errors.has(path)) errors.set(path, valueOf(s, path) === '' ? 'required' : friendly(issue as Parameters<typeof friendly>[0]));
     }
   }
   const v = s.values;
   if (!errors.has('sft.lr') && !errors.has('sft.minLr') && Number(v['sft.minLr']) > Number(v['sft.lr'])) {
     errors.set('sft.minLr', `must not exceed the learning rate (${v['sft.lr']})`);
+  }
+  if (rlOn(s)) {
+    const r = s.rl.values;
+    if (s.rl.stage === 'rl' && !s.rl.checkpoint) errors.set('init.checkpoint', 'pick the checkpoint RL starts from');
+    if (!errors.has('rl.updatesPerBatch') && !errors.has('rl.batchQuestions') && Number(r['rl.updatesPerBatch']) > Number(r['rl.batchQuestions'])) {
+      errors.set('rl.updatesPerBatch', `must not exceed the questions per step (${r['rl.batchQuestions']}): each update takes at least one group`);
+    }
   }
   if (s.name.trim().length > 80) errors.set('name', 'at most 80 characters');
   const d = s.data;
@@ -166,7 +308,21 @@ export function validate(s: WizardState, datasets: readonly ArtefactRecord[]): M
 
 /** Dotted field paths named in a message from main (`run config: sft.lr: Too big…; data.graphId: …`). */
 export function fieldsInMessage(msg: string): string[] {
-  const known = new Set<string>([...Object.keys(FIELDS), 'name', 'backend', 'model.preset', 'data.graphId', 'data.datasetId', 'data.heldOutDatasetId']);
+  const known = new Set<string>([
+    ...Object.keys(FIELDS),
+    ...Object.keys(RL_FIELDS),
+    'name',
+    'backend',
+    'model.preset',
+    'data.graphId',
+    'data.datasetId',
+    'data.heldOutDatasetId',
+    'init.checkpoint',
+    'rl.algorithm',
+    'rl.advantage',
+    'rl.mode',
+    'rl.schedule',
+  ]);
   const found = new Set<string>();
   for (const m of msg.matchAll(/([A-Za-z]+(?:\.[A-Za-z]+)*)(?::| \()/g)) if (known.has(m[1]!)) found.add(m[1]!);
   return [...found];
@@ -177,66 +333,6 @@ export function datasetSize(d: ArtefactRecord): number | null {
   const stats = d.info.stats as { published?: number } | undefined;
   const params = d.info.params as { count?: number } | undefined;
   return stats?.published ?? params?.count ?? null;
-}
-
-export interface Estimate {
-  /** Seconds, with its parts; null parts are unknown. */
-  total: number;
-  prep: number | null;
-  steps: number;
-  evals: number;
-  evalCount: number;
-  basis: string;
-  runId: string;
-}
-
-interface RefConfig {
-  model?: { preset?: string; blockSize?: number };
-  sft?: { steps?: number; batchSize?: number };
-  eval?: { every?: number; questions?: number; samples?: number };
-  rft?: { attempts?: number };
-}
-
-const evalCount = (steps: number, every: number): number => Math.floor(steps / every) + (steps % every ? 1 : 0);
-
-/**
- * A duration estimate from measurements only: the latest run with the same model preset and context
- * that recorded `timing/update_s` gives seconds per step (scaled by batch size), its `timing/eval_s`
- * seconds per evaluation (scaled by questions x samples), and, when it finished in one job, its
- * preparation time (RFT rollouts, tokenizer) as what is left of its wall time. No run measured yet: null.
- */
-export function estimateDuration(config: Record<string, unknown>, runs: readonly RunSummary[]): Estimate | null {
-  const c = config as RefConfig;
-  const preset = c.model?.preset ?? 'tiny';
-  const block = c.model?.blockSize;
-  const ref = runs.find((r) => {
-    const rc = (r.artefact.info.config ?? {}) as RefConfig;
-    return r.metrics['timing/update_s'] && (rc.model?.preset ?? 'tiny') === preset && rc.model?.blockSize === block;
-  });
-  if (!ref) return null;
-  const rc = (ref.artefact.info.config ?? {}) as RefConfig;
-  const refBatch = rc.sft?.batchSize ?? 8;
-  const batch = c.sft?.batchSize ?? 8;
-  const steps = c.sft?.steps ?? 0;
-  const refStep = ref.metrics['timing/update_s']!.last;
-  const perStep = refStep * (batch / refBatch);
-  const refEval = ref.metrics['timing/eval_s']?.last ?? null;
-  const work = (e?: RefConfig['eval']): number => (e?.questions ?? 30) * (e?.samples ?? 1);
-  const perEval = refEval === null ? 0 : refEval * (work(c.eval) / work(rc.eval));
-  const nEvals = evalCount(steps, c.eval?.every ?? 100);
-  let prep: number | null = null;
-  const jobs = (ref.artefact.info.jobIds as unknown[] | undefined)?.length ?? 0;
-  if (ref.status === 'finished' && jobs === 1) {
-    const refSteps = rc.sft?.steps ?? ref.lastStep;
-    const refEvals = evalCount(refSteps, rc.eval?.every ?? 100);
-    const p = ref.seconds - refSteps * refStep - refEvals * (refEval ?? 0);
-    if (p > 0) prep = p * ((c.rft?.attempts ?? 2) / (rc.rft?.attempts ?? 2));
-  }
-  const basis =
-    `measured on run “${ref.artefact.name}”: ${refStep.toFixed(2)} s per step at batch ${refBatch}` +
-    (refEval !== null ? `, ${refEval.toFixed(1)} s per evaluation of ${work(rc.eval)} rollouts` : '') +
-    (prep !== null ? `, ${Math.round(prep)} s to prepare (RFT data, tokenizer)` : '');
-  return { total: (prep ?? 0) + steps * perStep + nEvals * perEval, prep, steps: steps * perStep, evals: nEvals * perEval, evalCount: nEvals, basis, runId: ref.artefact.id };
 }
 
 export function formatDuration(seconds: number): string {

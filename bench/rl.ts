@@ -1,0 +1,168 @@
+// The RL stage's two speed claims, measured on this machine with the real trainer (rl-job) and real updates:
+//
+//   1. DUPO vs DAPO dynamic sampling (WebSailor 4.2: DUPO "about 2-3x faster"): the same starting policy,
+//      questions and seeds; wall time (rollouts + update) per effective batch, i.e. per step whose batch had
+//      batchQuestions groups with signal. DUPO's one-off too-easy filter is reported apart and amortised.
+//   2. sync vs async rollouts (ASearcher) with a long-tailed mix of trajectory lengths: trajectories trained
+//      per second of the RL stage, same policy, questions and update.
+//
+// The policy: the tiny model after a short SFT cannot answer yet (every reward 0, so every group would be
+// zero-std and both methods would only skip), so the answers are scripted to give a controlled mix:
+// a third of the questions always right, a third always wrong, a third right on even samples.
+//   part 1: each turn is sampled by the model (its real cost, tokens and log-probs go to the update);
+//           only the text the environment sees is scripted;
+//   part 2: each turn waits `--turn-ms` (a remote model or a real web search) instead of computing, because a
+//           single JS thread cannot overlap computation: async gains exactly where rollouts wait.
+// Run: npx tsx bench/rl.ts [--steps 6] [--turn-ms 25] [--json]
+import { parseArgs } from 'node:util';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import { join } from 'node:path';
+import type { QA } from '../main/lab/formats';
+import type { Policy } from '../main/lab/agent/runtime';
+import { fixtureGraph } from '../main/lab/synth/fixture';
+import { synthesize } from '../main/lab/synth/build';
+import { writeDataset } from '../main/lab/synth/dataset';
+import { writeGraphFile } from '../main/lab/kg/io';
+import { readJsonl, writeJsonAtomic } from '../main/lab/store/files';
+import { seedFrom } from '../main/lab/util/rng';
+import { readMetrics } from '../main/lab/runs/metrics';
+import { metricsFile, rolloutSteps, rolloutsFile, RUN_FORMAT, runFile } from '../main/lab/runs/layout';
+import { runTrain, type TrainHooks } from '../main/lab/train/sft-job';
+import type { JobContext } from '../main/lab/jobs/context';
+
+const { values } = parseArgs({
+  options: {
+    steps: { type: 'string', default: '6' },
+    'turn-ms': { type: 'string', default: '25' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const steps = Number(values.steps);
+const turnMs = Number(values['turn-ms']);
+const log = (...xs: unknown[]): void => console.error(...xs);
+
+// ---- a data directory with a small invented world and a starting checkpoint
+const home = mkdtempSync(join(tmpdir(), 'sailor-bench-rl-'));
+const graph = fixtureGraph({ seed: 11 });
+writeGraphFile(join(home, 'graphs', 'g.json'), graph);
+writeDataset(join(home, 'datasets', 'train.jsonl'), { graph: 'g' }, synthesize(graph, { count: 60, rng: 1, graphName: 'g' }).qas);
+writeDataset(join(home, 'datasets', 'held.jsonl'), { graph: 'g' }, synthesize(graph, { count: 4, rng: 2, graphName: 'g' }).qas);
+const base = {
+  data: { graphId: 'g', datasetId: 'train', heldOutDatasetId: 'held' },
+  backend: 'wasm',
+  tokenizer: { vocabSize: 512 },
+  model: { preset: 'tiny' },
+  rft: { attempts: 1 },
+  env: { maxToolCalls: 10 },
+  eval: { questions: 2, every: 1000 },
+};
+const ctx: JobContext = {
+  jobId: 'bench',
+  home,
+  dir: join(home, 'jobs', 'bench'),
+  stream: null,
+  signal: new AbortController().signal,
+  progress: () => {},
+  log: () => {},
+  publish: () => {},
+};
+async function run(runId: string, config: Record<string, unknown>, hooks: TrainHooks = {}): Promise<{ seconds: number; records: ReturnType<typeof readMetrics> }> {
+  writeJsonAtomic(runFile(home, runId), { format: RUN_FORMAT, id: runId, name: runId, config: { ...base, ...config }, createdAt: new Date().toISOString() });
+  const t0 = performance.now();
+  await runTrain({ runId }, ctx, hooks);
+  return { seconds: (performance.now() - t0) / 1000, records: readMetrics(metricsFile(home, runId)) };
+}
+
+log(`host: load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+log('starting policy: 40 SFT steps of the tiny model...');
+await run('sft', { sft: { steps: 40, batchSize: 8, warmupSteps: 5 } });
+
+const kind = (qa: QA): 'right' | 'wrong' | 'mixed' => (['right', 'wrong', 'mixed'] as const)[seedFrom(qa.id) % 3]!;
+const correct = (qa: QA, sample: number): boolean => kind(qa) === 'right' || (kind(qa) === 'mixed' && sample % 2 === 0);
+const say = (qa: QA, sample: number, n: number, searches: number): string =>
+  n <= searches
+    ? `<think>\nSearch.\n</think>\n<tool_call>\n${JSON.stringify({ name: 'search', arguments: { query: [qa.question.split(' ').slice(0, 4).join(' ')] } })}\n</tool_call>`
+    : `<think>\nDone.\n</think>\n<answer>${correct(qa, sample) ? qa.answer : 'nobody'}</answer>`;
+
+// ---- 1. DUPO vs DAPO
+const modelCost: TrainHooks = {
+  rolloutPolicy: (qa, sample, model): Policy => {
+    let n = 0;
+    return {
+      name: 'model-cost',
+      async generate(context, g) {
+        await model.generate(context, g); // the model samples the turn: its time, tokens and log-probs are real
+        return say(qa, sample, ++n, 2);
+      },
+    };
+  },
+};
+const rlBase = { steps, groupSize: 8, batchQuestions: 4, evalEvery: 1000, checkpointEvery: 1000, dapoMaxRounds: 4 };
+const perMethod: Record<string, { perBatch: number; full: number; steps: number; seconds: number; rolloutSeconds: number; rollouts: number; filterSeconds: number }> = {};
+for (const algorithm of ['dupo', 'dapo'] as const) {
+  log(`${algorithm}: ${steps} steps of 4 questions x 8 rollouts...`);
+  const r = await run(algorithm, { sft: { steps: 0 }, init: { checkpoint: 'sft/40' }, rl: { ...rlBase, algorithm } }, modelCost);
+  const rl = r.records.filter((x) => x.step > 0);
+  const stepSeconds = rl.reduce((a, x) => a + x.metrics['timing/rollout_s']! + x.metrics['timing/update_s']!, 0);
+  // An effective batch: the update had batchQuestions slots of groups with signal (DUPO's copies count).
+  const files = rolloutSteps(home, algorithm).map((s) => readJsonl(rolloutsFile(home, algorithm, s)).records);
+  const full = files.filter((lines) => {
+    const plan = (lines[0]!.value as { plan: { skip: boolean; groups: Array<{ copies: number }> } }).plan;
+    return !plan.skip && plan.groups.reduce((a, g) => a + g.copies, 0) === rlBase.batchQuestions;
+  }).length;
+  const rollouts = files.reduce((a, lines) => a + lines.length - 1, 0);
+  const rolloutSeconds = rl.reduce((a, x) => a + x.metrics['timing/rollout_s']!, 0);
+  perMethod[algorithm] = { perBatch: stepSeconds / Math.max(1, full), full, steps: rl.length, seconds: stepSeconds, rolloutSeconds, rollouts, filterSeconds: r.seconds - stepSeconds }; // overhead for now
+}
+
+// ---- 2. sync vs async
+const latency: TrainHooks = {
+  rolloutPolicy: (qa, sample): Policy => {
+    // Long tail: one rollout in six searches 9 times, the others once.
+    const searches = seedFrom(`${qa.id}/${sample}`) % 6 === 0 ? 9 : 1;
+    let n = 0;
+    return {
+      name: 'latency',
+      async generate() {
+        await new Promise((resolve) => setTimeout(resolve, turnMs));
+        return say(qa, sample, ++n, searches);
+      },
+    };
+  },
+};
+const perMode: Record<string, { trajectories: number; seconds: number; perSecond: number; staleDropped: number; stalenessMax: number }> = {};
+for (const mode of ['sync', 'async'] as const) {
+  log(`${mode}: ${steps * 2} GRPO steps of 4 questions x 4 rollouts, ${turnMs} ms per turn...`);
+  const r = await run(`${mode}`, { sft: { steps: 0 }, init: { checkpoint: 'sft/40' }, rl: { ...rlBase, steps: steps * 2, groupSize: 4, algorithm: 'grpo', mode, workers: 8, maxStaleness: 1 } }, latency);
+  const rl = r.records.filter((x) => x.step > 0);
+  const trajectories = rl.length * 4 * 4;
+  perMode[mode] = {
+    trajectories,
+    seconds: r.seconds,
+    perSecond: trajectories / r.seconds,
+    staleDropped: rl.reduce((a, x) => a + (x.metrics['rollout/stale_dropped'] ?? 0), 0),
+    stalenessMax: Math.max(0, ...rl.map((x) => x.metrics['rollout/staleness_max'] ?? 0)),
+  };
+}
+rmSync(home, { recursive: true, force: true });
+// Outside the steps both runs load the checkpoint and evaluate and save at the end; DUPO also filters.
+perMethod.dupo!.filterSeconds = Math.max(0, perMethod.dupo!.filterSeconds - perMethod.dapo!.filterSeconds);
+
+const ratioMethods = perMethod.dapo!.perBatch / perMethod.dupo!.perBatch;
+const ratioModes = perMode.async!.perSecond / perMode.sync!.perSecond;
+if (values.json) {
+  console.log(JSON.stringify({ steps, turnMs, methods: perMethod, dapoOverDupo: ratioMethods, modes: perMode, asyncOverSync: ratioModes }, null, 2));
+} else {
+  console.log('DUPO vs DAPO (same policy, questions, seeds; 4 questions x 8 rollouts per batch):');
+  for (const [m, x] of Object.entries(perMethod)) {
+    console.log(`  ${m.padEnd(5)} ${x.perBatch.toFixed(2)} s per effective batch  (${x.full} full of ${x.steps} steps; ${x.rollouts} rollouts; ${x.rolloutSeconds.toFixed(1)} s rolling out + ${(x.seconds - x.rolloutSeconds).toFixed(1)} s updating)`);
+  }
+  console.log(`  DUPO's too-easy filter (once): ${perMethod.dupo!.filterSeconds.toFixed(1)} s, i.e. ${(perMethod.dupo!.filterSeconds / steps).toFixed(2)} s per step over this run`);
+  console.log(`  DAPO / DUPO time per effective batch: ${ratioMethods.toFixed(2)}x`);
+  console.log(`sync vs async rollouts (GRPO, long-tailed lengths, ${turnMs} ms per turn, 8 in flight):`);
+  for (const [m, x] of Object.entries(perMode)) {
+    console.log(`  ${m.padEnd(5)} ${x.perSecond.toFixed(1)} trajectories/s  (${x.trajectories} in ${x.seconds.toFixed(1)} s; stale dropped ${x.staleDropped}, staleness max ${x.stalenessMax})`);
+  }
+  console.log(`  async / sync: ${ratioModes.toFixed(2)}x`);
+}

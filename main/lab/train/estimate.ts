@@ -1,0 +1,179 @@
+// How long will a run take on this machine? The wizard's review step asks before launch. A short warm-up
+// measures the parts that dominate (one SFT step of the configured model and batch, one policy turn, one
+// expert rollout in the configured web, the tokenizer on a slice of the corpus) on the backend the run
+// would use; `estimateRun` turns those measurements and the config into a duration, part by part. The
+// arithmetic is a pure function (tested); the measurement is the `estimate` job, off the main thread.
+import { join } from 'node:path';
+import type { RunConfig } from '../contract/run-config';
+import type { EstimatePart, RunEstimate, RunMeasurements } from '../contract';
+import { parseRunConfig } from '../contract/run-config';
+import { selectBackend } from '../compute/backend';
+import { readGraphFile } from '../kg/io';
+import { readDataset } from '../synth/dataset';
+import { SimWeb } from '../agent/web';
+import { simToolset } from '../agent/env';
+import { resolvePolicy } from '../agent/policies';
+import { rolloutOne } from '../agent/rollout';
+import { terseReconstructor, ruleReconstructor } from '../agent/expert';
+import { trainTokenizer } from '../model/tokenizer';
+import { createModel, disposeModel, generate, resolveGPTConfig } from '../model/gpt';
+import { makeBatch } from '../model/mask';
+import { readCheckpointManifest } from '../model/checkpoint';
+import { resolveCheckpoint } from './checkpoints';
+import { createOptimizer, resolveTrainConfig, trainStep } from '../model/train';
+import { createRng } from '../util/rng';
+import { CancelledError, type JobContext } from '../jobs/context';
+import { estimateParams } from '../jobs/specs';
+import { TURN_TOKENS } from './policy';
+
+/** Evaluations a stage of `steps` steps runs with an eval every `every` steps and one at the end. */
+export function evalCount(steps: number, every: number): number {
+  if (steps <= 0) return 0;
+  return Math.floor(steps / every) + (steps % every === 0 ? 0 : 1);
+}
+
+/** The duration of a run from its config and the warm-up's measurements. Pure. */
+export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate {
+  const evalTrajectories = Math.min(config.eval.questions, m.heldOutQuestions) * config.eval.samples;
+  const turns = Math.min(m.turnsPerTrajectory, config.env.maxToolCalls + 1);
+  const rollout = turns * m.turnSeconds; // one rollout of the policy
+  const parts: EstimatePart[] = [];
+  if (!config.init) {
+    // RFT data, tokenizer and SFT: a run that starts from a checkpoint has them already.
+    const rftRollouts = m.trainQuestions * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
+    const evals = evalCount(config.sft.steps, config.eval.every);
+    parts.push(
+      { stage: 'sft', label: 'RFT data', seconds: rftRollouts * m.rolloutSeconds, detail: `${rftRollouts} expert rollouts` },
+      { stage: 'sft', label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` },
+      { stage: 'sft', label: 'SFT', seconds: config.sft.steps * m.stepSeconds, detail: `${config.sft.steps} steps × ${fmt(m.stepSeconds)} s` },
+      { stage: 'sft', label: 'evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts × ~${fmt(turns)} turns × ${fmt(m.turnSeconds)} s` },
+    );
+  }
+  if (config.rl) {
+    const rl = config.rl;
+    const perStep = rl.batchQuestions * rl.groupSize;
+    // DUPO filters its question pool (at most steps × batchQuestions questions) once with the starting policy.
+    const pool = Math.min(m.trainQuestions, rl.steps * rl.batchQuestions);
+    if (rl.algorithm === 'dupo' && rl.dropTooEasy) {
+      parts.push({ stage: 'rl', label: 'too-easy filter', seconds: pool * rl.groupSize * rollout, detail: `${pool} questions × G ${rl.groupSize}, once` });
+    }
+    parts.push({ stage: 'rl', label: 'RL rollouts', seconds: rl.steps * perStep * rollout, detail: `${rl.steps} steps × ${perStep} rollouts × ~${fmt(turns)} turns` });
+    // An update trains on one window per generated turn; an SFT step of batchSize windows is the unit.
+    const windows = perStep * turns;
+    parts.push({
+      stage: 'rl',
+      label: 'RL updates',
+      seconds: rl.steps * rl.updatesPerBatch * (windows / config.sft.batchSize) * m.stepSeconds,
+      detail: `${rl.steps} × ${rl.updatesPerBatch} update${rl.updatesPerBatch === 1 ? '' : 's'} of ~${Math.round(windows)} windows`,
+    });
+    const evals = evalCount(rl.steps, rl.evalEvery);
+    parts.push({ stage: 'rl', label: 'RL evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts` });
+  }
+  const totalSeconds = parts.reduce((a, p) => a + p.seconds, 0);
+  const dapo = config.rl?.algorithm === 'dapo' ? '; DAPO refills add rollouts not counted here' : '';
+  return {
+    totalSeconds,
+    parts,
+    measured: m,
+    basis: `measured just now on ${m.backend}: one SFT step, one policy turn, one expert rollout; turns per trajectory from the expert${dapo}`,
+  };
+}
+
+function fmt(x: number): string {
+  return x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(2);
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
+
+async function timeIt(fn: () => Promise<unknown>, repeats: number): Promise<number> {
+  await fn(); // warm-up: kernels compile, memory is allocated
+  const ts: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const t0 = performance.now();
+    await fn();
+    ts.push((performance.now() - t0) / 1000);
+  }
+  return median(ts);
+}
+
+/** The warm-up: a few seconds of the run's own work on the backend it would use. */
+export async function measureRun(config: RunConfig, home: string, ctx?: Pick<JobContext, 'progress' | 'signal'>): Promise<RunMeasurements> {
+  const say = (fraction: number, message: string): void => {
+    if (ctx) {
+      if (ctx.signal.aborted) throw new CancelledError();
+      ctx.progress({ fraction, message });
+    }
+  };
+  say(0.02, 'selecting the compute backend');
+  const { report } = await selectBackend(config.backend === 'auto' ? {} : { only: [config.backend] });
+
+  // The data and the web, as the run will see them.
+  say(0.1, 'loading the graph and the questions');
+  const graph = readGraphFile(join(home, 'graphs', `${config.data.graphId}.json`));
+  const trainQas = readDataset(join(home, 'datasets', `${config.data.datasetId}.jsonl`)).qas;
+  const heldOut = readDataset(join(home, 'datasets', `${config.data.heldOutDatasetId}.jsonl`)).qas;
+  const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
+  const tools = simToolset(web);
+
+  // Expert rollouts: up to 12 questions, evenly spread over the dataset.
+  say(0.2, 'timing expert rollouts');
+  const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
+  const compact = config.rft.style === 'compact';
+  const expert = resolvePolicy('oracle', { anchorName: (id) => names.get(id), expert: { compact }, reconstructor: compact ? terseReconstructor : ruleReconstructor });
+  const sample = Array.from({ length: Math.min(12, trainQas.length) }, (_, i) => trainQas[Math.floor((i * trainQas.length) / Math.min(12, trainQas.length))]!);
+  const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
+  const t0 = performance.now();
+  let turns = 0;
+  for (const qa of sample) turns += (await rolloutOne(qa, 0, expert, tools, { n: 1, seed: config.rng, limits })).steps.length;
+  const rolloutSeconds = (performance.now() - t0) / 1000 / Math.max(1, sample.length);
+  const turnsPerTrajectory = turns / Math.max(1, sample.length);
+
+  // The tokenizer on a tenth of the pages, scaled.
+  say(0.35, 'timing the tokenizer');
+  const pages = web.pages.map((p) => `${p.title}\n${p.sentences.join(' ')}`);
+  const slice = pages.filter((_, i) => i % 10 === 0);
+  const t1 = performance.now();
+  trainTokenizer(slice, { vocabSize: config.tokenizer.vocabSize });
+  const tokenizerSeconds = ((performance.now() - t1) / 1000) * (pages.length / Math.max(1, slice.length));
+
+  // The model: SFT steps on random windows of the configured shape, then one policy turn.
+  say(0.5, `timing SFT steps on ${report.chosen}`);
+  // A run that starts from a checkpoint trains that checkpoint's model.
+  const gpt = config.init
+    ? resolveGPTConfig(readCheckpointManifest(resolveCheckpoint(config.init.checkpoint, home).dir).model)
+    : resolveGPTConfig({ preset: config.model.preset, vocabSize: config.tokenizer.vocabSize, ...(config.model.blockSize ? { blockSize: config.model.blockSize } : {}) });
+  const model = createModel(gpt, { seed: config.rng });
+  const trainCfg = resolveTrainConfig({ lr: config.sft.lr, batchSize: config.sft.batchSize, seqLen: gpt.blockSize, maxSteps: 10, warmupSteps: 0, decaySteps: 10 });
+  const opt = createOptimizer(model, trainCfg);
+  const rng = createRng(config.rng);
+  const window = () => {
+    const ids = Array.from({ length: gpt.blockSize + 1 }, () => 11 + rng.int(gpt.vocabSize - 11));
+    return { ids, mask: ids.map(() => 1) };
+  };
+  try {
+    const batch = makeBatch(Array.from({ length: config.sft.batchSize }, window), gpt.blockSize, 0);
+    const stepSeconds = await timeIt(() => trainStep(model, opt, batch, trainCfg), 2);
+    say(0.8, 'timing a policy turn');
+    const prompt = window().ids.slice(0, Math.max(8, gpt.blockSize - TURN_TOKENS));
+    // A compact turn writes about a third of its token budget; the prefill is the full context.
+    const turnSeconds = await timeIt(() => generate(model, prompt, { maxNewTokens: Math.ceil(TURN_TOKENS / 3), temperature: 1, rng, stopTokens: [] }), 2);
+    say(1, 'measured');
+    return { backend: report.chosen ?? 'unknown', stepSeconds, turnSeconds, rolloutSeconds, turnsPerTrajectory, tokenizerSeconds, trainQuestions: trainQas.length, heldOutQuestions: heldOut.length };
+  } finally {
+    disposeModel(model);
+    opt.dispose?.();
+  }
+}
+
+/** The `estimate` job: measure, then estimate. */
+export async function runEstimate(raw: unknown, ctx: JobContext): Promise<RunEstimate> {
+  const { config: rawConfig } = estimateParams.parse(raw);
+  const config = parseRunConfig(rawConfig);
+  const m = await measureRun(config, ctx.home, ctx);
+  const est = estimateRun(config, m);
+  ctx.log(`estimate: ${Math.round(est.totalSeconds)} s (${est.parts.map((p) => `${p.label} ${Math.round(p.seconds)} s`).join(', ')})`);
+  return est;
+}

@@ -1,0 +1,69 @@
+// The chunked RL update is the same optimiser step as one updateStep over the whole batch: same loss,
+// same statistics, same weights afterwards; and it leaves no tensor behind.
+import * as tf from '@tensorflow/tfjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createModel, disposeModel, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
+import { createOptimizer, resolveTrainConfig, updateStep } from '../../main/lab/model/train';
+import { packPgBatch, rlLossFn, type PgSample } from '../../main/lab/rl/loss';
+import { rlUpdate } from '../../main/lab/train/rl-update';
+import { createRng } from '../../main/lab/util/rng';
+
+beforeAll(async () => {
+  await tf.setBackend('cpu');
+});
+
+const cfg = resolveGPTConfig({ preset: 'tiny', vocabSize: 50, blockSize: 24, nEmbd: 16, nHead: 2, nLayer: 1 });
+const train = resolveTrainConfig({ lr: 1e-2, warmupSteps: 0, weightDecay: 0, gradClip: 1, seqLen: 24 });
+const clip = { epsLow: 0.2, epsHigh: 0.28 };
+
+function samples(n: number): PgSample[] {
+  const rng = createRng(5);
+  return Array.from({ length: n }, (_, i) => {
+    const len = 6 + rng.int(18);
+    const ids = Array.from({ length: len }, () => 1 + rng.int(49));
+    const start = 2 + rng.int(len - 3);
+    return { ids, mask: ids.map((_, t) => (t >= start ? 1 : 0)), advantage: i % 3 === 0 ? -1 : 0.5, weight: i === 4 ? 0 : 1 };
+  });
+}
+
+async function weights(model: GPT): Promise<Float32Array[]> {
+  return Promise.all([...model.params.values()].map(async (v) => (await v.data()) as Float32Array));
+}
+
+describe('rlUpdate', () => {
+  it('equals one updateStep over the whole batch (40 windows in 3 chunks)', async () => {
+    const batch = samples(40);
+    const a = createModel(cfg, { seed: 3 });
+    const b = createModel(cfg, { seed: 3 });
+    const optA = createOptimizer(a, train);
+    const optB = createOptimizer(b, train);
+    const before = tf.memory().numTensors;
+    const r = (await rlUpdate(a, optA, batch, train, clip, 0))!;
+    expect(tf.memory().numTensors).toBe(before);
+    const whole = rlLossFn(b, packPgBatch(batch, 23, 0), clip);
+    const u = await updateStep(b, optB, whole.lossFn, train);
+    const s = (await whole.stats())!;
+    expect(r.update.loss).toBeCloseTo(u.loss, 5);
+    expect(r.update.gradNorm).toBeCloseTo(u.gradNorm, 4);
+    expect(r.pg.pgLoss).toBeCloseTo(s.pgLoss, 5);
+    expect(r.pg.tokens).toBe(s.tokens);
+    expect(r.pg.entropy!).toBeCloseTo(s.entropy!, 4);
+    const [wa, wb] = [await weights(a), await weights(b)];
+    // Adam moves every weight by about lr on the first step, so float round-off of tiny gradients shows at 1e-5.
+    wa.forEach((w, i) => w.forEach((x, j) => expect(x).toBeCloseTo(wb[i]![j]!, 4)));
+    optA.dispose();
+    optB.dispose();
+    disposeModel(a);
+    disposeModel(b);
+  });
+
+  it('returns null (no optimiser step) when every sample has weight 0', async () => {
+    const model = createModel(cfg, { seed: 1 });
+    const opt = createOptimizer(model, train);
+    const r = await rlUpdate(model, opt, samples(3).map((s) => ({ ...s, weight: 0 })), train, clip, 0);
+    expect(r).toBeNull();
+    expect(opt.step).toBe(0);
+    opt.dispose();
+    disposeModel(model);
+  });
+});

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { parseRunConfig } from '../../main/lab/contract/run-config';
+
+const data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' };
+
+describe('run config: rl and init', () => {
+  it('has no RL unless asked; an empty rl section gets every default', () => {
+    expect(parseRunConfig({ data }).rl).toBeUndefined();
+    expect(parseRunConfig({ data, rl: {} }).rl).toEqual({
+      algorithm: 'dupo',
+      steps: 20,
+      groupSize: 8,
+      batchQuestions: 4,
+      lr: 1e-4,
+      warmupSteps: 0,
+      schedule: 'constant',
+      weightDecay: 0,
+      epsLow: 0.2,
+      epsHigh: 0.28,
+      gradClip: 1,
+      temperature: 1,
+      topP: 1,
+      reward: { format: 0.1, answer: 0.9 },
+      advantage: 'grpo',
+      excludeTruncatedNegatives: true,
+      updatesPerBatch: 1,
+      dapoMaxRounds: 3,
+      mode: 'sync',
+      maxStaleness: 1,
+      workers: 2,
+      evalEvery: 10,
+      checkpointEvery: 5,
+      dropTooEasy: true,
+    });
+  });
+
+  it('names every bad RL field', () => {
+    expect(() => parseRunConfig({ data, rl: { algorithm: 'ppo', groupSize: 1, temperature: 0, mode: 'fast', reward: { format: 2 } } })).toThrow(
+      /rl\.algorithm: .*rl\.groupSize: .*rl\.temperature: .*rl\.reward\.format: .*rl\.mode: /,
+    );
+    expect(() => parseRunConfig({ data, rl: { stepz: 3 } })).toThrow(/rl: Unrecognized key: "stepz"/);
+    expect(() => parseRunConfig({ data, rl: { updatesPerBatch: 8, batchQuestions: 4 } })).toThrow(/rl\.updatesPerBatch \(8\) must not exceed rl\.batchQuestions \(4\)/);
+  });
+
+  it('an RL-only run starts from a checkpoint, with SFT steps 0', () => {
+    const c = parseRunConfig({ data, init: { checkpoint: 'run-1/400' }, sft: { steps: 0 }, rl: { algorithm: 'grpo' } });
+    expect(c.init).toEqual({ checkpoint: 'run-1/400' });
+    expect(c.sft.steps).toBe(0);
+    expect(() => parseRunConfig({ data, init: { checkpoint: 'run-1' }, rl: {} })).toThrow(/init\.checkpoint: expected <run>\/<step> or <run>\/last/);
+    expect(() => parseRunConfig({ data, init: { checkpoint: 'run-1/last' } })).toThrow(/init\.checkpoint: .*needs an rl section/);
+    expect(() => parseRunConfig({ data, sft: { steps: 0 }, rl: {} })).toThrow(/sft\.steps: 0 SFT steps need init\.checkpoint/);
+  });
+});

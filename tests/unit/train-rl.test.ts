@@ -1,0 +1,176 @@
+// The RL stage of a training run, in-process with real files in a temporary data directory and the tiny
+// model: SFT -> RL (DUPO) with continuous steps and the rollouts files the group view reads; RL-only runs
+// from a checkpoint with DAPO refill and GRPO; asynchronous rollouts within the staleness bound; the
+// tensor count flat across RL steps. (The kill -9 / resume test is in train-rl-resume.test.ts.)
+import { beforeAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import { readMetrics } from '../../main/lab/runs/metrics';
+import { checkpointDir, checkpointSteps, metricsFile, rolloutSteps, rolloutsFile } from '../../main/lab/runs/layout';
+import { readRlStep } from '../../main/lab/runs/rollouts';
+import { readCheckpointManifest } from '../../main/lab/model/checkpoint';
+import { runTrain, type TrainHooks } from '../../main/lab/train/sft-job';
+import { seedFrom } from '../../main/lab/util/rng';
+import { labHome, scriptedPolicy, SMALL, testContext, writeRun } from './rl-run-helpers';
+
+const home = labHome();
+const SFT_RUN = 'sft-rl';
+/** The checkpoint the RL-only runs start from: a 2-step SFT run of its own. */
+const INIT = 'sft/2';
+
+beforeAll(async () => {
+  writeRun(home, 'sft', { ...SMALL, sft: { steps: 2, batchSize: 4, warmupSteps: 1 } });
+  await runTrain({ runId: 'sft' }, testContext(home));
+}, 120_000);
+
+/** Half of each group is the model, half scripted (one right, one wrong answer): every group has signal. */
+const mixed: TrainHooks = {
+  rolloutPolicy: (qa, sample, model) => (sample % 2 === 0 ? model : scriptedPolicy(qa, { searches: 1, correct: sample % 4 === 1 })),
+};
+
+function rlRecords(runId: string, from: number) {
+  return readMetrics(metricsFile(home, runId)).filter((r) => r.step > from);
+}
+
+describe('RL stage', () => {
+  it('SFT -> DUPO: continuous steps, RL metrics, rollouts files, checkpoints with lineage, flat tensor count', { timeout: 120_000 }, async () => {
+    writeRun(home, SFT_RUN, {
+      ...SMALL,
+      sft: { steps: 4, batchSize: 4, warmupSteps: 1 },
+      checkpoint: { every: 2 },
+      rl: { steps: 4, groupSize: 4, batchQuestions: 2, evalEvery: 2, checkpointEvery: 2 },
+    });
+    const tensors = new Map<number, number>();
+    const r = await runTrain({ runId: SFT_RUN }, testContext(home, (s) => tensors.set(s, tf.memory().numTensors)), mixed);
+    expect(r.step).toBe(8);
+
+    const records = readMetrics(metricsFile(home, SFT_RUN));
+    expect(records.map((x) => x.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const rec of records.filter((x) => x.step > 4)) {
+      for (const k of ['reward/mean', 'reward/std', 'reward/format', 'reward/answer', 'rollout/tool_calls_mean', 'rollout/response_tokens_mean', 'rollout/num_turns_mean', 'batch/zero_std_frac', 'batch/duplicated_frac', 'batch/skipped', 'timing/rollout_s', 'timing/update_s', 'perf/tokens_per_s', 'rl/policy_version']) {
+        expect(rec.metrics, `step ${rec.step} ${k}`).toHaveProperty([k]);
+      }
+      // Every group has signal: an update every step, with the loss statistics.
+      expect(rec.metrics['batch/skipped']).toBe(0);
+      for (const k of ['actor/pg_loss', 'actor/pg_clipfrac', 'actor/entropy', 'actor/grad_norm', 'actor/lr', 'actor/approx_kl']) expect(rec.metrics, `step ${rec.step} ${k}`).toHaveProperty([k]);
+      expect(rec.metrics['rl/policy_version']).toBe(rec.step - 4);
+    }
+    expect(records.find((x) => x.step === 5)!.metrics['rl/pool_questions']).toBeGreaterThan(0);
+    expect(records.filter((x) => x.metrics['eval/pass@1'] !== undefined).map((x) => x.step)).toEqual([4, 6, 8]);
+
+    expect(checkpointSteps(home, SFT_RUN)).toEqual([2, 4, 6, 8]);
+    const m = readCheckpointManifest(checkpointDir(home, SFT_RUN, 8));
+    expect(m.lineage).toMatchObject({ stage: 'rl', parent: `${SFT_RUN}/4`, run: SFT_RUN });
+    expect(readCheckpointManifest(checkpointDir(home, SFT_RUN, 4)).lineage.stage).toBe('sft');
+
+    expect(rolloutSteps(home, SFT_RUN)).toEqual([5, 6, 7, 8]);
+    for (const s of [5, 6, 7, 8]) {
+      const { header, trajectories } = readRlStep(rolloutsFile(home, SFT_RUN, s));
+      expect(header).toMatchObject({ kind: 'rl', run: SFT_RUN, step: s, policy_version: s - 5 });
+      expect(header.plan.method).toBe('dupo');
+      expect(header.plan.groups).toHaveLength(2);
+      expect(header.summary['reward/mean']).toBe(records.find((x) => x.step === s)!.metrics['reward/mean']);
+      expect(trajectories).toHaveLength(8);
+      for (const g of header.plan.groups) {
+        expect(g.group).toBe(`${s}/${g.qa_id}`);
+        expect(g.rewards).toHaveLength(4);
+        expect(g.status).toBe('kept');
+        const mine = trajectories.filter((t) => t.group === g.group);
+        expect(mine.map((t) => t.reward.total)).toEqual(g.rewards);
+        expect(mine.map((t) => t.advantage)).toEqual(g.advantages);
+      }
+      for (const t of trajectories) {
+        expect(t.policy_version).toBe(s - 5);
+        expect(t.staleness).toBe(0);
+      }
+      // The model's own rollouts carry the sampled ids and log-probs of every turn.
+      const own = trajectories.filter((t) => /\/[02]$/.test(t.id));
+      expect(own.every((t) => t.steps.every((st) => Array.isArray((st as { gen?: { ids: number[] } }).gen?.ids)))).toBe(true);
+    }
+    // Tensors: the count after RL step 4 equals the count after RL step 2 (same work in between: eval, checkpoint).
+    expect(tensors.get(8)).toBe(tensors.get(6));
+  });
+
+  it('RL-only from a checkpoint: DAPO refills rounds with new questions, GRPO drops zero-std groups', { timeout: 120_000 }, async () => {
+    // Half the questions (by id) are all-wrong for every rollout: zero-std groups that DAPO and GRPO must drop.
+    const hard = (id: string): boolean => seedFrom(id) % 2 === 0;
+    const hooks: TrainHooks = {
+      rolloutPolicy: (qa, sample) => scriptedPolicy(qa, { searches: 1, correct: !hard(qa.id) && sample % 2 === 0 }),
+    };
+    const Q = { dapo: 2, grpo: 4 };
+    for (const algorithm of ['dapo', 'grpo'] as const) {
+      const runId = `init-${algorithm}`;
+      writeRun(home, runId, {
+        ...SMALL,
+        sft: { steps: 0 },
+        init: { checkpoint: INIT },
+        // GRPO also takes two optimiser steps per batch (old log-probs computed once before the first).
+        rl: { algorithm, steps: 3, groupSize: 4, batchQuestions: Q[algorithm], evalEvery: 3, checkpointEvery: 3, dapoMaxRounds: 4, updatesPerBatch: algorithm === 'grpo' ? 2 : 1 },
+      });
+      const logs: string[] = [];
+      const r = await runTrain({ runId }, testContext(home, undefined, logs), hooks);
+      expect(r.step).toBe(3);
+      const records = rlRecords(runId, 0);
+      expect(records.map((x) => x.step)).toEqual([1, 2, 3]);
+      expect(checkpointSteps(home, runId)).toEqual([3]);
+      expect(readCheckpointManifest(checkpointDir(home, runId, 3)).lineage).toMatchObject({ stage: 'rl', parent: INIT });
+      let refilled = 0;
+      let optimiserSteps = 0;
+      for (const s of [1, 2, 3]) {
+        const { header, trajectories } = readRlStep(rolloutsFile(home, runId, s));
+        expect(header.plan.method).toBe(algorithm);
+        expect(trajectories).toHaveLength(header.plan.groups.length * 4);
+        for (const g of header.plan.groups) expect(g.status === 'kept').toBe(!hard(g.qa_id) && g.std > 0 && (g.copies === 1));
+        expect(header.plan.groups.filter((g) => g.status === 'duplicated')).toHaveLength(0);
+        refilled += header.plan.refilled;
+        const kept = header.plan.groups.filter((g) => g.status === 'kept').length;
+        if (!header.plan.skip) optimiserSteps += algorithm === 'grpo' ? Math.min(2, kept) : 1;
+        if (algorithm === 'dapo') {
+          expect(records[s - 1]!.metrics).toHaveProperty(['batch/refill_rounds']);
+          // The batch fills up to batchQuestions groups with signal when the pool has them.
+          expect(header.plan.groups.filter((g) => g.status === 'kept').length).toBeLessThanOrEqual(2);
+        } else {
+          expect(header.plan.refilled).toBe(0);
+          expect(header.plan.groups).toHaveLength(4);
+        }
+      }
+      if (algorithm === 'dapo') expect(refilled).toBeGreaterThan(0);
+      expect(readCheckpointManifest(checkpointDir(home, runId, 3)).optimizer!.step).toBe(optimiserSteps);
+      if (algorithm === 'grpo') expect(optimiserSteps).toBeGreaterThan(records.filter((x) => x.metrics['batch/skipped'] === 0).length);
+      expect(records.some((x) => x.metrics['batch/skipped'] === 0 && x.metrics['actor/pg_loss'] !== undefined)).toBe(true);
+    }
+  });
+
+  it('async rollouts: every stored sample is within maxStaleness; older groups are dropped and counted', { timeout: 120_000 }, async () => {
+    // A long-tailed mix: most rollouts search once, one in six searches eight times (each turn 10 ms).
+    const hooks: TrainHooks = {
+      rolloutPolicy: (qa, sample) => scriptedPolicy(qa, { searches: seedFrom(`${qa.id}/${sample}`) % 6 === 0 ? 8 : 1, correct: sample % 2 === 0, delayMs: 10 }),
+    };
+    for (const maxStaleness of [1, 0]) {
+      const runId = `async-${maxStaleness}`;
+      writeRun(home, runId, {
+        ...SMALL,
+        sft: { steps: 0 },
+        init: { checkpoint: INIT },
+        rl: { algorithm: 'grpo', mode: 'async', workers: 6, maxStaleness, steps: 6, groupSize: 4, batchQuestions: 2, evalEvery: 100, checkpointEvery: 100 },
+      });
+      await runTrain({ runId }, testContext(home), hooks);
+      const records = rlRecords(runId, 0);
+      expect(records.map((x) => x.step)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(records.every((x) => x.metrics['batch/skipped'] === 0)).toBe(true); // a real update every step
+      const steps = [1, 2, 3, 4, 5, 6].map((s) => readRlStep(rolloutsFile(home, runId, s)));
+      const stored = steps.flatMap((x) => x.trajectories);
+      expect(stored.length).toBe(6 * 2 * 4);
+      const st = stored.map((t) => t.staleness as number);
+      expect(Math.max(...st)).toBeLessThanOrEqual(maxStaleness);
+      for (const { header, trajectories } of steps) {
+        for (const t of trajectories) expect(t.policy_version).toBe(header.policy_version - (t.staleness as number));
+      }
+      for (const rec of records) expect(rec.metrics['rollout/staleness_max']).toBeLessThanOrEqual(maxStaleness);
+      const dropped = records.reduce((a, x) => a + x.metrics['rollout/stale_dropped']!, 0);
+      // The rollouts really ran ahead of the trainer: with a bound of 1 some sample trained one version late;
+      // with 0 the groups that spanned an update were dropped instead.
+      if (maxStaleness === 1) expect(Math.max(...st)).toBe(1);
+      else expect(dropped).toBeGreaterThan(0);
+    }
+  });
+});
