@@ -60,7 +60,7 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
 
   // ---------- wizard: model ----------
   await expect(wizard.getByTestId('wiz-model')).toBeVisible();
-  await expect(wizard.getByTestId('wiz-model-blockSize')).toHaveValue('384');
+  await expect(wizard.getByTestId('wiz-model-blockSize')).toHaveValue('256');
   await expect(wizard.getByTestId('wiz-backends')).toContainText(/✓/);
   await wizard.getByTestId('wiz-preset-small').check({ force: true });
   await expect(wizard).toContainText('wants a GPU');
@@ -97,7 +97,7 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
   expect(json.data).toEqual({ graphId, datasetId: trainId, heldOutDatasetId: heldOutId });
   expect(json.sft).toMatchObject({ steps: 20, lr: 0.002 });
   expect(json.eval).toMatchObject({ every: 10, questions: 5 });
-  expect(json.model).toEqual({ preset: 'tiny', blockSize: 384 });
+  expect(json.model).toEqual({ preset: 'tiny', blockSize: 256 });
   // The estimate is a warm-up measured on this machine for this config: SFT steps, a policy turn, rollouts.
   await expect(wizard.getByTestId('wiz-estimate')).toHaveAttribute('data-status', 'succeeded', { timeout: 120_000 });
   await expect(wizard.getByTestId('wiz-estimate-total')).toContainText(/≈ \d/);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate, type EvalSample, majority, passAtK, sampleFromTrajectory } from '../../main/lab/agent/eval';
 import type { AgentStep } from '../../main/lab/agent/react';
-import { chatJudge, combineReward, exactMatch, formatScore, scoreTrajectory, tokenF1 } from '../../main/lab/agent/reward';
+import { chatJudge, combineReward, exactMatch, formatScore, scoreTrajectory, tokenF1, turnFormatScore } from '../../main/lab/agent/reward';
 import { filterTrajectories, generatedText, maxNgramCount } from '../../main/lab/agent/rft';
 import type { Trajectory } from '../../main/lab/formats/index';
 
@@ -39,11 +39,20 @@ describe('reward', () => {
     expect(formatScore(traj({ steps: [answer('A'), answer('A')] }))).toBe(0); // an answer before the end
   });
 
+  it('graded format credit: the share of well-formed turns, a missing answer counting as one bad turn', () => {
+    const bad = { think: '', action: { name: 'format_error', arguments: {} }, observation: 'e' } as AgentStep;
+    expect(turnFormatScore(traj())).toBe(1); // as formatScore for a clean episode
+    expect(turnFormatScore(traj({ prediction: null, steps: [search('a'), search('b'), search('c')] }))).toBe(3 / 4); // three clean calls, no answer
+    expect(turnFormatScore(traj({ steps: [search('a'), bad, answer('A')] }))).toBe(2 / 3);
+    expect(turnFormatScore(traj({ steps: [{ ...search('a'), issues: ['missing_think'] } as AgentStep, answer('A')] }))).toBe(1 / 2);
+    expect(turnFormatScore(traj({ prediction: null, steps: [] }))).toBe(0);
+  });
+
   it('total = 0.1 * format + 0.9 * answer by default; weights and the product form are configurable', () => {
     expect(combineReward(1, 0.8)).toEqual({ format: 1, answer: 0.8, total: 0.82 });
     expect(combineReward(0, 1)).toEqual({ format: 0, answer: 1, total: 0.9 });
-    expect(combineReward(1, 1, { formatWeight: 0.5, answerWeight: 0.5, mode: 'em', combine: 'sum' }).total).toBe(1);
-    expect(combineReward(0.5, 0.8, { formatWeight: 0, answerWeight: 0, mode: 'f1', combine: 'product' }).total).toBe(0.4);
+    expect(combineReward(1, 1, { formatWeight: 0.5, answerWeight: 0.5, combine: 'sum' }).total).toBe(1);
+    expect(combineReward(0.5, 0.8, { formatWeight: 0, answerWeight: 0, combine: 'product' }).total).toBe(0.4);
   });
 
   it('scores a trajectory by EM, F1 or an LLM judge (asked only when EM fails)', async () => {

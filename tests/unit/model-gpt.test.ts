@@ -32,7 +32,7 @@ const ids2d = (rows: number[][]): tf.Tensor2D => tf.tensor2d(rows, [rows.length,
 
 describe('GPT config and parameters', () => {
   it('resolves presets and validates', () => {
-    expect(resolveGPTConfig({ preset: 'tiny' })).toMatchObject({ nLayer: 2, nEmbd: 64, blockSize: 128, vocabSize: 2048, tiedHead: true });
+    expect(resolveGPTConfig({ preset: 'tiny' })).toMatchObject({ nLayer: 2, nEmbd: 64, blockSize: 256, vocabSize: 2048, tiedHead: true });
     expect(resolveGPTConfig({ preset: 'base' }).nLayer).toBe(12);
     expect(() => resolveGPTConfig({ nEmbd: 30, nHead: 4 })).toThrow(/divisible/);
     expect(() => resolveGPTConfig({ preset: 'huge' as 'tiny' })).toThrow(/unknown model preset/);
@@ -194,7 +194,7 @@ describe('sampling and FLOPs', () => {
   it('estimates FLOPs per token like nanoGPT', () => {
     const tiny = resolveGPTConfig({ preset: 'tiny' });
     const N = paramCount(tiny) - tiny.blockSize * tiny.nEmbd; // nanoGPT: all params but wpe (wte counted as the head)
-    expect(flopsPerToken(tiny)).toBe(6 * N + 12 * 2 * 64 * 128);
-    expect(flopsPerToken(tiny, { training: false })).toBeCloseTo((6 * N + 12 * 2 * 64 * 128) / 3, 6);
+    expect(flopsPerToken(tiny)).toBe(6 * N + 12 * 2 * 64 * 256);
+    expect(flopsPerToken(tiny, { training: false })).toBeCloseTo((6 * N + 12 * 2 * 64 * 256) / 3, 6);
   });
 });

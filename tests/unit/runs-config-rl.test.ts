@@ -20,7 +20,7 @@ describe('run config: rl and init', () => {
       gradClip: 1,
       temperature: 1,
       topP: 1,
-      reward: { format: 0.1, answer: 0.9 },
+      reward: { format: 0.1, answer: 0.9, answerMode: 'em', formatCredit: 'turns' },
       advantage: 'grpo',
       excludeTruncatedNegatives: true,
       updatesPerBatch: 1,

@@ -7,8 +7,8 @@ describe('run config', () => {
   it('fills the quick defaults around the required data', () => {
     const c = parseRunConfig({ data });
     expect(c.model.preset).toBe('tiny');
-    expect(c.sft.steps).toBe(400);
-    expect(c.eval.every).toBe(100);
+    expect(c.sft.steps).toBe(2000);
+    expect(c.eval.every).toBe(500);
     expect(c.backend).toBe('auto');
   });
 

@@ -12,14 +12,14 @@ const state = (values: Partial<WizardState['values']> = {}, data = { graphId: 'g
 });
 
 describe('run wizard config', () => {
-  it('starts from the schema defaults (with a 384-token context) and builds a config main accepts', () => {
+  it('starts from the schema defaults (with the 256-token context of the tiny preset) and builds a config main accepts', () => {
     const s = state();
     expect(s.values['env.maxToolCalls']).toBe(12);
-    expect(s.values['sft.steps']).toBe(400);
-    expect(s.values['model.blockSize']).toBe(384);
+    expect(s.values['sft.steps']).toBe(2000);
+    expect(s.values['model.blockSize']).toBe(256);
     expect(validate(s, [])).toEqual(new Map());
     const config = parseRunConfig(buildConfig(s));
-    expect(config.model.blockSize).toBe(384);
+    expect(config.model.blockSize).toBe(256);
     expect(config.env.maxToolCalls).toBe(12);
   });
 

@@ -30,7 +30,7 @@ describe('run wizard: the RL stage', () => {
     expect(c).not.toHaveProperty('init');
     const parsed = parseRunConfig(c);
     expect(parsed.rl).toMatchObject({ algorithm: 'grpo', steps: 3, groupSize: 4, epsLow: 0.2, epsHigh: 0.28 });
-    expect(parsed.sft.steps).toBe(400);
+    expect(parsed.sft.steps).toBe(2000);
   });
 
   it('RL only: starts from the checkpoint, no SFT steps, and needs one picked', () => {

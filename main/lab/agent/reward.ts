@@ -15,9 +15,15 @@ export interface RewardOptions {
   mode: AnswerMode;
   /** 'sum': w_f * format + w_a * answer; 'product': format * answer (ASearcher's F1 x format). */
   combine: 'sum' | 'product';
+  /**
+   * 'episode': the format reward is 1 only for a wholly well-formed episode (formatScore); 'turns': the share
+   * of well-formed turns (turnFormatScore), a graded signal for a small policy whose episodes are rarely
+   * perfect, so that its RL groups are not all zero-std.
+   */
+  formatCredit: 'episode' | 'turns';
 }
 
-export const REWARD_DEFAULTS: RewardOptions = { formatWeight: 0.1, answerWeight: 0.9, mode: 'em', combine: 'sum' };
+export const REWARD_DEFAULTS: RewardOptions = { formatWeight: 0.1, answerWeight: 0.9, mode: 'em', combine: 'sum', formatCredit: 'episode' };
 
 export function goldAnswers(qa: Pick<QA, 'answer' | 'aliases'>): string[] {
   return [qa.answer, ...(qa.aliases ?? [])].filter((a) => typeof a === 'string' && a.trim() !== '');
@@ -74,6 +80,18 @@ export function formatScore(traj: Pick<Trajectory, 'steps' | 'prediction'>): num
   return 1;
 }
 
+/**
+ * The share of an episode's turns that are well-formed, the final answer counting as one more turn (0 when the
+ * episode never answered): 1 exactly when formatScore is 1 for an episode that answered.
+ */
+export function turnFormatScore(traj: Pick<Trajectory, 'steps' | 'prediction'>): number {
+  const steps = traj.steps as AgentStep[];
+  const answered = steps.length > 0 && steps[steps.length - 1]!.action.name === 'answer' && traj.prediction !== null;
+  const turns = steps.length + (answered ? 0 : 1);
+  const clean = steps.filter((s, i) => s.action.name !== 'format_error' && !(s.issues && s.issues.length > 0) && (i === steps.length - 1 || s.observation !== undefined)).length;
+  return turns === 0 ? 0 : clean / turns;
+}
+
 /** A judge decides whether a prediction is correct; 1 or 0 (or a graded score in [0, 1]). */
 export type Judge = (question: string, golds: readonly string[], prediction: string) => Promise<number>;
 
@@ -96,7 +114,7 @@ export function chatJudge(chat: ChatFn): Judge {
   };
 }
 
-export function combineReward(format: number, answer: number, opts: RewardOptions = REWARD_DEFAULTS): Reward {
+export function combineReward(format: number, answer: number, opts: Pick<RewardOptions, 'formatWeight' | 'answerWeight' | 'combine'> = REWARD_DEFAULTS): Reward {
   const total = opts.combine === 'product' ? format * answer : opts.formatWeight * format + opts.answerWeight * answer;
   return { format, answer, total: Math.round(total * 1e6) / 1e6 };
 }
@@ -109,7 +127,7 @@ export async function scoreTrajectory(
 ): Promise<Reward> {
   const opts = { ...REWARD_DEFAULTS, ...options };
   const golds = goldAnswers(qa);
-  const format = formatScore(traj);
+  const format = opts.formatCredit === 'turns' ? turnFormatScore(traj) : formatScore(traj);
   let answer: number;
   if (opts.mode === 'f1') answer = tokenF1(traj.prediction, golds);
   else if (opts.mode === 'judge') {

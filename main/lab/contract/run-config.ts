@@ -40,9 +40,20 @@ export const rlConfigSchema = z
     temperature: z.number().min(0.05).max(2).default(1),
     topP: z.number().gt(0).max(1).default(1),
     reward: z
-      .object({ format: z.number().min(0).max(1).default(0.1), answer: z.number().min(0).max(1).default(0.9) })
+      .object({
+        format: z.number().min(0).max(1).default(0.1),
+        answer: z.number().min(0).max(1).default(0.9),
+        /** em: exact match (after normalisation); f1: word-level F1, ASearcher's partial credit for base models. */
+        answerMode: z.enum(['em', 'f1']).default('em'),
+        /**
+         * turns: the format reward is the share of well-formed turns (agent/reward.ts turnFormatScore); episode:
+         * 1 only for a wholly well-formed episode. A tiny policy's episodes are rarely perfect at first, and with
+         * 'episode' every group would be zero-std and no update would happen.
+         */
+        formatCredit: z.enum(['turns', 'episode']).default('turns'),
+      })
       .strict()
-      .default({ format: 0.1, answer: 0.9 }),
+      .default({ format: 0.1, answer: 0.9, answerMode: 'em', formatCredit: 'turns' }),
     advantage: z.enum(['grpo', 'leave_one_out']).default('grpo'),
     /** WebSailor-V2: rollouts that never answered because they hit a limit, with A < 0, get no loss. */
     excludeTruncatedNegatives: z.boolean().default(true),
@@ -117,7 +128,7 @@ export const runConfigSchema = z
     sft: z
       .object({
         /** 0 only with `init.checkpoint` (then SFT is skipped and the other sft fields are unused). */
-        steps: int(0, 1_000_000).default(400),
+        steps: int(0, 1_000_000).default(2000),
         batchSize: int(1, 512).default(8),
         lr: z.number().positive().max(1).default(2e-3),
         minLr: z.number().min(0).max(1).default(2e-4),
@@ -126,17 +137,17 @@ export const runConfigSchema = z
         gradClip: z.number().min(0).max(1000).default(1),
       })
       .strict()
-      .default({ steps: 400, batchSize: 8, lr: 2e-3, minLr: 2e-4, warmupSteps: 30, weightDecay: 0.1, gradClip: 1 }),
+      .default({ steps: 2000, batchSize: 8, lr: 2e-3, minLr: 2e-4, warmupSteps: 30, weightDecay: 0.1, gradClip: 1 }),
     eval: z
       .object({
-        every: int(1, 1_000_000).default(100),
+        every: int(1, 1_000_000).default(500),
         questions: int(1, 10_000).default(30),
         samples: int(1, 16).default(1),
         temperature: z.number().min(0).max(2).default(0.7),
       })
       .strict()
-      .default({ every: 100, questions: 30, samples: 1, temperature: 0.7 }),
-    checkpoint: z.object({ every: int(1, 1_000_000).default(100) }).strict().default({ every: 100 }),
+      .default({ every: 500, questions: 30, samples: 1, temperature: 0.7 }),
+    checkpoint: z.object({ every: int(1, 1_000_000).default(500) }).strict().default({ every: 500 }),
     /** Start from an existing checkpoint (its model and tokenizer) instead of RFT + SFT: an RL-only run. */
     init: z
       .object({ checkpoint: z.string().regex(/^[A-Za-z0-9._:-]+\/(\d+|last)$/, 'expected <run>/<step> or <run>/last') })

@@ -58,8 +58,9 @@ export type GPTPreset = 'tiny' | 'small' | 'base';
 
 /** Model shapes. vocabSize is filled from the tokenizer. dropout 0: we fine-tune and do RL, where dropout hurts. */
 export const GPT_PRESETS: Record<GPTPreset, Omit<GPTConfig, 'vocabSize'>> = {
-  // Trains in minutes on 2 CPU cores: ~0.24M parameters at vocab 2048.
-  tiny: { blockSize: 128, nLayer: 2, nHead: 4, nEmbd: 64, dropout: 0, tiedHead: true, embedding: 'auto' },
+  // Trains in minutes on 2 CPU cores: ~0.24M parameters at vocab 2048. 256 positions hold the question and a
+  // turn with its observation (the compact RFT style); 128 would leave a prompt of 32 tokens after a turn's budget.
+  tiny: { blockSize: 256, nLayer: 2, nHead: 4, nEmbd: 64, dropout: 0, tiedHead: true, embedding: 'auto' },
   // ~11M parameters (nanoGPT's shakespeare-char shape with a longer context): meant for a GPU.
   small: { blockSize: 512, nLayer: 6, nHead: 6, nEmbd: 384, dropout: 0, tiedHead: true, embedding: 'auto' },
   // GPT-2 124M's shape (fewer parameters with our vocabulary): GPU only.

@@ -144,7 +144,7 @@ export async function runRlStage(input: RlStageInput): Promise<{ step: number; v
     n: G,
     seed,
     limits: input.limits,
-    reward: { formatWeight: rl.reward.format, answerWeight: rl.reward.answer },
+    reward: { formatWeight: rl.reward.format, answerWeight: rl.reward.answer, mode: rl.reward.answerMode, formatCredit: rl.reward.formatCredit },
     concurrency: rl.workers,
   });
   let stopRollouts = false;

@@ -157,9 +157,10 @@ export const FIELDS: Record<FieldPath, FieldSpec> = {
 };
 
 export const MODEL_PRESETS = [
-  { id: 'tiny', title: 'tiny', detail: '2 layers, 4 heads, 64-dim embeddings (~0.1M parameters + embeddings)', gpu: false },
-  { id: 'small', title: 'small', detail: '6 layers, 6 heads, 384-dim embeddings (~10M parameters)', gpu: true },
-  { id: 'base', title: 'base', detail: '12 layers, 12 heads, 768-dim embeddings (~85M parameters)', gpu: true },
+  // context: the preset's own blockSize (model/gpt.ts GPT_PRESETS), which the renderer cannot import (tfjs).
+  { id: 'tiny', title: 'tiny', detail: '2 layers, 4 heads, 64-dim embeddings (~0.1M parameters + embeddings)', gpu: false, context: 256 },
+  { id: 'small', title: 'small', detail: '6 layers, 6 heads, 384-dim embeddings (~10M parameters)', gpu: true, context: 512 },
+  { id: 'base', title: 'base', detail: '12 layers, 12 heads, 768-dim embeddings (~85M parameters)', gpu: true, context: 1024 },
 ] as const;
 export type ModelPreset = (typeof MODEL_PRESETS)[number]['id'];
 
@@ -168,15 +169,12 @@ export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
 export type Values = Record<FieldPath, number | string>;
 
-/** The wizard's context default: the tiny preset's own 128 tokens cannot hold a turn and its observation. */
-const WIZARD_BLOCK_SIZE = 384;
-
 const at = (obj: unknown, path: string): unknown => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], obj);
 
 /** The schema's defaults (its "quick" preset, which finishes on a 2-core laptop), by field path. */
 export function defaultValues(): Values {
   const defaults = runConfigSchema.parse({ data: { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' } });
-  return Object.fromEntries(Object.keys(FIELDS).map((p) => [p, p === 'model.blockSize' ? WIZARD_BLOCK_SIZE : (at(defaults, p) as number)])) as Values;
+  return Object.fromEntries(Object.keys(FIELDS).map((p) => [p, p === 'model.blockSize' ? MODEL_PRESETS[0].context : (at(defaults, p) as number)])) as Values;
 }
 
 /** A schema issue in the wizard's words ("must be at most 1") rather than zod's. */

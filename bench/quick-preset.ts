@@ -1,0 +1,90 @@
+// The product's first journey, timed: a fresh data directory, the real `sailor serve`, Chromium driving the
+// wizard with its defaults (the quick preset): build the graph, synthesise training and held-out questions,
+// launch; then RFT data, tokenizer, SFT and evaluations run while the dashboard is watched. Prints the wall
+// time of each phase and the run's evaluations; leaves screenshots in test-results/screenshots/quick-*.png.
+// Run (after `npm run build`): npx tsx bench/quick-preset.ts [--steps N] (fewer SFT steps for a dry run)
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium } from '@playwright/test';
+import { CHROMIUM, CHROMIUM_ARGS } from '../playwright.config';
+import { serve } from '../tests/e2e/serve';
+import { readMetrics } from '../main/lab/runs/metrics';
+import { metricsFile } from '../main/lab/runs/layout';
+
+const { values } = parseArgs({ options: { steps: { type: 'string' }, 'timeout-min': { type: 'string', default: '60' } } });
+const SHOTS = 'test-results/screenshots';
+mkdirSync(SHOTS, { recursive: true });
+
+const t0 = performance.now();
+const since = (t: number): string => `${((performance.now() - t) / 1000).toFixed(0)} s`;
+const lab = await serve();
+const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+const page = await browser.newPage({ viewport: { width: 1400, height: 860 } });
+const phases: [string, string][] = [];
+
+/** Waits until the element's data-status is `succeeded` (fails fast on a failed job). */
+async function succeeded(testid: string, timeoutMs = 300_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const status = await page.getByTestId(testid).getAttribute('data-status', { timeout: timeoutMs });
+    if (status === 'succeeded') return;
+    if (status === 'failed') throw new Error(`${testid}: the job failed`);
+    if (Date.now() > end) throw new Error(`${testid}: still ${status} after ${timeoutMs / 1000} s`);
+    await page.waitForTimeout(250);
+  }
+}
+try {
+  await page.goto(lab.url + '#/runs');
+  await page.getByTestId('runs-new').click();
+  const wizard = page.getByTestId('run-wizard');
+
+  let t = performance.now();
+  await wizard.getByTestId('wiz-build').click();
+  await succeeded('wiz-build-job');
+  phases.push(['build graph (default)', since(t)]);
+  for (const [kind, testid] of [['training questions', 'train'], ['held-out questions', 'heldout']] as const) {
+    t = performance.now();
+    await wizard.getByTestId(`wiz-synth-${testid}`).click();
+    await succeeded(`wiz-synth-${testid}-job`);
+    phases.push([`synthesise ${kind}`, since(t)]);
+  }
+  await wizard.getByTestId('wiz-next').click(); // model
+  await wizard.getByTestId('wiz-next').click(); // training
+  if (values.steps) await wizard.getByTestId('wiz-sft-steps').fill(values.steps);
+  await wizard.getByTestId('wiz-next').click(); // RL (off by default)
+  await wizard.getByTestId('wiz-next').click(); // review
+  t = performance.now();
+  await succeeded('wiz-estimate');
+  const estimate = (await wizard.getByTestId('wiz-estimate-total').textContent())?.trim() ?? '?';
+  phases.push([`estimate (warm-up) → ${estimate}`, since(t)]);
+  await page.screenshot({ path: `${SHOTS}/quick-review.png` });
+  await wizard.getByTestId('wiz-launch').click();
+
+  t = performance.now();
+  const row = page.getByTestId('run-row').first();
+  const runId = (await row.getAttribute('data-run-id'))!;
+  const deadline = Date.now() + Number(values['timeout-min']) * 60_000;
+  let shot = 0;
+  for (;;) {
+    const status = await row.getAttribute('data-status');
+    if (status === 'finished' || status === 'failed' || Date.now() > deadline) break;
+    await page.waitForTimeout(30_000);
+    if (shot++ % 10 === 0) await page.screenshot({ path: `${SHOTS}/quick-dashboard-live.png` });
+  }
+  const status = await row.getAttribute('data-status');
+  phases.push([`training run (${status})`, since(t)]);
+  await page.screenshot({ path: `${SHOTS}/quick-dashboard-finished.png` });
+
+  console.log('quick preset from the wizard, fresh data directory');
+  for (const [name, took] of phases) console.log(`  ${name.padEnd(48)} ${took}`);
+  console.log(`  ${'total'.padEnd(48)} ${since(t0)}`);
+  for (const r of readMetrics(metricsFile(lab.home, runId)).filter((m) => m.metrics['eval/pass@1'] !== undefined)) {
+    const m = r.metrics;
+    console.log(`  eval at step ${r.step}: pass@1 ${m['eval/pass@1']!.toFixed(3)}, tool calls ${m['rollout/tool_calls_mean']?.toFixed(1)}, format reward ${m['reward/format']?.toFixed(3)}`);
+  }
+  console.log(`  data directory: ${lab.home} (run ${runId}; ${join(lab.home, 'runs', runId)})`);
+} finally {
+  await browser.close();
+  await lab.stop();
+}
