@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LabCore } from '../../main/lab/core';
-import type { JobRecord, JobStatus } from '../../main/lab/contract';
+import type { DatasetView, JobRecord, JobStatus } from '../../main/lab/contract';
 import { LabError } from '../../main/lab/errors';
 
 const cores: LabCore[] = [];
@@ -102,5 +102,20 @@ describe('jobs', () => {
     const job = next.jobs.get('old-1');
     expect(job.status).toBe('interrupted');
     expect(job.progress.fraction).toBe(0.4);
+  });
+});
+
+describe('synthesis job options', () => {
+  it('builds questions over subgraphs of at most maxEdges edges, and names a bad size range', { timeout: 60_000 }, async () => {
+    const core = await openCore();
+    const graph = (await core.call('jobs.start', { kind: 'kg.build', params: { rng: 7, maxEdges: 300 } })) as JobRecord;
+    expect((await waitForStatus(core, graph.id, ['succeeded', 'failed'], 60_000)).status).toBe('succeeded');
+    const synth = (await core.call('jobs.start', { kind: 'synth', params: { graphId: graph.id, count: 40, rng: 3, minEdges: 1, maxEdges: 2 } })) as JobRecord;
+    expect((await waitForStatus(core, synth.id, ['succeeded', 'failed'], 60_000)).status).toBe('succeeded');
+    const view = (await core.call('datasets.get', { id: synth.id })) as DatasetView;
+    expect(view.qas).toHaveLength(40);
+    expect(Math.max(...view.qas.map((q) => q.subgraph.edges.length))).toBeLessThanOrEqual(2);
+    expect(view.qas.some((q) => q.subgraph.edges.length === 1)).toBe(true); // minEdges 1 reaches one-edge questions
+    await expect(core.call('jobs.start', { kind: 'synth', params: { graphId: graph.id, count: 5, minEdges: 3, maxEdges: 2 } })).rejects.toThrow(/minEdges: minEdges must not exceed maxEdges/);
   });
 });
