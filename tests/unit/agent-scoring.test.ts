@@ -39,10 +39,12 @@ describe('reward', () => {
     expect(formatScore(traj({ steps: [answer('A'), answer('A')] }))).toBe(0); // an answer before the end
   });
 
-  it('graded format credit: the share of well-formed turns, a missing answer counting as one bad turn', () => {
+  it('graded format credit: the share of well-formed turns, a missing answer counting as one bad turn and halving it', () => {
     const bad = { think: '', action: { name: 'format_error', arguments: {} }, observation: 'e' } as AgentStep;
     expect(turnFormatScore(traj())).toBe(1); // as formatScore for a clean episode
-    expect(turnFormatScore(traj({ prediction: null, steps: [search('a'), search('b'), search('c')] }))).toBe(3 / 4); // three clean calls, no answer
+    expect(turnFormatScore(traj({ prediction: null, steps: [search('a'), search('b'), search('c')] }))).toBe(3 / 4 / 2); // three clean calls, no answer
+    // Answering, even after a broken turn, beats never answering.
+    expect(turnFormatScore(traj({ steps: [search('a'), { think: '', action: { name: 'format_error', arguments: {} }, observation: 'e' } as AgentStep, answer('A')] }))).toBeGreaterThan(3 / 4 / 2);
     expect(turnFormatScore(traj({ steps: [search('a'), bad, answer('A')] }))).toBe(2 / 3);
     expect(turnFormatScore(traj({ steps: [{ ...search('a'), issues: ['missing_think'] } as AgentStep, answer('A')] }))).toBe(1 / 2);
     expect(turnFormatScore(traj({ prediction: null, steps: [] }))).toBe(0);

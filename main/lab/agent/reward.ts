@@ -82,14 +82,15 @@ export function formatScore(traj: Pick<Trajectory, 'steps' | 'prediction'>): num
 
 /**
  * The share of an episode's turns that are well-formed, the final answer counting as one more turn (0 when the
- * episode never answered): 1 exactly when formatScore is 1 for an episode that answered.
+ * episode never answered), halved when it never answered: 1 exactly when formatScore is 1. Without the halving
+ * a policy that cannot yet answer correctly learns to make clean tool calls until the limit and never answer.
  */
 export function turnFormatScore(traj: Pick<Trajectory, 'steps' | 'prediction'>): number {
   const steps = traj.steps as AgentStep[];
   const answered = steps.length > 0 && steps[steps.length - 1]!.action.name === 'answer' && traj.prediction !== null;
   const turns = steps.length + (answered ? 0 : 1);
   const clean = steps.filter((s, i) => s.action.name !== 'format_error' && !(s.issues && s.issues.length > 0) && (i === steps.length - 1 || s.observation !== undefined)).length;
-  return turns === 0 ? 0 : clean / turns;
+  return turns === 0 ? 0 : (clean / turns) * (answered ? 1 : 0.5);
 }
 
 /** A judge decides whether a prediction is correct; 1 or 0 (or a graded score in [0, 1]). */

@@ -46,7 +46,8 @@ export const rlConfigSchema = z
         /** em: exact match (after normalisation); f1: word-level F1, ASearcher's partial credit for base models. */
         answerMode: z.enum(['em', 'f1']).default('em'),
         /**
-         * turns: the format reward is the share of well-formed turns (agent/reward.ts turnFormatScore); episode:
+         * turns: the format reward is the share of well-formed turns, halved for an episode that never answered
+         * (agent/reward.ts turnFormatScore); episode:
          * 1 only for a wholly well-formed episode. A tiny policy's episodes are rarely perfect at first, and with
          * 'episode' every group would be zero-std and no update would happen.
          */
