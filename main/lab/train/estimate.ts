@@ -12,9 +12,7 @@ import { readGraphFile } from '../kg/io';
 import { readDataset } from '../synth/dataset';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
-import { resolvePolicy } from '../agent/policies';
 import { rolloutOne } from '../agent/rollout';
-import { terseReconstructor, ruleReconstructor } from '../agent/expert';
 import { trainTokenizer } from '../model/tokenizer';
 import { createModel, disposeModel, generate, resolveGPTConfig } from '../model/gpt';
 import { makeBatch } from '../model/mask';
@@ -25,6 +23,7 @@ import { createRng } from '../util/rng';
 import { CancelledError, type JobContext } from '../jobs/context';
 import { estimateParams } from '../jobs/specs';
 import { TURN_TOKENS } from './policy';
+import { rftExpert } from './sft-job';
 
 /** Evaluations a stage of `steps` steps runs with an eval every `every` steps and one at the end. */
 export function evalCount(steps: number, every: number): number {
@@ -120,9 +119,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
 
   // Expert rollouts: up to 12 questions, evenly spread over the dataset.
   say(0.2, 'timing expert rollouts');
-  const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
-  const compact = config.rft.style === 'compact';
-  const expert = resolvePolicy('oracle', { anchorName: (id) => names.get(id), expert: { compact }, reconstructor: compact ? terseReconstructor : ruleReconstructor });
+  const expert = rftExpert(config, graph);
   const sample = Array.from({ length: Math.min(12, trainQas.length) }, (_, i) => trainQas[Math.floor((i * trainQas.length) / Math.min(12, trainQas.length))]!);
   const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
   const t0 = performance.now();

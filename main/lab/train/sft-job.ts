@@ -12,7 +12,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import type { QA, Trajectory } from '../formats';
+import type { Graph, QA, Trajectory } from '../formats';
 import { TRAJ_FORMAT } from '../formats';
 import { LabError } from '../errors';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../store/files';
@@ -77,13 +77,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const rftFile = join(dataDir(ctx.home, runId), 'rft.jsonl');
   if (!existsSync(rftFile)) {
     const progress = phase(0, 0.12);
-    const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
-    const compact = config.rft.style === 'compact';
-    const expert = resolvePolicy('oracle', {
-      anchorName: (id) => names.get(id),
-      expert: { compact },
-      reconstructor: compact ? terseReconstructor : ruleReconstructor,
-    });
+    const expert = rftExpert(config, graph);
     const total = trainQas.length * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
     const all = await rolloutDataset(trainQas, expert, tools, { n: config.rft.attempts, seed: config.rng, limits }, (done) => {
       progress(done / total, `expert rollouts for RFT data: ${done} of ${total}`);
@@ -216,6 +210,17 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     opt.dispose?.();
   }
   return { runId, step };
+}
+
+/** The expert that writes a run's RFT data, in the run's style (`rft.style`), searching anchors by name. */
+export function rftExpert(config: RunConfig, graph: Pick<Graph, 'nodes'>): PolicyFactory {
+  const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
+  const compact = config.rft.style === 'compact';
+  return resolvePolicy('oracle', {
+    anchorName: (id) => names.get(id),
+    expert: { compact },
+    reconstructor: compact ? terseReconstructor : ruleReconstructor,
+  });
 }
 
 /** Mean masked loss on the held-out windows (no gradients). */
