@@ -117,5 +117,25 @@ describe('synthesis job options', () => {
     expect(Math.max(...view.qas.map((q) => q.subgraph.edges.length))).toBeLessThanOrEqual(2);
     expect(view.qas.some((q) => q.subgraph.edges.length === 1)).toBe(true); // minEdges 1 reaches one-edge questions
     await expect(core.call('jobs.start', { kind: 'synth', params: { graphId: graph.id, count: 5, minEdges: 3, maxEdges: 2 } })).rejects.toThrow(/minEdges: minEdges must not exceed maxEdges/);
+
+    // Lookups, and a held-out set kept off the training set's edges.
+    const lookup = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 1000, minEdges: 1, maxEdges: 1 };
+    const train = (await core.call('jobs.start', { kind: 'synth', params: { graphId: graph.id, count: 60, rng: 4, ...lookup } })) as JobRecord;
+    expect((await waitForStatus(core, train.id, ['succeeded', 'failed'], 60_000)).status).toBe('succeeded');
+    const held = (await core.call('jobs.start', { kind: 'synth', params: { graphId: graph.id, count: 20, rng: 5, excludeDatasetId: train.id, ...lookup } })) as JobRecord;
+    expect((await waitForStatus(core, held.id, ['succeeded', 'failed'], 60_000)).status).toBe('succeeded');
+    const trainQas = ((await core.call('datasets.get', { id: train.id })) as DatasetView).qas;
+    const heldQas = ((await core.call('datasets.get', { id: held.id })) as DatasetView).qas;
+    const trainEdges = new Set(trainQas.flatMap((q) => q.subgraph.edges));
+    expect(heldQas).toHaveLength(20);
+    expect(heldQas.flatMap((q) => q.subgraph.edges).filter((e) => trainEdges.has(e))).toEqual([]);
+    for (const qa of [...trainQas, ...heldQas]) expect(qa.obfuscations).toEqual([]);
+    // A dataset of another graph cannot be excluded from this one.
+    const other = (await core.call('jobs.start', { kind: 'kg.build', params: { rng: 8, maxEdges: 60, seed: 'country:JPN' } })) as JobRecord;
+    expect((await waitForStatus(core, other.id, ['succeeded', 'failed'], 60_000)).status).toBe('succeeded');
+    const wrong = (await core.call('jobs.start', { kind: 'synth', params: { graphId: other.id, count: 5, excludeDatasetId: train.id, ...lookup } })) as JobRecord;
+    const failed = await waitForStatus(core, wrong.id, ['succeeded', 'failed'], 60_000);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/excludeDatasetId: dataset .* shares no edge with graph/);
   });
 });

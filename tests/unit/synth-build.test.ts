@@ -4,6 +4,7 @@ import { buildIndex, topologyOf, wlHash } from '../../main/lab/graph';
 import {
   OrbitBalancer,
   canonicalOrbits,
+  datasetEdges,
   makeContext,
   makeInstance,
   makeQa,
@@ -156,5 +157,36 @@ describe('synthesize on a small world', () => {
     expect(again.qas).toEqual(first.qas);
     const onlyTime = synthesize(graph, { count: 12, rng: 2, kinds: ['vague_time', 'partial_name'] });
     for (const qa of onlyTime.qas) for (const o of qa.obfuscations) expect(['vague_time', 'partial_name']).toContain(o.kind);
+  });
+});
+
+describe('lookups: the quick preset curriculum', () => {
+  const graph = fixtureGraph({ seed: 3, countries: 20 });
+  const lookup = { kinds: [], anchorProb: 1, maxConstraints: 0, minEdges: 1, maxEdges: 1, graphName: 'fixture' };
+
+  it('one shape per hash yields few 1-edge questions; perShape lifts that cap with other entities of the same shapes', () => {
+    const capped = synthesize(graph, { ...lookup, count: 80, rng: 4 });
+    const many = synthesize(graph, { ...lookup, count: 80, rng: 4, perShape: 1000 });
+    expect(many.qas.length).toBeGreaterThan(capped.qas.length);
+    expect(many.qas.length).toBeGreaterThan(new Set(many.qas.map((q) => q.wl_hash)).size * 2);
+    expect(checkDataset(graph, many.qas).ok).toBe(many.qas.length);
+    for (const qa of many.qas) {
+      expect(qa.obfuscations).toEqual([]);
+      expect(qa.subgraph.edges).toHaveLength(1);
+      // the other end of the edge is named in the question: a lookup
+      const named = qa.subgraph.nodes.find((id) => id !== qa.answer_id)!;
+      expect(qa.question).toContain(graph.nodes.find((n) => n.id === named)!.name);
+    }
+    expect(new Set(many.qas.map((q) => `${q.subgraph.edges.join()}>${q.answer_id}`)).size).toBe(many.qas.length); // no fact asked twice
+  });
+
+  it('excludeEdges keeps a second split off the first one’s facts', () => {
+    const train = synthesize(graph, { ...lookup, count: 40, rng: 4, perShape: 1000 });
+    const used = datasetEdges(train.qas);
+    const held = synthesize(graph, { ...lookup, count: 20, rng: 5, perShape: 1000, excludeEdges: used });
+    expect(held.qas.length).toBeGreaterThan(0);
+    for (const qa of held.qas) for (const e of qa.subgraph.edges) expect(used.has(e)).toBe(false);
+    expect(held.stats.rejections.excluded_edge).toBeGreaterThan(0);
+    expect(() => resolveOptions({ count: 1, perShape: 0 })).toThrow(/perShape/);
   });
 });

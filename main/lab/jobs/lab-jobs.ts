@@ -6,8 +6,8 @@ import { loadKbIndex } from '../kb';
 import { expandGraph } from '../kg/expand';
 import { readGraphFile, writeGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
-import { synthesize } from '../synth/build';
-import { writeDataset } from '../synth/dataset';
+import { datasetEdges, synthesize } from '../synth/build';
+import { readDataset, writeDataset } from '../synth/dataset';
 import { QA_FORMAT } from '../formats';
 import { LabError } from '../errors';
 import { kgBuildParams, synthParams } from './specs';
@@ -44,6 +44,11 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
   const graphFile = join(ctx.home, 'graphs', `${p.graphId}.json`);
   ctx.progress({ fraction: 0, message: `reading graph ${p.graphId}` });
   const graph = readGraphFile(graphFile);
+  const excluded = p.excludeDatasetId ? readDataset(join(ctx.home, 'datasets', `${p.excludeDatasetId}.jsonl`)) : null;
+  const excludeEdges = excluded ? datasetEdges(excluded.qas) : undefined;
+  if (excludeEdges?.size && !graph.edges.some((e) => excludeEdges.has(e.id))) {
+    throw new LabError('bad_request', `excludeDatasetId: dataset ${p.excludeDatasetId} shares no edge with graph ${p.graphId}; it must be built on the same graph`);
+  }
   const { qas, stats } = synthesize(graph, {
     count: p.count,
     rng: p.rng,
@@ -51,6 +56,10 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
     ...(p.kinds ? { kinds: p.kinds as never } : {}), // checked against the known kinds by synthesize
     ...(p.minEdges !== undefined ? { minEdges: p.minEdges } : {}),
     ...(p.maxEdges !== undefined ? { maxEdges: p.maxEdges } : {}),
+    ...(p.anchorProb !== undefined ? { anchorProb: p.anchorProb } : {}),
+    ...(p.maxConstraints !== undefined ? { maxConstraints: p.maxConstraints } : {}),
+    ...(p.perShape !== undefined ? { perShape: p.perShape } : {}),
+    ...(excludeEdges ? { excludeEdges } : {}),
     onProgress: ({ published, target, attempts }) =>
       ctx.progress({ fraction: Math.min(0.98, published / target), message: `${published} of ${target} QAs verified (${attempts} attempts)`, done: published, total: target }),
   });

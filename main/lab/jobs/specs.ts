@@ -44,10 +44,18 @@ export const synthParams = z
     graphId: artefactId,
     count: z.number().int().min(1).max(20_000).default(200),
     rng: z.number().int().min(0).max(2 ** 32 - 1).default(1),
-    kinds: z.array(z.string().min(1)).min(1).optional(),
+    /** Obfuscation kinds; [] for plain questions (only naming entities can make the answer unique). */
+    kinds: z.array(z.string().min(1)).optional(),
     /** Subgraph size in edges: small subgraphs give short, learnable questions (the quick preset's curriculum). */
     minEdges: z.number().int().min(1).max(50).optional(),
     maxEdges: z.number().int().min(1).max(50).optional(),
+    /** Chance of naming one non-answer entity up front; 1 with kinds [] gives named-entity lookups. */
+    anchorProb: z.number().min(0).max(1).optional(),
+    maxConstraints: z.number().int().min(0).max(20).optional(),
+    /** Subgraphs kept per WL hash: more than 1 gives many QAs of one shape (a graph has few 1-edge shapes). */
+    perShape: z.number().int().min(1).max(100_000).optional(),
+    /** A dataset on the same graph whose subgraph edges no QA may use: a held-out set disjoint from it. */
+    excludeDatasetId: artefactId.optional(),
   })
   .strict()
   .refine((p) => p.minEdges === undefined || p.maxEdges === undefined || p.minEdges <= p.maxEdges, { message: 'minEdges must not exceed maxEdges', path: ['minEdges'] });

@@ -89,6 +89,13 @@ export interface SynthOptions {
   maxEdges: number;
   /** Chance of naming one non-answer entity up front (otherwise only tightening names entities). */
   anchorProb: number;
+  /**
+   * Subgraphs kept per WL hash (default 1: every QA a new shape). More gives many QAs of one shape on
+   * other entities: the volume a lookup curriculum of 1-edge questions needs, since a graph has few 1-edge shapes.
+   */
+  perShape: number;
+  /** Edge ids no QA's subgraph may use: the facts of another split (a held-out set disjoint from its training set). */
+  excludeEdges?: ReadonlySet<string>;
   onProgress?: (p: { published: number; target: number; attempts: number }) => void;
 }
 
@@ -106,6 +113,8 @@ export function resolveOptions(input: SynthInput): SynthOptions {
     minEdges: input.minEdges ?? 2,
     maxEdges: input.maxEdges ?? 6,
     anchorProb: input.anchorProb ?? 0.35,
+    perShape: input.perShape ?? 1,
+    excludeEdges: input.excludeEdges,
     onProgress: input.onProgress,
   };
   const bad = (m: string): never => {
@@ -114,6 +123,8 @@ export function resolveOptions(input: SynthInput): SynthOptions {
   if (!Number.isInteger(o.count) || o.count < 0) bad(`count must be a whole number >= 0, got ${o.count}`);
   if (!Number.isInteger(o.maxConstraints) || o.maxConstraints < 0) bad(`maxConstraints must be a whole number >= 0`);
   if (!Number.isInteger(o.maxTighten) || o.maxTighten < 0) bad(`maxTighten must be a whole number >= 0`);
+  if (!Number.isInteger(o.perShape) || o.perShape < 1) bad(`perShape must be a whole number >= 1, got ${o.perShape}`);
+  if (!(o.anchorProb >= 0 && o.anchorProb <= 1)) bad(`anchorProb must be in [0, 1], got ${o.anchorProb}`);
   if (!Number.isInteger(o.minEdges) || o.minEdges < 1 || !Number.isInteger(o.maxEdges) || o.maxEdges < o.minEdges)
     bad(`edge range must satisfy 1 <= minEdges <= maxEdges, got ${o.minEdges}..${o.maxEdges}`);
   for (const k of o.kinds) if (!(OBFUSCATION_KINDS as readonly string[]).includes(k)) bad(`unknown obfuscation kind '${k}'`);
@@ -707,6 +718,14 @@ export interface SynthResult {
   stats: SynthStats;
 }
 
+/** Every edge the QAs' subgraphs use: what `excludeEdges` takes to keep another split's facts out. */
+export function datasetEdges(qas: readonly Pick<QA, 'subgraph'>[]): Set<string> {
+  return new Set(qas.flatMap((qa) => qa.subgraph.edges));
+}
+
+/** One subgraph instance: its edge set (two samples of one shape on other entities differ here, not in the hash). */
+const instanceKey = (sub: { edges: readonly string[] }): string => [...sub.edges].sort().join('|');
+
 export function synthesize(graph: Graph, input: SynthInput): SynthResult {
   const opts = resolveOptions(input);
   const t0 = performance.now();
@@ -719,6 +738,7 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
   };
   const published: Omit<QA, 'id'>[] = [];
   const questions = new Set<string>();
+  const facts = new Set<string>();
   const done = new Map<string, Instance>();
   const seen = new Set<string>();
   const deferred: Instance[] = [];
@@ -730,6 +750,7 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
   const publish = (qa: Omit<QA, 'id'>): void => {
     published.push(qa);
     questions.add(qa.question);
+    facts.add(`${instanceKey(qa.subgraph)}>${qa.answer_id}`);
     balancer.record(qa.wl_hash, qa.orbit);
     for (const k of new Set(qa.obfuscations.map((o) => o.kind))) ctx.kindCounts[k] = (ctx.kindCounts[k] ?? 0) + 1;
   };
@@ -745,6 +766,12 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
     }
     if (questions.has(made.qa.question)) {
       reject('duplicate_question');
+      return { qa: null, answerId };
+    }
+    // With many instances per shape the volume comes from other entities, not from rewording one fact.
+    const fact = `${instanceKey(inst.sub)}>${answerId}`;
+    if (opts.perShape > 1 && facts.has(fact)) {
+      reject('duplicate_fact');
       return { qa: null, answerId };
     }
     return { qa: made.qa, answerId };
@@ -766,14 +793,19 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
       group.push(qa);
     }
     for (const qa of group) publish(qa);
-    done.set(inst.hash, inst);
+    done.set(instanceKey(inst.sub), inst);
     progress();
   };
 
   // 1. one QA per orbit of each fresh shape
-  for (let round = 0; published.length < opts.count && round < 6; round++) {
+  // Many instances per shape: keep sampling while rounds still publish (a lookup set draws on every edge).
+  const rounds = opts.perShape > 1 ? 60 : 6;
+  let stalled = 0;
+  for (let round = 0; published.length < opts.count && round < rounds && stalled < 3; round++) {
+    const before = published.length;
     const want = Math.ceil((opts.count - published.length) / 2) + 8;
     const sampled = sampleDistinct(ctx.index, createRng(seedFrom(`synth/${opts.rng}/sample/${round}`)), {
+      perHash: opts.perShape,
       minEdges: opts.minEdges,
       maxEdges: opts.maxEdges,
       count: want,
@@ -781,18 +813,26 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
     });
     reject('duplicate_hash', sampled.stats.duplicates);
     const fresh = sampled.subgraphs.filter((s) => {
-      if (seen.has(s.hash)) reject('duplicate_hash');
-      return !seen.has(s.hash);
+      if (opts.excludeEdges && s.edges.some((e) => opts.excludeEdges!.has(e))) {
+        reject('excluded_edge');
+        return false;
+      }
+      const key = instanceKey(s);
+      const dup = seen.has(key) || (opts.perShape === 1 && seen.has(s.hash));
+      if (dup) reject(opts.perShape === 1 ? 'duplicate_hash' : 'duplicate_subgraph');
+      return !dup;
     });
     if (fresh.length === 0) break;
     for (const s of fresh) {
       if (published.length >= opts.count) break;
       seen.add(s.hash);
+      seen.add(instanceKey(s));
       shapes++;
       const inst = makeInstance(ctx.index, s);
       if (inst.orbits.length > opts.count - published.length) deferred.push(inst);
       else tryGroup(inst);
     }
+    stalled = published.length > before ? 0 : stalled + 1;
   }
   // 2. deferred shapes that now fit, smallest first
   deferred.sort((a, b) => a.orbits.length - b.orbits.length);
@@ -800,7 +840,19 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
     if (published.length >= opts.count) break;
     if (inst.orbits.length <= opts.count - published.length) tryGroup(inst);
   }
-  // 3. extras on complete shapes: a shape whose least used orbit is least used overall, then that orbit
+  // 3. extras. With many instances per shape, the last slots take one orbit of an instance whose whole group
+  //    did not fit (a new fact, where another QA on a complete instance would only reword a published one);
+  //    otherwise on complete shapes: a shape whose least used orbit is least used overall, then that orbit.
+  for (const inst of opts.perShape > 1 ? deferred : []) {
+    if (published.length >= opts.count) break;
+    if (done.has(instanceKey(inst.sub))) continue;
+    const { qa } = attempt(inst, balancer.choose(inst.hash, inst.orbits.length, rng), new Set());
+    if (qa) {
+      publish(qa);
+      extras++;
+      progress();
+    }
+  }
   const complete = [...done.values()];
   for (let guard = 0; published.length < opts.count && complete.length && guard < opts.count * 10; guard++) {
     const minOf = (inst: Instance): number => Math.min(...balancer.countsOf(inst.hash, inst.orbits.length));
@@ -815,7 +867,7 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
       progress();
     }
   }
-  const unusedDeferred = deferred.filter((inst) => !done.has(inst.hash)).length;
+  const unusedDeferred = deferred.filter((inst) => !done.has(instanceKey(inst.sub))).length;
   if (unusedDeferred) reject('group_too_large', unusedDeferred);
 
   const qas: QA[] = published.map((qa, i) => ({ id: `qa-${String(i + 1).padStart(6, '0')}`, ...qa }));

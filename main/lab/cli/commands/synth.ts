@@ -3,14 +3,15 @@
 import { basename } from 'node:path';
 import type { QA } from '../../formats';
 import { readGraphFile } from '../../kg/io';
-import { synthesize, resolveOptions, type SynthInput } from '../../synth/build';
+import { datasetEdges, synthesize, resolveOptions, type SynthInput } from '../../synth/build';
 import { checkDataset, readDataset, writeDataset } from '../../synth/dataset';
 import { isObfuscationKind, type ObfuscationKind } from '../../synth/obfuscate';
 import { phraseQuestion, type PhraseOutcome } from '../../synth/phrase';
-import { optInt, optString, printResult, reqString, usageError, type CliCommand } from '../command';
+import { optInt, optNumber, optString, printResult, reqString, usageError, type CliCommand } from '../command';
 
 function parseKinds(text: string | undefined): ObfuscationKind[] | undefined {
   if (text === undefined) return undefined;
+  if (text.trim() === 'none') return []; // plain questions: only tightening by naming entities
   const kinds = text.split(',').map((s) => s.trim()).filter(Boolean);
   for (const k of kinds) if (!isObfuscationKind(k)) throw usageError(`--kinds: unknown kind '${k}'`);
   return kinds as ObfuscationKind[];
@@ -47,18 +48,21 @@ export const synthCommands: CliCommand[] = [
   {
     path: ['synth'],
     summary: 'synthesises N verified QAs (sailor.qa/1) from a knowledge graph',
-    usage: 'synth --graph G.json --count N --out D.jsonl [--rng S] [--kinds a,b] [--probs a=0.5,…] [--json]',
+    usage: 'synth --graph G.json --count N --out D.jsonl [--rng S] [--kinds a,b|none] [--probs a=0.5,…] [--exclude TRAIN.jsonl] [--json]',
     options: {
       graph: { type: 'string', description: 'the sailor.graph/1 file' },
       count: { type: 'string', description: 'number of QAs to publish' },
       out: { type: 'string', description: 'the dataset to write (JSON Lines, written atomically)' },
       rng: { type: 'string', description: 'seed of every random choice', default: '1' },
-      kinds: { type: 'string', description: 'obfuscation kinds to use, comma-separated (default: all)' },
+      kinds: { type: 'string', description: 'obfuscation kinds to use, comma-separated, or none (default: all)' },
       probs: { type: 'string', description: 'per-kind injection probability, e.g. vague_time=0.8,distractor=0.2' },
       'max-constraints': { type: 'string', description: 'obfuscation fragments injected up front', default: '3' },
       'max-tighten': { type: 'string', description: 'tightening steps per QA before it counts as ambiguous', default: '6' },
       'min-edges': { type: 'string', description: 'smallest subgraph, in edges', default: '2' },
       'max-edges': { type: 'string', description: 'largest subgraph, in edges', default: '6' },
+      'anchor-prob': { type: 'string', description: 'chance of naming one non-answer entity in the question up front', default: '0.35' },
+      'per-shape': { type: 'string', description: 'subgraphs kept per WL hash (more: many QAs of one shape on other entities)', default: '1' },
+      exclude: { type: 'string', description: 'a dataset whose subgraph edges no QA may use (a held-out set disjoint from its training set)' },
       'llm-url': { type: 'string', description: 'OpenAI-compatible base URL (…/v1) to rephrase questions; key from SAILOR_LLM_API_KEY' },
       'llm-model': { type: 'string', description: 'model name for --llm-url' },
       json: { type: 'boolean', description: 'print the summary as JSON' },
@@ -81,9 +85,13 @@ export const synthCommands: CliCommand[] = [
         maxTighten: optInt(ctx, 'max-tighten', 6, { min: 0, max: 50 }),
         minEdges: optInt(ctx, 'min-edges', 2, { min: 1 }),
         maxEdges: optInt(ctx, 'max-edges', 6, { min: 1 }),
+        anchorProb: optNumber(ctx, 'anchor-prob', 0.35),
+        perShape: optInt(ctx, 'per-shape', 1, { min: 1 }),
       };
+      const exclude = optString(ctx, 'exclude');
       const opts = resolveOptions(input); // usage errors before reading anything
       const graph = readGraphFile(graphPath);
+      if (exclude) input.excludeEdges = datasetEdges(readDataset(exclude).qas);
       let lastShown = -1;
       const { qas, stats } = synthesize(graph, {
         ...input,
@@ -122,6 +130,8 @@ export const synthCommands: CliCommand[] = [
           min_edges: opts.minEdges,
           max_edges: opts.maxEdges,
           anchor_prob: opts.anchorProb,
+          per_shape: opts.perShape,
+          ...(exclude ? { exclude: { dataset: basename(exclude), edges: input.excludeEdges!.size } } : {}),
           ...(llmUrl ? { llm: { base_url: llmUrl, model: llmModel } } : {}),
         },
         counts: {
