@@ -27,7 +27,7 @@ describe('sailor env', () => {
     expect(r.code).toBe(0);
     const v = JSON.parse(r.out) as { query: string; results: { title: string; url: string; snippet: string }[] }[];
     expect(v[0]!.query).toBe('founded by Igor Khandros');
-    expect(v[0]!.results[0]).toEqual({ title: 'Igor Khandros', url: 'sim://igor-khandros', snippet: 'FormFactor was founded by Igor Khandros.' });
+    expect(v[0]!.results[0]).toEqual({ title: 'Igor Khandros', url: 'sim://Igor_Khandros', snippet: 'FormFactor was founded by Igor Khandros.' });
     expect(r.err).toMatch(/indexed 10 pages/);
   });
 

@@ -81,7 +81,7 @@ describe('pages', () => {
 
   it('writes one page per node with lead, attributes and both directions of relations', () => {
     const ff = byTitle('FormFactor');
-    expect(ff.url).toBe('sim://formfactor');
+    expect(ff.url).toBe('sim://FormFactor');
     expect(ff.sentences[0]).toBe('FormFactor (also known as FormFactor, Inc.) is a company.');
     expect(ff.sentences).toContain('The inception of FormFactor is 1 April 1993.');
     expect(ff.sentences).toContain('The employees of FormFactor is 2100 people.');
@@ -90,7 +90,16 @@ describe('pages', () => {
     expect(byTitle('Igor Khandros').sentences).toContain('FormFactor was founded by Igor Khandros.');
   });
 
-  it('falls back to the node id when slugs collide', () => {
+  it('addresses a page by its title with _ for spaces, answering to the old lowercase slug too', () => {
+    const kh = byTitle('Igor Khandros');
+    expect(kh.url).toBe('sim://Igor_Khandros');
+    expect(kh.aliases).toEqual(['sim://igor-khandros']);
+    const w = new SimWeb(demoGraph());
+    for (const u of ['sim://Igor_Khandros', 'sim://igor_khandros', 'sim://igor-khandros', 'sim://Igor_Khandros/']) expect(w.page(u)?.title).toBe('Igor Khandros');
+    expect(w.page('sim://Igor Khandros')).toBeUndefined();
+  });
+
+  it('falls back to the node id when titles collide', () => {
     const g: Graph = {
       format: 'sailor.graph/1',
       nodes: [
@@ -117,7 +126,7 @@ describe('SimWeb', () => {
 
   it('search observation follows the WebSailor layout, one block per query', () => {
     const obs = web.search(['Kazan', 'Livermore']);
-    expect(obs).toMatch(/^A search for 'Kazan' found \d+ results:\n\n## Web Results\n1\. \[Kazan\]\(sim:\/\/kazan\)\n/);
+    expect(obs).toMatch(/^A search for 'Kazan' found \d+ results:\n\n## Web Results\n1\. \[Kazan\]\(sim:\/\/Kazan\)\n/);
     expect(obs).toContain("\n=======\nA search for 'Livermore'");
   });
 

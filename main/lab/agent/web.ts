@@ -11,6 +11,8 @@ export interface Page {
   url: string;
   title: string;
   sentences: string[];
+  /** Other URLs this page answers to (the lowercase slug of earlier versions). */
+  aliases?: string[];
 }
 
 export interface SearchResult {
@@ -118,6 +120,7 @@ export function pagesFromGraph(graph: Graph): Page[] {
     if (t.id !== s.id) (inc.get(t.id) ?? inc.set(t.id, []).get(t.id)!).push(sentence);
   }
   const urls = pageUrls(graph.nodes);
+  const legacy = legacySlugUrls(graph.nodes);
   return graph.nodes.map((node, index) => {
     const name = nodeName(node);
     const attrs = Object.keys(node.attrs)
@@ -127,21 +130,37 @@ export function pagesFromGraph(graph: Graph): Page[] {
       index,
       nodeId: node.id,
       url: urls[index]!,
+      ...(legacy[index] !== urls[index] ? { aliases: [legacy[index]!] } : {}),
       title: name,
       sentences: [leadSentence(node), ...attrs, ...(out.get(node.id) ?? []), ...(inc.get(node.id) ?? [])],
     };
   });
 }
 
-/** `sim://<slug>` when the slug is unique and not also some node's id; otherwise `sim://<id>`. */
+/**
+ * Wikipedia-style addresses: `sim://<title with _ for spaces>` when that is unique and not also some
+ * node's id, otherwise `sim://<id>`. The address spells the title with the title's own words, so a policy
+ * that has read a name can write its URL (a lowercase slug is a different token sequence to copy).
+ */
 function pageUrls(nodes: readonly GraphNode[]): string[] {
+  return uniqueOrId(nodes, (n) => titlePath(n.name));
+}
+
+/** The lowercase slugs of earlier versions (`sim://modern-greek`), still answered so old trajectories replay. */
+function legacySlugUrls(nodes: readonly GraphNode[]): string[] {
+  return uniqueOrId(nodes, (n) => slugify(n.name));
+}
+
+export const titlePath = (title: string): string => title.trim().replace(/\s+/g, '_');
+
+function uniqueOrId(nodes: readonly GraphNode[], path: (n: GraphNode) => string): string[] {
   const ids = new Set(nodes.map((n) => n.id));
   const count = new Map<string, number>();
-  const slugs = nodes.map((n) => slugify(n.name));
-  for (const s of slugs) count.set(s, (count.get(s) ?? 0) + 1);
+  const paths = nodes.map(path);
+  for (const s of paths) count.set(s.toLowerCase(), (count.get(s.toLowerCase()) ?? 0) + 1);
   return nodes.map((n, i) => {
-    const s = slugs[i]!;
-    return URL_SCHEME + (s && count.get(s) === 1 && !ids.has(s) ? s : n.id);
+    const s = paths[i]!;
+    return URL_SCHEME + (s && count.get(s.toLowerCase()) === 1 && !ids.has(s) ? s : n.id);
   });
 }
 
@@ -205,24 +224,24 @@ export class SimWeb {
   readonly options: WebOptions;
   private readonly index: Bm25Index;
   private readonly byUrl = new Map<string, Page>();
+  private readonly byLowerUrl = new Map<string, Page>();
 
   constructor(graphOrPages: Graph | Page[], options: Partial<WebOptions> = {}) {
     this.options = { ...WEB_DEFAULTS, ...options };
     this.pages = Array.isArray(graphOrPages) ? graphOrPages : pagesFromGraph(graphOrPages);
     this.index = new Bm25Index(this.pages.map((p) => tokenize(`${p.title}\n${p.sentences.join(' ')}`)));
-    // A page answers to its canonical URL and to `sim://<node id>` (a permalink, like a Wikidata Q-id).
-    for (const p of this.pages) {
-      this.byUrl.set(p.url, p);
-      const idUrl = URL_SCHEME + p.nodeId;
-      if (!this.byUrl.has(idUrl)) this.byUrl.set(idUrl, p);
-    }
+    // A page answers to its canonical URL, to `sim://<node id>` (a permalink, like a Wikidata Q-id) and to
+    // its aliases; any of them in any letter case, when that does not clash with another page's URL.
+    for (const p of this.pages) this.byUrl.set(p.url, p);
+    for (const p of this.pages) for (const u of [URL_SCHEME + p.nodeId, ...(p.aliases ?? [])]) if (!this.byUrl.has(u)) this.byUrl.set(u, p);
+    for (const [u, p] of [...this.byUrl]) if (!this.byLowerUrl.has(u.toLowerCase())) this.byLowerUrl.set(u.toLowerCase(), p);
   }
 
   idf = (term: string): number => this.index.idf(term);
 
   page(url: string): Page | undefined {
     const u = url.trim().replace(/\/+$/, '');
-    return this.byUrl.get(u) ?? this.byUrl.get(u.toLowerCase());
+    return this.byUrl.get(u) ?? this.byLowerUrl.get(u.toLowerCase());
   }
 
   /** Ranking only: the top-k page indices and BM25 scores (the bench compares this with SQLite FTS5). */
