@@ -111,6 +111,19 @@ describe('the expert', () => {
     expect(t.prediction).toBe('FormFactor');
   });
 
+  it('compact: a named-anchor lookup is search, visit by the title URL, answer; types are taken on trust', async () => {
+    const task = { id: 'q', question: 'Which company was founded by Igor Khandros?', query: { answer: '?a', patterns: [{ s: '?a', rel: 'founded_by', o: 'n2' }], filters: [{ var: '?a', attr: 'type', op: 'eq' as const, value: 'company' }] } };
+    const run = (compact: boolean) => runEpisode({ id: 'x', qaId: 'q', question: task.question, policy: createExpert(task, { anchorName, compact }), tools });
+    const lean = await run(true);
+    expect(lean.steps.map((s) => s.action.name)).toEqual(['search', 'visit', 'answer']);
+    expect(lean.steps[1]!.action.arguments).toMatchObject({ url: ['sim://Igor_Khandros'] });
+    expect(lean.prediction).toBe('FormFactor');
+    // The full expert also searches the relation phrase and reads the candidate's page to confirm its type.
+    const full = await run(false);
+    expect(full.prediction).toBe('FormFactor');
+    expect(full.tool_calls).toBeGreaterThan(lean.tool_calls);
+  });
+
   it('is imperfect: out of its own budget it answers a best guess', async () => {
     const qa = demoQAs()[1]!;
     const policy = createExpert(qa, { anchorName, maxCalls: 2 });

@@ -37,7 +37,8 @@ export interface ExpertOptions {
    * Actions a small policy trained from scratch can imitate, since it must learn every token it writes:
    * visit goals as the bare list of what to look for ("what it borders and its population"), without the
    * varied opener, and without a named anchor the opening search is the kinds of entity asked about, not
-   * the question's own 200 characters.
+   * the question's own 200 characters. It also skips the checks that are rarely needed on named-anchor
+   * questions (a relation-phrase search when the page already showed the link, a visit to confirm a type).
    */
   compact?: boolean;
 }
@@ -450,8 +451,10 @@ export class ExpertSolver {
           cand.set(fromVar, pruned);
         }
       }
-      // Hubs may list more links than an extract shows: search the relation phrase too.
-      if (from.length <= 3) {
+      // Hubs may list more links than an extract shows: search the relation phrase too (compact: only when
+      // the pages showed no link at all, keeping the trajectory a short pattern a small policy can follow).
+      const shown = from.every((k) => this.notes.neighbours(k, p.rel, dir).length > 0);
+      if (from.length <= 3 && !(this.opts.compact && shown)) {
         const queries = from
           .map((k) => (dir === 'out' ? `${this.name(k)} ${relationPhrase(p.rel)}` : `${relationPhrase(p.rel)} ${this.name(k)}`))
           .filter((qq) => !this.searched.has(qq));
@@ -502,8 +505,10 @@ export class ExpertSolver {
     const { cand, need } = this.expand(seed);
     this.lastCand = cand;
     if (need) return need;
-    // 3. Filters on attributes and types need each candidate's page.
-    for (const v of new Set(q.filters.filter((f) => f.attr !== 'name').map((f) => f.var))) {
+    // 3. Filters on attributes and types need each candidate's page (compact: types are taken on trust
+    //    from the relation that led to the candidate; the lenient pass of `solve` accepts them unread).
+    const needsPage = (f: QueryFilter): boolean => f.attr !== 'name' && !(this.opts.compact && f.attr === 'type');
+    for (const v of new Set(q.filters.filter(needsPage).map((f) => f.var))) {
       const keys = cand.get(v) ?? [];
       const vars = [v];
       const n = this.ensureRead(keys, vars, 'to check the conditions on them');
