@@ -27,7 +27,7 @@ describe('windows', () => {
     expect(windowIndices(10, 8, 5)).toEqual([0, 1, 2, 3, 4]); // head longer than the window: head only
   });
 
-  it('cuts one window per turn with the loss on that turn only', () => {
+  it('one row for the turns that fit whole, then one window per later turn with the loss on that turn only', () => {
     // tokens: [bos q q | t1 t1 | a1 | o o o | t2 | a2 | eos]
     //          0   1 2   3  4    5    6 7 8   9    10   11
     const tokens = {
@@ -42,12 +42,14 @@ describe('windows', () => {
         { kind: 'action' as const, start: 10, end: 11 },
       ],
     };
-    const w = turnWindows(tokens, 100);
+    // Both turns end inside the window: the policy saw the whole prefix each time, so one row carries the
+    // loss of both (the last turn with its <|eos|>).
+    expect(turnWindows(tokens, 100)).toEqual([{ ids: tokens.ids, mask: tokens.mask }]);
+    // A window of 8: the first turn still fits whole; the second has its own window, the question pinned
+    // (bos q q) then the last 5 tokens up to eos, and the first turn's tokens are context there, not loss.
+    const w = turnWindows(tokens, 8);
     expect(w).toHaveLength(2);
     expect(w[0]).toEqual({ ids: [100, 1, 2, 3, 4, 5], mask: [0, 0, 0, 1, 1, 1] });
-    // The last turn includes <|eos|>; the first turn's tokens are context now, not loss.
-    expect(w[1]).toEqual({ ids: [100, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], mask: [0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1] });
-    // With a window of 8: bos q q pinned, then the last 5 tokens up to eos.
     expect(turnWindows(tokens, 8)[1]).toEqual({ ids: [100, 1, 2, 7, 8, 9, 10, 11], mask: [0, 0, 0, 0, 0, 1, 1, 1] });
   });
 });

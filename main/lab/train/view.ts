@@ -31,15 +31,19 @@ export function windowIndices(end: number, headLen: number, maxLen: number): num
 }
 
 /**
- * One training example per turn the policy generated: the context the policy would have had, ending with
- * that turn (think + action/answer), and the loss on that turn only (earlier turns were learnt in their own
- * windows, observations and the question never are). `maxLen` = blockSize + 1 (inputs and shifted targets).
+ * The training examples of one trajectory: for every turn the policy generated (think + action/answer), the
+ * context the policy would have had, ending with that turn, with the loss on the turn. Turns that end
+ * within the first `maxLen` tokens saw the whole prefix at inference, so they share one window (causal
+ * attention gives each the same logits as its own window would): the loss on all of them, in one row.
+ * Each later turn gets its own window, the question pinned and the oldest turns cut as at inference, with
+ * the loss on that turn only. Observations and the question never carry loss. `maxLen` = blockSize + 1.
  */
 export function turnWindows(tokens: MaskedTokens, maxLen: number): MaskedTokens[] {
   const segs = tokens.segments ?? [];
   const prompt = segs.find((s) => s.kind === 'prompt');
   const headLen = prompt ? prompt.end : 0;
   const out: MaskedTokens[] = [];
+  let prefixEnd = 0;
   for (let i = 0; i < segs.length; i++) {
     const s = segs[i]!;
     if (s.kind !== 'think') continue;
@@ -48,11 +52,16 @@ export function turnWindows(tokens: MaskedTokens, maxLen: number): MaskedTokens[
     const turnEnd = next && next.kind === 'action' ? next.end : s.end;
     // The final turn also learns to stop: include the <|eos|> after it when it is there.
     const end = turnEnd === tokens.ids.length - 1 && tokens.mask[turnEnd] === 1 ? turnEnd + 1 : turnEnd;
+    if (end <= maxLen) {
+      prefixEnd = end;
+      continue;
+    }
     const idx = windowIndices(end, headLen, maxLen);
     out.push({
       ids: idx.map((j) => tokens.ids[j]!),
       mask: idx.map((j) => (j >= s.start ? tokens.mask[j]! : 0)),
     });
   }
+  if (prefixEnd > 0) out.unshift({ ids: tokens.ids.slice(0, prefixEnd), mask: tokens.mask.slice(0, prefixEnd) });
   return out;
 }
