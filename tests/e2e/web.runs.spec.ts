@@ -3,6 +3,7 @@
 // short real training run in a worker with its dashboard updating live from events, the finished
 // run's row with last/best values, the step scrubber, and an evaluation point opening its trajectories.
 import { expect, test, type Locator } from '@playwright/test';
+import type { JobRecord } from '../../main/lab/contract';
 import { SHOTS, servedLab, watchConsole } from './lab';
 
 const { server, api, runJob } = servedLab();
@@ -54,6 +55,15 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
   await expect(wizard.getByTestId('wiz-synth-heldout-job')).toHaveAttribute('data-status', 'succeeded', { timeout: 120_000 });
   await expect(wizard.getByTestId('wiz-heldout')).not.toHaveValue(trainId);
   await expect(wizard.getByTestId('wiz-error-data.heldOutDatasetId')).toHaveCount(0);
+  // The default style is named-entity lookups, kept off the facts of the training set picked above.
+  const synthJobs = (await api<JobRecord[]>(page, 'jobs.list', {})).filter((j) => j.kind === 'synth');
+  const heldJob = synthJobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1)!;
+  expect(heldJob.params).toMatchObject({ kinds: [], anchorProb: 1, maxConstraints: 0, excludeDatasetId: trainId });
+  type Qas = { qas: { subgraph: { edges: string[] } }[] };
+  const held = await api<Qas>(page, 'datasets.get', { id: (heldJob.result as { artefact: { id: string } }).artefact.id });
+  const trainEdges = new Set((await api<Qas>(page, 'datasets.get', { id: trainId })).qas.flatMap((q) => q.subgraph.edges));
+  expect(held.qas).toHaveLength(12);
+  expect(held.qas.flatMap((q) => q.subgraph.edges).filter((e) => trainEdges.has(e))).toEqual([]);
   // ...but this run evaluates on the 40-question set made through the API.
   await wizard.getByTestId('wiz-heldout').selectOption(heldOutId);
   await wizard.getByTestId('wiz-next').click();

@@ -167,6 +167,24 @@ export type ModelPreset = (typeof MODEL_PRESETS)[number]['id'];
 export { BACKEND_CHOICES };
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
+/**
+ * Question styles the wizard synthesises. Lookups (every question names an entity; no obfuscation) are
+ * what a tiny policy trained for minutes can learn to answer; the obfuscated style is WebSailor's levels 1-3.
+ */
+export const QUESTION_STYLES = {
+  lookup: {
+    label: 'lookups',
+    detail: 'Each question names an entity and asks what it links to, one or two hops away, without obfuscation: the quick preset, learnable by the tiny model.',
+    params: { kinds: [] as string[], anchorProb: 1, maxConstraints: 0, perShape: 100_000 },
+  },
+  obfuscated: {
+    label: 'obfuscated',
+    detail: 'WebSailor-style uncertainty: vague dates, ranges, partial names, descriptions and distractors (levels 1-3); far beyond the tiny model.',
+    params: {},
+  },
+} as const;
+export type QuestionStyle = keyof typeof QUESTION_STYLES;
+
 export type Values = Record<FieldPath, number | string>;
 
 const at = (obj: unknown, path: string): unknown => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], obj);
