@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Graph, MetricRecord, QA, Reward, Termination, Trajectory } from '../formats';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
-export { runConfigSchema, parseRunConfig, BACKEND_CHOICES, MODEL_PRESETS, type RunConfig, type RunConfigInput } from './run-config';
+export { runConfigSchema, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, type RunConfig, type RunConfigInput } from './run-config';
 
 // ---------- shared records ----------
 

@@ -161,6 +161,12 @@ export const runConfigSchema = z
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 export type RunConfig = z.output<typeof runConfigSchema>;
 
+/** A run's name when its config gives none: `tiny SFT 2000 steps, rng 1`, `tiny SFT 2000 + DUPO 20 steps, rng 1`. */
+export function defaultRunName(c: Pick<RunConfig, 'model' | 'sft' | 'rng' | 'rl'>): string {
+  const stages = [c.sft.steps > 0 ? `SFT ${c.sft.steps}` : null, c.rl ? `${c.rl.algorithm.toUpperCase()} ${c.rl.steps}` : null].filter(Boolean).join(' + ');
+  return `${c.model.preset} ${stages} steps, rng ${c.rng}`;
+}
+
 /** Parses and validates a run config; errors name every bad field, e.g. `sft.lr: Too big: expected number to be <=1`. */
 export function parseRunConfig(raw: unknown, where = 'run config'): RunConfig {
   const parsed = runConfigSchema.safeParse(raw);

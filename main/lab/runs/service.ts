@@ -10,7 +10,7 @@ import { LabError } from '../errors';
 import type { StoreDb } from '../store/db';
 import { writeJsonAtomic } from '../store/files';
 import type { JobManager } from '../jobs/manager';
-import { parseRunConfig, type RunConfig } from '../contract/run-config';
+import { defaultRunName, parseRunConfig, type RunConfig } from '../contract/run-config';
 import { readMetrics, summarise } from './metrics';
 import { resolveCheckpoint } from '../train/checkpoints';
 import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, rolloutSteps, RUN_FORMAT, runDir, runFile } from './layout';
@@ -74,8 +74,7 @@ export class RunsService {
         throw new LabError('not_found', `init.checkpoint: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    const stages = [config.sft.steps > 0 ? `SFT ${config.sft.steps}` : null, config.rl ? `${config.rl.algorithm.toUpperCase()} ${config.rl.steps}` : null].filter(Boolean).join(' + ');
-    const name = config.name ?? `${config.model.preset} ${stages} steps, rng ${config.rng}`;
+    const name = config.name ?? defaultRunName(config);
     mkdirSync(runDir(this.home, id), { recursive: true });
     writeJsonAtomic(runFile(this.home, id), { format: RUN_FORMAT, id, name, config, createdAt }, true);
     const artefact: ArtefactRecord = { id, name, path: join('runs', id), createdAt, info: { config, jobIds: [] } satisfies RunInfo };
