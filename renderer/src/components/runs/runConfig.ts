@@ -168,13 +168,14 @@ export { BACKEND_CHOICES };
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
 /**
- * Question styles the wizard synthesises. Lookups (every question names an entity; no obfuscation) are
- * what a tiny policy trained for minutes can learn to answer; the obfuscated style is WebSailor's levels 1-3.
+ * Question styles the wizard synthesises. Lookups (every question names an entity; no obfuscation) ask for
+ * the shortest tool sequences, search, visit, answer: the quick preset's curriculum for a small policy trained
+ * from scratch. The obfuscated style is WebSailor's levels 1-3.
  */
 export const QUESTION_STYLES = {
   lookup: {
     label: 'lookups',
-    detail: 'Each question names an entity and asks what it links to, one or two hops away, without obfuscation: the quick preset, learnable by the tiny model.',
+    detail: 'Each question names an entity and asks what it links to, one or two hops away, without obfuscation: the quick preset, the shortest tool sequences (search, visit, answer) for a small model.',
     params: { kinds: [] as string[], anchorProb: 1, maxConstraints: 0, perShape: 100_000 },
   },
   obfuscated: {
