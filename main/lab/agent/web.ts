@@ -143,7 +143,7 @@ export function pagesFromGraph(graph: Graph): Page[] {
  * that has read a name can write its URL (a lowercase slug is a different token sequence to copy).
  */
 function pageUrls(nodes: readonly GraphNode[]): string[] {
-  return uniqueOrId(nodes, (n) => titlePath(n.name));
+  return uniqueOrId(nodes, (n) => titleAddress(n.name));
 }
 
 /** The lowercase slugs of earlier versions (`sim://modern-greek`), still answered so old trajectories replay. */
@@ -151,7 +151,7 @@ function legacySlugUrls(nodes: readonly GraphNode[]): string[] {
   return uniqueOrId(nodes, (n) => slugify(n.name));
 }
 
-export const titlePath = (title: string): string => title.trim().replace(/\s+/g, '_');
+const titleAddress = (title: string): string => title.trim().replace(/\s+/g, '_');
 
 function uniqueOrId(nodes: readonly GraphNode[], path: (n: GraphNode) => string): string[] {
   const ids = new Set(nodes.map((n) => n.id));

@@ -46,7 +46,7 @@ export const synthParams = z
     rng: z.number().int().min(0).max(2 ** 32 - 1).default(1),
     /** Obfuscation kinds; [] for plain questions (only naming entities can make the answer unique). */
     kinds: z.array(z.string().min(1)).optional(),
-    /** Subgraph size in edges: small subgraphs give short, learnable questions (the quick preset's curriculum). */
+    /** Subgraph size in edges: small subgraphs give short questions (the quick preset's curriculum). */
     minEdges: z.number().int().min(1).max(50).optional(),
     maxEdges: z.number().int().min(1).max(50).optional(),
     /** Chance of naming one non-answer entity up front; 1 with kinds [] gives named-entity lookups. */

@@ -725,6 +725,8 @@ export function datasetEdges(qas: readonly Pick<QA, 'subgraph'>[]): Set<string> 
 
 /** One subgraph instance: its edge set (two samples of one shape on other entities differ here, not in the hash). */
 const instanceKey = (sub: { edges: readonly string[] }): string => [...sub.edges].sort().join('|');
+/** One fact: an instance and the node asked for (rewordings of it share the key). */
+const factKey = (sub: { edges: readonly string[] }, answerId: string): string => `${instanceKey(sub)}>${answerId}`;
 
 export function synthesize(graph: Graph, input: SynthInput): SynthResult {
   const opts = resolveOptions(input);
@@ -750,7 +752,7 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
   const publish = (qa: Omit<QA, 'id'>): void => {
     published.push(qa);
     questions.add(qa.question);
-    facts.add(`${instanceKey(qa.subgraph)}>${qa.answer_id}`);
+    facts.add(factKey(qa.subgraph, qa.answer_id));
     balancer.record(qa.wl_hash, qa.orbit);
     for (const k of new Set(qa.obfuscations.map((o) => o.kind))) ctx.kindCounts[k] = (ctx.kindCounts[k] ?? 0) + 1;
   };
@@ -769,8 +771,7 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
       return { qa: null, answerId };
     }
     // With many instances per shape the volume comes from other entities, not from rewording one fact.
-    const fact = `${instanceKey(inst.sub)}>${answerId}`;
-    if (opts.perShape > 1 && facts.has(fact)) {
+    if (opts.perShape > 1 && facts.has(factKey(inst.sub, answerId))) {
       reject('duplicate_fact');
       return { qa: null, answerId };
     }
