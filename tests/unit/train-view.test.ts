@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { policyView, turnWindows, windowIndices } from '../../main/lab/train/view';
+import { policyView, promptBudget, turnWindows, windowIndices } from '../../main/lab/train/view';
+import { policyPrompt } from '../../main/lab/train/policy';
+import { buildMaskedTokens } from '../../main/lab/model/mask';
+import { trainTokenizer } from '../../main/lab/model/tokenizer';
 import type { AgentStep } from '../../main/lab/agent/react';
 
 describe('policy view', () => {
@@ -27,29 +30,66 @@ describe('windows', () => {
     expect(windowIndices(10, 8, 5)).toEqual([0, 1, 2, 3, 4]); // head longer than the window: head only
   });
 
-  it('one row for the turns that fit whole, then one window per later turn with the loss on that turn only', () => {
-    // tokens: [bos q q | t1 t1 | a1 | o o o | t2 | a2 | eos]
-    //          0   1 2   3  4    5    6 7 8   9    10   11
-    const tokens = {
-      ids: [100, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
-      mask: [0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1],
-      segments: [
-        { kind: 'prompt' as const, start: 1, end: 3 },
-        { kind: 'think' as const, start: 3, end: 5 },
-        { kind: 'action' as const, start: 5, end: 6 },
-        { kind: 'observation' as const, start: 6, end: 9 },
-        { kind: 'think' as const, start: 9, end: 10 },
-        { kind: 'action' as const, start: 10, end: 11 },
-      ],
-    };
-    // Both turns end inside the window: the policy saw the whole prefix each time, so one row carries the
-    // loss of both (the last turn with its <|eos|>).
-    expect(turnWindows(tokens, 100)).toEqual([{ ids: tokens.ids, mask: tokens.mask }]);
-    // A window of 8: the first turn still fits whole; the second has its own window, the question pinned
-    // (bos q q) then the last 5 tokens up to eos, and the first turn's tokens are context there, not loss.
-    const w = turnWindows(tokens, 8);
+  // tokens: [bos q q | think x4 | action x2 | observation x20 | think x3 | action x2 | eos]
+  //          0   1 2   3..6       7..8         9..28              29..31     32..33     34
+  const ids = Array.from({ length: 35 }, (_, i) => 100 + i);
+  const tokens = {
+    ids,
+    mask: ids.map((_, i) => (i < 3 || (i >= 9 && i < 29) ? 0 : 1)),
+    segments: [
+      { kind: 'prompt' as const, start: 1, end: 3 },
+      { kind: 'think' as const, start: 3, end: 7 },
+      { kind: 'action' as const, start: 7, end: 9 },
+      { kind: 'observation' as const, start: 9, end: 29 },
+      { kind: 'think' as const, start: 29, end: 32 },
+      { kind: 'action' as const, start: 32, end: 34 },
+    ],
+  };
+
+  it('puts every turn in one row when the policy would have seen its whole prefix', () => {
+    expect(promptBudget(100, 10)).toBe(90);
+    expect(turnWindows(tokens, 100, 10)).toEqual([{ ids: tokens.ids, mask: tokens.mask }]);
+  });
+
+  it('gives a later turn the context policyPrompt would give it: cut to the budget, the question pinned', () => {
+    // blockSize 30, 10 positions kept for the turn: 20 positions of context. The first turn starts at 3,
+    // inside the budget, so its row is the uncut prefix; the second starts at 29, so its context is
+    // bos q q and the 17 tokens before it (12..28), then the turn and <|eos|>, the loss on the turn only.
+    const w = turnWindows(tokens, 30, 10);
     expect(w).toHaveLength(2);
-    expect(w[0]).toEqual({ ids: [100, 1, 2, 3, 4, 5], mask: [0, 0, 0, 1, 1, 1] });
-    expect(turnWindows(tokens, 8)[1]).toEqual({ ids: [100, 1, 2, 7, 8, 9, 10, 11], mask: [0, 0, 0, 0, 0, 1, 1, 1] });
+    expect(w[0]).toEqual({ ids: ids.slice(0, 9), mask: tokens.mask.slice(0, 9) });
+    expect(w[1]!.ids).toEqual([100, 101, 102, ...ids.slice(12, 35)]);
+    expect(w[1]!.mask).toEqual([...Array<number>(20).fill(0), 1, 1, 1, 1, 1, 1]);
+    expect(w[1]!.ids.length).toBeLessThanOrEqual(31);
+  });
+});
+
+describe('training rows and inference prompts', () => {
+  it('train the policy on exactly the context it is given at inference, turn by turn', () => {
+    const long = Array.from({ length: 40 }, (_, i) => `Fact ${i}: Paris is located in France.`).join(' ');
+    const steps: AgentStep[] = [
+      { think: 'Search "Paris".', action: { name: 'search', arguments: { query: ['Paris'] } }, observation: long },
+      { think: 'Read this page.', action: { name: 'visit', arguments: { url: ['sim://Paris'], goal: 'country' } }, observation: long },
+      { think: 'Answer: France.', action: { name: 'answer', arguments: { answer: 'France' } } },
+    ];
+    const question = 'Which country is Paris located in?';
+    const v = policyView(question, steps);
+    const tok = trainTokenizer([v.text], { vocabSize: 300 });
+    const blockSize = 128;
+    const turnTokens = 40;
+    const rows = turnWindows(buildMaskedTokens(tok, v.text, v.spans), blockSize, turnTokens);
+    expect(rows.length).toBeGreaterThan(1); // the observations are longer than the context: rows are cut
+    // Each row's loss starts where its last turn starts; what comes before it is that turn's context.
+    const lastTurnStart = (mask: readonly number[]): number => {
+      let i = mask.length;
+      while (i > 0 && mask[i - 1] === 1) i--;
+      return i;
+    };
+    const contexts = rows.map((r) => r.ids.slice(0, lastTurnStart(r.mask)));
+    const prompts = steps.map((_, j) => policyPrompt(tok, question, steps.slice(0, j), blockSize, turnTokens));
+    // Turns that share the first row saw an uncut prefix; every later turn has its own row.
+    const own = prompts.slice(prompts.length - (rows.length - 1));
+    expect(contexts.slice(1)).toEqual(own);
+    for (const r of rows) expect(r.ids.length).toBeLessThanOrEqual(blockSize + 1);
   });
 });

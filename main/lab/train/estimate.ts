@@ -23,6 +23,7 @@ import { createRng } from '../util/rng';
 import { CancelledError, type JobContext } from '../jobs/context';
 import { estimateParams } from '../jobs/specs';
 import { TURN_TOKENS } from './policy';
+import { promptBudget } from './view';
 import { rftExpert } from './sft-job';
 
 /** Evaluations a stage of `steps` steps runs with an eval every `every` steps and one at the end. */
@@ -154,7 +155,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
     const batch = makeBatch(Array.from({ length: config.sft.batchSize }, window), gpt.blockSize, 0);
     const stepSeconds = await timeIt(() => trainStep(model, opt, batch, trainCfg), 2);
     say(0.8, 'timing a policy turn');
-    const prompt = window().ids.slice(0, Math.max(8, gpt.blockSize - TURN_TOKENS));
+    const prompt = window().ids.slice(0, promptBudget(gpt.blockSize, TURN_TOKENS));
     // A compact turn writes about a third of its token budget; the prefill is the full context.
     const turnSeconds = await timeIt(() => generate(model, prompt, { maxNewTokens: Math.ceil(TURN_TOKENS / 3), temperature: 1, rng, stopTokens: [] }), 2);
     say(1, 'measured');

@@ -10,7 +10,7 @@ import { buildMaskedTokens } from '../model/mask';
 import type { Policy, GenerateOptions } from '../agent/runtime';
 import type { AgentStep } from '../agent/react';
 import { createRng } from '../util/rng';
-import { policyView, windowIndices } from './view';
+import { policyView, promptBudget, windowIndices } from './view';
 
 /** One turn (think + action) of a trained policy, at most, in tokens. */
 export const TURN_TOKENS = 96;
@@ -38,15 +38,14 @@ export interface SampledTurn {
 
 /**
  * The token ids a policy of context `blockSize` is given before a turn: tokenised exactly as the training
- * windows were (span by span, <|bos|> first, no <|eos|>), then cut the same way (the question pinned, the
- * most recent turns after it) to leave `maxNew` positions for the turn.
+ * windows were (span by span, <|bos|> first, no <|eos|>), then cut to the same budget (view.ts promptBudget:
+ * the question pinned, the most recent tokens after it), which leaves `maxNew` positions for the turn.
  */
 export function policyPrompt(tok: Tokenizer, question: string, steps: readonly AgentStep[], blockSize: number, maxNew: number): number[] {
   const view = policyView(question, steps);
   const { ids, segments } = buildMaskedTokens(tok, view.text, view.spans, { eos: false });
   const headLen = segments?.find((s) => s.kind === 'prompt')?.end ?? 1;
-  const budget = Math.max(8, blockSize - maxNew);
-  return windowIndices(ids.length, headLen, budget).map((i) => ids[i]!);
+  return windowIndices(ids.length, headLen, promptBudget(blockSize, maxNew)).map((i) => ids[i]!);
 }
 
 export function checkpointPolicy(model: GPT, tok: Tokenizer, opts: CheckpointPolicyOptions): Policy {

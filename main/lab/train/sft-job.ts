@@ -116,7 +116,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const gptConfig = resolveGPTConfig({ preset: config.model.preset, vocabSize: tok.vocabSize, ...(config.model.blockSize ? { blockSize: config.model.blockSize } : {}) });
   const trainWindows: MaskedTokens[] = [];
   const valWindows: MaskedTokens[] = [];
-  views.forEach((v, i) => (i % 10 === 9 ? valWindows : trainWindows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize + 1)));
+  views.forEach((v, i) => (i % 10 === 9 ? valWindows : trainWindows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS)));
   if (trainWindows.length === 0) throw new LabError('conflict', 'no training windows: the RFT data is empty');
 
   // ---- 4. model: fresh, or the last checkpoint

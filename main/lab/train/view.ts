@@ -31,17 +31,29 @@ export function windowIndices(end: number, headLen: number, maxLen: number): num
 }
 
 /**
- * The training examples of one trajectory: for every turn the policy generated (think + action/answer), the
- * context the policy would have had, ending with that turn, with the loss on the turn. Turns that end
- * within the first `maxLen` tokens saw the whole prefix at inference, so they share one window (causal
- * attention gives each the same logits as its own window would): the loss on all of them, in one row.
- * Each later turn gets its own window, the question pinned and the oldest turns cut as at inference, with
- * the loss on that turn only. Observations and the question never carry loss. `maxLen` = blockSize + 1.
+ * Positions a policy of context `blockSize` is given before it generates a turn: the rest are kept for the
+ * turn itself (at most `turnTokens`). Inference (policy.ts policyPrompt) and training (turnWindows) cut
+ * the context to this same budget, so the policy is trained on exactly the contexts it will see.
  */
-export function turnWindows(tokens: MaskedTokens, maxLen: number): MaskedTokens[] {
+export function promptBudget(blockSize: number, turnTokens: number): number {
+  return Math.max(8, blockSize - turnTokens);
+}
+
+/**
+ * The training examples of one trajectory: for every turn the policy generated (think + action/answer), the
+ * context the policy has at inference before that turn, then the turn, with the loss on the turn. A turn
+ * that starts within the prompt budget saw its whole prefix, so such turns share one row (causal attention
+ * gives each the same logits as its own row would): the loss on all of them. Each later turn gets its own
+ * row: the context cut to the budget as policyPrompt cuts it (the question pinned, the most recent tokens
+ * after it), then the turn, with the loss on that turn only. Observations and the question never carry loss.
+ * Rows are at most blockSize + 1 tokens (a turn longer than turnTokens keeps what fits).
+ */
+export function turnWindows(tokens: MaskedTokens, blockSize: number, turnTokens: number): MaskedTokens[] {
   const segs = tokens.segments ?? [];
   const prompt = segs.find((s) => s.kind === 'prompt');
   const headLen = prompt ? prompt.end : 0;
+  const budget = promptBudget(blockSize, turnTokens);
+  const maxLen = blockSize + 1;
   const out: MaskedTokens[] = [];
   let prefixEnd = 0;
   for (let i = 0; i < segs.length; i++) {
@@ -52,11 +64,12 @@ export function turnWindows(tokens: MaskedTokens, maxLen: number): MaskedTokens[
     const turnEnd = next && next.kind === 'action' ? next.end : s.end;
     // The final turn also learns to stop: include the <|eos|> after it when it is there.
     const end = turnEnd === tokens.ids.length - 1 && tokens.mask[turnEnd] === 1 ? turnEnd + 1 : turnEnd;
-    if (end <= maxLen) {
+    if (s.start <= budget && end <= maxLen) {
       prefixEnd = end;
       continue;
     }
-    const idx = windowIndices(end, headLen, maxLen);
+    const context = windowIndices(s.start, headLen, budget);
+    const idx = [...context, ...Array.from({ length: end - s.start }, (_, j) => s.start + j)].slice(0, maxLen);
     out.push({
       ids: idx.map((j) => tokens.ids[j]!),
       mask: idx.map((j) => (j >= s.start ? tokens.mask[j]! : 0)),
