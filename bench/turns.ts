@@ -60,7 +60,8 @@ const trajs = await rolloutDataset(qas, rftExpert(config, graph), simToolset(new
   seed: 7,
   limits: { maxToolCalls: env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 },
 });
-const stops = ['</tool_call>', '</answer>', '<|eos|>'].map((s) => tok.special(s));
+const eos = tok.special('<|eos|>');
+const stops = [tok.special('</tool_call>'), tok.special('</answer>'), eos];
 const blockSize = model.config.blockSize;
 
 const exact: number[] = [];
@@ -69,12 +70,12 @@ let hit = 0;
 let scored = 0;
 let shown = 0;
 for (const t of trajs) {
-  const question = qas.find((q) => q.id === t.qa_id)!.question;
+  const { question, answer } = qas.find((q) => q.id === t.qa_id)!;
   const lines: string[] = [];
   for (let i = 0; i < t.steps.length; i++) {
     const prompt = policyPrompt(tok, question, t.steps.slice(0, i), blockSize, TURN_TOKENS);
     const out = await generate(model, prompt, { maxNewTokens: TURN_TOKENS, temperature: 0, rng: createRng(0), stopTokens: stops });
-    const got = tok.decode(out.tokens.filter((id) => id !== tok.special('<|eos|>'))).trim();
+    const got = tok.decode(out.tokens.filter((id) => id !== eos)).trim();
     const { think, action } = renderStepParts(t.steps[i]!);
     const want = (think + action).trim();
     total[i] = (total[i] ?? 0) + 1;
@@ -93,7 +94,7 @@ for (const t of trajs) {
   }
   if (lines.length > 0 && shown < Number(values.show)) {
     shown++;
-    console.log(`Q: ${question}  (gold: ${qas.find((q) => q.id === t.qa_id)!.answer})\n${lines.join('\n')}`);
+    console.log(`Q: ${question}  (gold: ${answer})\n${lines.join('\n')}`);
   }
 }
 console.log(`\nrun ${runId} step ${step}, ${trajs.length} ${values.split} questions, backend ${backend.chosen}`);

@@ -801,6 +801,8 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
   // 1. one QA per orbit of each fresh shape
   // Many instances per shape: keep sampling while rounds still publish (a lookup set draws on every edge).
   const rounds = opts.perShape > 1 ? 60 : 6;
+  // A sampled subgraph is new when its shape is (one per shape), or with perShape > 1 when its edge set is.
+  const dedupeKey = (s: { hash: string; edges: readonly string[] }): string => (opts.perShape === 1 ? s.hash : instanceKey(s));
   let stalled = 0;
   for (let round = 0; published.length < opts.count && round < rounds && stalled < 3; round++) {
     const before = published.length;
@@ -818,16 +820,14 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
         reject('excluded_edge');
         return false;
       }
-      const key = instanceKey(s);
-      const dup = seen.has(key) || (opts.perShape === 1 && seen.has(s.hash));
+      const dup = seen.has(dedupeKey(s));
       if (dup) reject(opts.perShape === 1 ? 'duplicate_hash' : 'duplicate_subgraph');
       return !dup;
     });
     if (fresh.length === 0) break;
     for (const s of fresh) {
       if (published.length >= opts.count) break;
-      seen.add(s.hash);
-      seen.add(instanceKey(s));
+      seen.add(dedupeKey(s));
       shapes++;
       const inst = makeInstance(ctx.index, s);
       if (inst.orbits.length > opts.count - published.length) deferred.push(inst);
