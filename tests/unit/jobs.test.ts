@@ -136,6 +136,6 @@ describe('synthesis job options', () => {
     const wrong = (await core.call('jobs.start', { kind: 'synth', params: { graphId: other.id, count: 5, excludeDatasetId: train.id, ...lookup } })) as JobRecord;
     const failed = await waitForStatus(core, wrong.id, ['succeeded', 'failed'], 60_000);
     expect(failed.status).toBe('failed');
-    expect(failed.error).toMatch(/excludeDatasetId: dataset .* shares no edge with graph/);
+    expect(failed.error).toMatch(/excludeDatasetId: dataset .* shares no edge with the graph/);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCheckpoint, readCheckpointManifest, saveCheckpoint } from '../../main/lab/model/checkpoint';
-import { createModel, disposeModel, resolveGPTConfig } from '../../main/lab/model/gpt';
+import { createModel, disposeModel, forward, resolveGPTConfig } from '../../main/lab/model/gpt';
 import { makeBatch } from '../../main/lab/model/mask';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';
@@ -91,5 +91,23 @@ describe('checkpoint', () => {
     await expect(loadCheckpoint(dir)).rejects.toThrow(/SHA-256/);
     await expect(loadCheckpoint(join(root, 'nope'))).rejects.toThrow(/not a checkpoint/);
     for (const m of [model, wider, untied]) disposeModel(m);
+  });
+
+  it('loads a checkpoint written before smeared keys existed as a model without them', async () => {
+    const model = createModel({ ...cfg, smearKeys: false }, { seed: 5 });
+    const dir = join(root, 'legacy');
+    await saveCheckpoint(dir, { model, step: 0 });
+    const manifestPath = join(dir, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { model: Record<string, unknown> };
+    delete manifest.model.smearKeys; // as the older code wrote it
+    writeFileSync(manifestPath, JSON.stringify(manifest));
+    const loaded = await loadCheckpoint(dir);
+    expect(loaded.model.config.smearKeys).toBe(false);
+    expect([...loaded.model.params.keys()].some((k) => k.endsWith('.smear'))).toBe(false);
+    const ids = tf.tensor2d([[1, 2, 3]], [1, 3], 'int32');
+    expect(tf.tidy(() => tf.max(tf.abs(tf.sub(forward(loaded.model, ids), forward(model, ids)))).dataSync()[0]!)).toBe(0);
+    ids.dispose();
+    disposeModel(loaded.model);
+    disposeModel(model);
   });
 });

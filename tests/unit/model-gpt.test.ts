@@ -68,6 +68,22 @@ describe('forward and loss', () => {
     expect(Math.abs(l - Math.log(50))).toBeLessThan(0.2);
   });
 
+  it('smeared keys: at s = 1 the model is the plain one; at s = 0.5 every key mixes in its predecessor', () => {
+    const plain = createModel({ ...cfg, smearKeys: false }, { seed: 7 });
+    const rows = [[1, 2, 3, 4, 5, 6]];
+    const diff = (): number => tf.tidy(() => tf.max(tf.abs(tf.sub(forward(model, ids2d(rows)), forward(plain, ids2d(rows))))).dataSync()[0]!);
+    // Same seed: the plain model has every weight of the smeared one except the per-head mixing logits.
+    expect([...plain.params.keys()]).toEqual([...model.params.keys()].filter((k) => !k.endsWith('.attn.smear')));
+    for (const [name, v] of plain.params) v.assign(model.params.get(name)!);
+    expect(diff()).toBeGreaterThan(1e-4); // initial s = sigmoid(0) = 0.5
+    const saved = [0, 1].map((i) => model.params.get(`h.${i}.attn.smear`)!.clone());
+    for (const i of [0, 1]) model.params.get(`h.${i}.attn.smear`)!.assign(tf.fill([cfg.nHead], 40));
+    expect(diff()).toBeLessThan(1e-5);
+    [0, 1].forEach((i) => model.params.get(`h.${i}.attn.smear`)!.assign(saved[i]!));
+    tf.dispose(saved);
+    disposeModel(plain);
+  });
+
   it('normalises by the number of unmasked tokens', () => {
     const ids = [[1, 2, 3, 4], [5, 6, 7, 8]];
     const tg = [[2, 3, 4, 5], [6, 7, 8, 9]];

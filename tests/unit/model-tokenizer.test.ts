@@ -68,6 +68,23 @@ describe('tokenizer', () => {
     expect(() => trainTokenizer(corpus, { vocabSize: 100 })).toThrow(/vocabSize/);
   });
 
+  it('gives a name the same tokens after a space, a quote and a URL scheme; lower-case words keep their space', () => {
+    const names = trainTokenizer(
+      Array.from({ length: 30 }, () => 'Igor Khandros founded FormFactor. Search "Igor Khandros" at sim://Igor_Khandros then visit it.'),
+      { vocabSize: 400 },
+    );
+    const pieces = (text: string) => names.encode(text, { allowSpecial: false }).map((id) => names.decode([id]));
+    const khandros = pieces('Khandros');
+    expect(pieces(' Khandros')).toEqual([' ', ...khandros]);
+    expect(pieces('"Khandros')).toEqual(['"', ...khandros]);
+    expect(pieces('sim://Khandros')).toEqual([...pieces('sim://'), ...khandros]);
+    expect(pieces(' founded')).toEqual([' founded']);
+    // The pattern travels with the merges: another pre-tokeniser can be chosen and is kept.
+    const gpt2 = trainTokenizer(corpus, { vocabSize: 300, pattern: "'(?:[sdmt]|ll|ve|re)| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+" });
+    expect(Tokenizer.fromJSON(gpt2.toJSON()).encode(' Khandros', { allowSpecial: false })).toEqual(gpt2.encode(' Khandros', { allowSpecial: false }));
+    expect(gpt2.toJSON().pattern).toContain(' ?\\p{L}+');
+  });
+
   it('prints tokens for debug dumps', () => {
     expect(tok.tokenText(tok.special('<think>'))).toBe('"<think>"');
     expect(tok.tokenText(tok.byteOffset + 0xe6)).toBe('<0xE6>');

@@ -63,6 +63,23 @@ describe('sailor synth', () => {
       expect(io.stderr).toMatch(message);
     }
   });
+
+  it('--exclude keeps a held-out split off the training edges, and refuses a dataset of another graph', async () => {
+    const heldPath = join(dir, 'held.jsonl');
+    const io = capture();
+    expect(await runCli(['synth', '--graph', graphPath, '--count', '10', '--rng', '4', '--out', heldPath, '--exclude', dataPath], io)).toBe(0);
+    const edgesOf = (path: string) => readFileSync(path, 'utf8').trimEnd().split('\n').slice(1).flatMap((l) => (JSON.parse(l) as { subgraph: { edges: string[] } }).subgraph.edges);
+    const trainEdges = new Set(edgesOf(dataPath));
+    expect(edgesOf(heldPath).filter((e) => trainEdges.has(e))).toEqual([]);
+
+    const otherGraph = join(dir, 'other.json');
+    writeFileSync(otherGraph, JSON.stringify({ ...fixtureGraph({ seed: 4, countries: 16 }), edges: [] }));
+    const other = capture();
+    const otherOut = join(dir, 'other.jsonl');
+    expect(await runCli(['synth', '--graph', otherGraph, '--count', '1', '--out', otherOut, '--exclude', dataPath], other)).toBe(2);
+    expect(other.stderr).toMatch(/--exclude .*d\.jsonl .*shares no edge with the graph/);
+    expect(() => readFileSync(otherOut)).toThrow();
+  });
 });
 
 describe('sailor check', () => {

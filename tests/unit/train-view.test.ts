@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policyView, promptBudget, turnWindows, windowIndices } from '../../main/lab/train/view';
+import { policyView, promptBudget, turnWindows, validationQuestions, windowIndices } from '../../main/lab/train/view';
 import { policyPrompt } from '../../main/lab/train/policy';
 import { buildMaskedTokens } from '../../main/lab/model/mask';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';
@@ -91,5 +91,16 @@ describe('training rows and inference prompts', () => {
     const own = prompts.slice(prompts.length - (rows.length - 1));
     expect(contexts.slice(1)).toEqual(own);
     for (const r of rows) expect(r.ids.length).toBeLessThanOrEqual(blockSize + 1);
+  });
+});
+
+describe('validation split', () => {
+  it('holds out whole questions: every attempt of a held-out question, none of the others', () => {
+    // Three attempts of q1..q4 each, in the order the RFT file keeps them; every 2nd question is held out.
+    const ids = ['q1', 'q1', 'q1', 'q2', 'q2', 'q3', 'q3', 'q3', 'q4', 'q2'];
+    expect([...validationQuestions(ids, 2)]).toEqual(['q2', 'q4']);
+    expect([...validationQuestions(ids)]).toEqual([]);
+    const many = Array.from({ length: 30 }, (_, i) => `q${Math.floor(i / 3)}`);
+    expect([...validationQuestions(many)]).toEqual(['q9']);
   });
 });

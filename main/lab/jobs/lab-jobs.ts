@@ -6,7 +6,7 @@ import { loadKbIndex } from '../kb';
 import { expandGraph } from '../kg/expand';
 import { readGraphFile, writeGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
-import { datasetEdges, synthesize } from '../synth/build';
+import { edgesToExclude, synthesize } from '../synth/build';
 import { readDataset, writeDataset } from '../synth/dataset';
 import { QA_FORMAT } from '../formats';
 import { LabError } from '../errors';
@@ -45,10 +45,7 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
   ctx.progress({ fraction: 0, message: `reading graph ${p.graphId}` });
   const graph = readGraphFile(graphFile);
   const excluded = p.excludeDatasetId ? readDataset(join(ctx.home, 'datasets', `${p.excludeDatasetId}.jsonl`)) : null;
-  const excludeEdges = excluded ? datasetEdges(excluded.qas) : undefined;
-  if (excludeEdges?.size && !graph.edges.some((e) => excludeEdges.has(e.id))) {
-    throw new LabError('bad_request', `excludeDatasetId: dataset ${p.excludeDatasetId} shares no edge with graph ${p.graphId}; it must be built on the same graph`);
-  }
+  const excludeEdges = excluded ? edgesToExclude(graph, excluded.qas, `excludeDatasetId: dataset ${p.excludeDatasetId} (graph ${p.graphId})`) : undefined;
   const { qas, stats } = synthesize(graph, {
     count: p.count,
     rng: p.rng,

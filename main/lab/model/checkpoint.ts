@@ -203,7 +203,9 @@ export function readCheckpointManifest(dir: string): CheckpointManifest {
   if (!m.model || !m.weights || !Array.isArray(m.weights.tensors) || typeof m.step !== 'number') {
     throw new LabError('bad_input', `${path}: manifest lacks model, weights or step`);
   }
-  return m as CheckpointManifest;
+  // Checkpoints written before smearKeys existed have no such field: their models had no smeared keys.
+  const model: Partial<GPTConfig> = m.model;
+  return { ...m, model: { ...model, smearKeys: model.smearKeys ?? false } } as CheckpointManifest;
 }
 
 function readBin(dir: string, file: string, expectSha: string, floats: number): Float32Array {

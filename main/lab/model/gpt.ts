@@ -52,6 +52,15 @@ export interface GPTConfig {
   tiedHead: boolean;
   /** How the token embedding is looked up (see the backend notes above). */
   embedding: EmbeddingMode;
+  /**
+   * Smeared keys (Olsson et al. 2022, "In-context learning and induction heads"): each head's key at position
+   * t is s * k_t + (1 - s) * k_(t-1), with s = sigmoid(a) learned per head. A key then also tells which token
+   * came before it, so a single head can attend to "the token after the earlier occurrence of this one" and
+   * copy it: how a policy writes a name from the question or a URL from a result, piece by piece, for names
+   * it never saw in training. Without it that circuit needs a previous-token head in an earlier layer, which
+   * a 2-layer model trained for minutes forms late. Checkpoints from before this option load with it off.
+   */
+  smearKeys: boolean;
 }
 
 export type GPTPreset = 'tiny' | 'small' | 'base';
@@ -60,11 +69,11 @@ export type GPTPreset = 'tiny' | 'small' | 'base';
 export const GPT_PRESETS: Record<GPTPreset, Omit<GPTConfig, 'vocabSize'>> = {
   // Trains in minutes on 2 CPU cores: ~0.24M parameters at vocab 2048. 256 positions hold the question and a
   // turn with its observation (the compact RFT style); 128 would leave a prompt of 32 tokens after a turn's budget.
-  tiny: { blockSize: 256, nLayer: 2, nHead: 4, nEmbd: 64, dropout: 0, tiedHead: true, embedding: 'auto' },
+  tiny: { blockSize: 256, nLayer: 2, nHead: 4, nEmbd: 64, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true },
   // ~11M parameters (nanoGPT's shakespeare-char shape with a longer context): meant for a GPU.
-  small: { blockSize: 512, nLayer: 6, nHead: 6, nEmbd: 384, dropout: 0, tiedHead: true, embedding: 'auto' },
+  small: { blockSize: 512, nLayer: 6, nHead: 6, nEmbd: 384, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true },
   // GPT-2 124M's shape (fewer parameters with our vocabulary): GPU only.
-  base: { blockSize: 1024, nLayer: 12, nHead: 12, nEmbd: 768, dropout: 0, tiedHead: true, embedding: 'auto' },
+  base: { blockSize: 1024, nLayer: 12, nHead: 12, nEmbd: 768, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true },
 };
 
 /** Defaults (`tiny`, vocab 2048) <- preset <- overrides, validated. The result is what checkpoints store. */
@@ -80,6 +89,7 @@ export function resolveGPTConfig(overrides: Partial<GPTConfig> & { preset?: GPTP
   if (cfg.nEmbd % cfg.nHead !== 0) throw new LabError('bad_request', `nEmbd ${cfg.nEmbd} is not divisible by nHead ${cfg.nHead}`);
   if (!(cfg.dropout >= 0 && cfg.dropout < 1)) throw new LabError('bad_request', `dropout must be in [0, 1), got ${cfg.dropout}`);
   if (!['auto', 'gather', 'onehot', 'hybrid'].includes(cfg.embedding)) throw new LabError('bad_request', `embedding must be auto, gather, onehot or hybrid`);
+  if (typeof cfg.smearKeys !== 'boolean') throw new LabError('bad_request', `smearKeys must be true or false, got ${String(cfg.smearKeys)}`);
   return cfg;
 }
 
@@ -119,6 +129,8 @@ export function paramSpecs(cfg: GPTConfig): ParamSpec[] {
   for (let i = 0; i < cfg.nLayer; i++) {
     norm(`h.${i}.ln_1`);
     linear(`h.${i}.attn.c_attn`, C, 3 * C, std);
+    // sigmoid(0) = 0.5: each key starts as the mean of its own and its predecessor's.
+    if (cfg.smearKeys) specs.push({ name: `h.${i}.attn.smear`, shape: [cfg.nHead], init: { kind: 'zeros' }, decay: false });
     linear(`h.${i}.attn.c_proj`, C, C, projStd);
     norm(`h.${i}.ln_2`);
     linear(`h.${i}.mlp.c_fc`, C, 4 * C, std);
@@ -265,10 +277,24 @@ export type LayerKV = {
   kT: tf.Tensor4D;
   /** [B, nHead, Tpast, headDim] */
   v: tf.Tensor4D;
+  /** smearKeys: the last position's key before smearing, [B, nHead, 1, headDim] (the next key mixes it in). */
+  kLast?: tf.Tensor4D;
 };
 
 function splitHeads(x: tf.Tensor, B: number, T: number, H: number, D: number): tf.Tensor4D {
   return tf.transpose(tf.reshape(x, [B, T, H, D]), [0, 2, 1, 3]) as tf.Tensor4D;
+}
+
+/**
+ * Smeared keys [B, H, T, D] (see GPTConfig.smearKeys): s * k_t + (1 - s) * k_(t-1) per head, with k_(-1) the
+ * cached last key of the previous call (decoding) or zero (position 0). Also returns the raw last key.
+ */
+function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor): { k: tf.Tensor4D; last: tf.Tensor4D } {
+  const [B, H, T, D] = k.shape;
+  const first = before ?? tf.zeros([B, H, 1, D]);
+  const prev = T > 1 ? tf.concat([first, tf.slice(k, [0, 0, 0, 0], [B, H, T - 1, D])], 2) : first;
+  const s = tf.reshape(tf.sigmoid(a), [1, H, 1, 1]);
+  return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]) };
 }
 
 /** Causal self-attention; with `past`, the new keys/values are appended to the cached ones. */
@@ -279,7 +305,10 @@ function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV 
   const qkv = linear(x, p(model, `h.${i}.attn.c_attn.weight`), p(model, `h.${i}.attn.c_attn.bias`), ctx);
   const [q0, k0, v0] = tf.split(qkv, 3, -1) as [tf.Tensor, tf.Tensor, tf.Tensor];
   const q = splitHeads(q0, B, T, H, D);
-  let kT = transposeLast(splitHeads(k0, B, T, H, D)) as tf.Tensor4D; // [B, H, D, T]
+  let k = splitHeads(k0, B, T, H, D);
+  let kLast: tf.Tensor4D | undefined;
+  if (ctx.cfg.smearKeys) ({ k, last: kLast } = smearKeys(k, past?.kLast, p(model, `h.${i}.attn.smear`)));
+  let kT = transposeLast(k) as tf.Tensor4D; // [B, H, D, T]
   let v = splitHeads(v0, B, T, H, D);
   if (past) {
     kT = tf.concat([past.kT, kT], 3);
@@ -293,7 +322,7 @@ function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV 
   let y: tf.Tensor = mm(att, v); // [B, H, T, D]
   y = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [B, T, C]);
   y = dropout(linear(y, p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
-  return { y, kv: { kT, v } };
+  return { y, kv: kLast ? { kT, v, kLast } : { kT, v } };
 }
 
 function mlp(model: GPT, i: number, x: tf.Tensor, ctx: Ctx): tf.Tensor {
@@ -614,6 +643,7 @@ export class Decoder {
     for (const l of this.kv ?? []) {
       l.kT.dispose();
       l.v.dispose();
+      l.kLast?.dispose();
     }
   }
 }

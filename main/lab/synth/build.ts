@@ -723,6 +723,19 @@ export function datasetEdges(qas: readonly Pick<QA, 'subgraph'>[]): Set<string> 
   return new Set(qas.flatMap((qa) => qa.subgraph.edges));
 }
 
+/**
+ * The edges of another split's QAs, to keep out of a new one (`excludeEdges`). A split made on another
+ * graph shares no edge id with this one and would exclude nothing, silently: that is refused, naming
+ * `what` (the option that gave the split).
+ */
+export function edgesToExclude(graph: Pick<Graph, 'edges'>, qas: readonly Pick<QA, 'subgraph'>[], what: string): Set<string> {
+  const edges = datasetEdges(qas);
+  if (edges.size > 0 && !graph.edges.some((e) => edges.has(e.id))) {
+    throw new LabError('bad_request', `${what} shares no edge with the graph; it must be a dataset built on the same graph`);
+  }
+  return edges;
+}
+
 /** One subgraph instance: its edge set (two samples of one shape on other entities differ here, not in the hash). */
 const instanceKey = (sub: { edges: readonly string[] }): string => [...sub.edges].sort().join('|');
 /** One fact: an instance and the node asked for (rewordings of it share the key). */

@@ -38,7 +38,7 @@ import { openMetrics } from '../runs/metrics';
 import { checkpointDir, checkpointRef, checkpointSteps, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
 import { trainParams } from '../jobs/specs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
-import { policyView, turnWindows } from './view';
+import { policyView, turnWindows, validationQuestions } from './view';
 import { checkpointPolicy, TURN_TOKENS } from './policy';
 import { runRlStage, type RlStageInput } from './rl-job';
 import { resolveCheckpoint } from './checkpoints';
@@ -112,11 +112,12 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   }
   const tok = Tokenizer.fromJSON(readJsonFile(tokFile));
 
-  // Training examples: one window per generated turn; every 10th trajectory's windows are held out for val/loss.
+  // Training examples: one window per generated turn; every 10th question's windows are held out for val/loss.
   const gptConfig = resolveGPTConfig({ preset: config.model.preset, vocabSize: tok.vocabSize, ...(config.model.blockSize ? { blockSize: config.model.blockSize } : {}) });
   const trainWindows: MaskedTokens[] = [];
   const valWindows: MaskedTokens[] = [];
-  views.forEach((v, i) => (i % 10 === 9 ? valWindows : trainWindows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS)));
+  const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
+  views.forEach((v, i) => (valQuestions.has(rftTrajs[i]!.qa_id) ? valWindows : trainWindows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS)));
   if (trainWindows.length === 0) throw new LabError('conflict', 'no training windows: the RFT data is empty');
 
   // ---- 4. model: fresh, or the last checkpoint

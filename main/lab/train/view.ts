@@ -78,3 +78,13 @@ export function turnWindows(tokens: MaskedTokens, blockSize: number, turnTokens:
   if (prefixEnd > 0) out.unshift({ ids: tokens.ids.slice(0, prefixEnd), mask: tokens.mask.slice(0, prefixEnd) });
   return out;
 }
+
+/**
+ * Whether the trajectories of a question go to the validation loss: every `every`-th distinct question, in
+ * order of first appearance. Splitting by question, not by trajectory, keeps a question's other expert
+ * attempts out of training, so the loss measures questions the model has not seen.
+ */
+export function validationQuestions(qaIds: readonly string[], every = 10): Set<string> {
+  const distinct = [...new Set(qaIds)];
+  return new Set(distinct.filter((_, i) => i % every === every - 1));
+}

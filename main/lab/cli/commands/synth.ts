@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import type { QA } from '../../formats';
 import { readGraphFile } from '../../kg/io';
-import { datasetEdges, synthesize, resolveOptions, type SynthInput } from '../../synth/build';
+import { edgesToExclude, synthesize, resolveOptions, type SynthInput } from '../../synth/build';
 import { checkDataset, readDataset, writeDataset } from '../../synth/dataset';
 import { isObfuscationKind, type ObfuscationKind } from '../../synth/obfuscate';
 import { phraseQuestion, type PhraseOutcome } from '../../synth/phrase';
@@ -91,7 +91,7 @@ export const synthCommands: CliCommand[] = [
       const exclude = optString(ctx, 'exclude');
       const opts = resolveOptions(input); // usage errors before reading anything
       const graph = readGraphFile(graphPath);
-      if (exclude) input.excludeEdges = datasetEdges(readDataset(exclude).qas);
+      if (exclude) input.excludeEdges = edgesToExclude(graph, readDataset(exclude).qas, `--exclude ${exclude} (graph ${graphPath})`);
       let lastShown = -1;
       const { qas, stats } = synthesize(graph, {
         ...input,
