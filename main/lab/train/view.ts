@@ -80,8 +80,8 @@ export function turnWindows(tokens: MaskedTokens, blockSize: number, turnTokens:
 }
 
 /**
- * Whether the trajectories of a question go to the validation loss: every `every`-th distinct question, in
- * order of first appearance. Splitting by question, not by trajectory, keeps a question's other expert
+ * The questions whose trajectories go to the validation loss instead of training: every `every`-th distinct
+ * question, in order of first appearance. Splitting by question, not by trajectory, keeps a question's other expert
  * attempts out of training, so the loss measures questions the model has not seen.
  */
 export function validationQuestions(qaIds: readonly string[], every = 10): Set<string> {
