@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRunConfig } from '../../main/lab/contract/run-config';
+import { defaultRunName, parseRunConfig } from '../../main/lab/contract/run-config';
 
 const data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' };
 
@@ -47,7 +47,18 @@ describe('run config: rl and init', () => {
     expect(c.init).toEqual({ checkpoint: 'run-1/400' });
     expect(c.sft.steps).toBe(0);
     expect(() => parseRunConfig({ data, init: { checkpoint: 'run-1' }, rl: {} })).toThrow(/init\.checkpoint: expected <run>\/<step> or <run>\/last/);
-    expect(() => parseRunConfig({ data, init: { checkpoint: 'run-1/last' } })).toThrow(/init\.checkpoint: .*needs an rl section/);
+    // With init.checkpoint, SFT steps default to 0: RL only, so it needs an rl section, or SFT steps.
+    expect(parseRunConfig({ data, init: { checkpoint: 'run-1/last' }, rl: {} }).sft.steps).toBe(0);
+    expect(() => parseRunConfig({ data, init: { checkpoint: 'run-1/last' } })).toThrow(/init\.checkpoint: .*needs sft\.steps above 0 or an rl section/);
     expect(() => parseRunConfig({ data, sft: { steps: 0 }, rl: {} })).toThrow(/sft\.steps: 0 SFT steps need init\.checkpoint/);
+  });
+
+  it('SFT can continue from a checkpoint, with or without RL after it', () => {
+    const c = parseRunConfig({ data, init: { checkpoint: 'run-1/400' }, sft: { steps: 500, lr: 1e-3 } });
+    expect(c.sft).toMatchObject({ steps: 500, lr: 1e-3 });
+    expect(c.rl).toBeUndefined();
+    expect(defaultRunName(c)).toBe('SFT 500 steps from run-1/400, rng 1');
+    expect(defaultRunName(parseRunConfig({ data, init: { checkpoint: 'run-1/last' }, rl: {} }))).toBe('DUPO 20 steps from run-1/last, rng 1');
+    expect(defaultRunName(parseRunConfig({ data }))).toBe('tiny SFT 2000 steps, rng 1');
   });
 });

@@ -1,13 +1,17 @@
 // The RL stage of a training run, in-process with real files in a temporary data directory and the tiny
 // model: SFT -> RL (DUPO) with continuous steps and the rollouts files the group view reads; RL-only runs
 // from a checkpoint with DAPO refill and GRPO; asynchronous rollouts within the staleness bound; the
-// tensor count flat across RL steps. (The kill -9 / resume test is in train-rl-resume.test.ts.)
+// tensor count flat across RL steps; SFT continued from a checkpoint. (The kill -9 / resume test is in
+// train-rl-resume.test.ts.)
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { readMetrics } from '../../main/lab/runs/metrics';
-import { checkpointDir, checkpointSteps, metricsFile, rolloutSteps, rolloutsFile } from '../../main/lab/runs/layout';
+import { join } from 'node:path';
+import { checkpointDir, checkpointSteps, dataDir, metricsFile, rolloutSteps, rolloutsFile } from '../../main/lab/runs/layout';
 import { readRlStep } from '../../main/lab/runs/rollouts';
-import { readCheckpointManifest } from '../../main/lab/model/checkpoint';
+import { loadCheckpoint, readCheckpointManifest } from '../../main/lab/model/checkpoint';
+import { disposeModel } from '../../main/lab/model/gpt';
+import { readJsonFile } from '../../main/lab/store/files';
 import { runTrain, type TrainHooks } from '../../main/lab/train/sft-job';
 import { seedFrom } from '../../main/lab/util/rng';
 import { labHome, scriptedPolicy, SMALL, testContext, writeRun } from './rl-run-helpers';
@@ -171,6 +175,46 @@ describe('RL stage', () => {
       // with 0 the groups that spanned an update were dropped instead.
       if (maxStaleness === 1) expect(Math.max(...st)).toBe(1);
       else expect(dropped).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('SFT from a checkpoint', () => {
+  it("starts from the checkpoint's weights and tokenizer, whatever the config's model and tokenizer say", { timeout: 120_000 }, async () => {
+    const runId = 'sft-from-ckpt';
+    // A learning rate of 1e-9 keeps the one step's weights within 1e-6 of where they started.
+    writeRun(home, runId, {
+      ...SMALL,
+      model: { preset: 'small' },
+      tokenizer: { vocabSize: 999 },
+      init: { checkpoint: INIT },
+      sft: { steps: 1, batchSize: 2, lr: 1e-9, minLr: 0, warmupSteps: 0, weightDecay: 0 },
+    });
+    const logs: string[] = [];
+    const r = await runTrain({ runId }, testContext(home, undefined, logs));
+    expect(r.step).toBe(1);
+    expect(logs).toContain(`SFT from checkpoint ${INIT}`);
+    expect(readMetrics(metricsFile(home, runId)).map((x) => x.step)).toEqual([0, 1]);
+
+    const [initRun, initStep] = INIT.split('/') as [string, string];
+    const parent = await loadCheckpoint(checkpointDir(home, initRun, Number(initStep)));
+    const child = await loadCheckpoint(checkpointDir(home, runId, 1));
+    try {
+      expect(child.manifest.lineage).toMatchObject({ run: runId, stage: 'sft', parent: INIT });
+      expect(child.model.config).toEqual(parent.model.config);
+      expect(readJsonFile(join(dataDir(home, runId), 'tokenizer.json'))).toEqual(parent.tokenizer!.toJSON());
+      let maxDiff = 0;
+      for (const [name, v] of child.model.params) {
+        const a = v.dataSync();
+        const b = parent.model.params.get(name)!.dataSync();
+        for (let i = 0; i < a.length; i++) maxDiff = Math.max(maxDiff, Math.abs(a[i]! - b[i]!));
+      }
+      expect(maxDiff).toBeLessThan(1e-6);
+    } finally {
+      for (const c of [parent, child]) {
+        disposeModel(c.model);
+        c.optimizer?.dispose();
+      }
     }
   });
 });

@@ -128,7 +128,10 @@ export const runConfigSchema = z
       .default({ preset: 'tiny' }),
     sft: z
       .object({
-        /** 0 only with `init.checkpoint` (then SFT is skipped and the other sft fields are unused). */
+        /**
+         * 0 only with `init.checkpoint` (then SFT is skipped and the other sft fields are unused); with
+         * `init.checkpoint` it defaults to 0, and more steps continue SFT from the checkpoint's weights.
+         */
         steps: int(0, 1_000_000).default(2000),
         batchSize: int(1, 512).default(8),
         lr: z.number().positive().max(1).default(2e-3),
@@ -149,7 +152,11 @@ export const runConfigSchema = z
       .strict()
       .default({ every: 500, questions: 30, samples: 1, temperature: 0.7 }),
     checkpoint: z.object({ every: int(1, 1_000_000).default(500) }).strict().default({ every: 500 }),
-    /** Start from an existing checkpoint (its model and tokenizer) instead of RFT + SFT: an RL-only run. */
+    /**
+     * Start from an existing checkpoint: its model (shape and weights) and tokenizer replace the fresh ones,
+     * so `model` and `tokenizer` are unused. With `sft.steps` 0 (the default here) the run is RL only; with
+     * more it makes this run's RFT data and continues SFT on it (fresh AdamW and schedule), then RL if asked.
+     */
     init: z
       .object({ checkpoint: z.string().regex(/^[A-Za-z0-9._:-]+\/(\d+|last)$/, 'expected <run>/<step> or <run>/last') })
       .strict()
@@ -161,22 +168,36 @@ export const runConfigSchema = z
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 export type RunConfig = z.output<typeof runConfigSchema>;
 
-/** A run's name when its config gives none: `tiny SFT 2000 steps, rng 1`, `tiny SFT 2000 + DUPO 20 steps, rng 1`. */
-export function defaultRunName(c: Pick<RunConfig, 'model' | 'sft' | 'rng' | 'rl'>): string {
+/**
+ * A run's name when its config gives none: `tiny SFT 2000 steps, rng 1`, `tiny SFT 2000 + DUPO 20 steps, rng 1`,
+ * `DUPO 20 steps from run-1/last, rng 1` (a run from a checkpoint has that checkpoint's model, not a preset).
+ */
+export function defaultRunName(c: Pick<RunConfig, 'model' | 'sft' | 'rng' | 'rl' | 'init'>): string {
   const stages = [c.sft.steps > 0 ? `SFT ${c.sft.steps}` : null, c.rl ? `${c.rl.algorithm.toUpperCase()} ${c.rl.steps}` : null].filter(Boolean).join(' + ');
-  return `${c.model.preset} ${stages} steps, rng ${c.rng}`;
+  return c.init ? `${stages} steps from ${c.init.checkpoint}, rng ${c.rng}` : `${c.model.preset} ${stages} steps, rng ${c.rng}`;
 }
+
+/** A run from a checkpoint trains no SFT unless its config asks (`sft.steps`): RL-only configs stay short. */
+function withInitDefaults(raw: unknown): unknown {
+  if (!isRecord(raw) || raw.init === undefined) return raw;
+  const sft = isRecord(raw.sft) ? raw.sft : raw.sft === undefined ? {} : null;
+  return sft && sft.steps === undefined ? { ...raw, sft: { ...sft, steps: 0 } } : raw;
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** Parses and validates a run config; errors name every bad field, e.g. `sft.lr: Too big: expected number to be <=1`. */
 export function parseRunConfig(raw: unknown, where = 'run config'): RunConfig {
-  const parsed = runConfigSchema.safeParse(raw);
+  const parsed = runConfigSchema.safeParse(withInitDefaults(raw));
   if (parsed.success) {
     const c = parsed.data;
     if (c.sft.minLr > c.sft.lr) throw new LabError('bad_request', `${where}: sft.minLr (${c.sft.minLr}) must not exceed sft.lr (${c.sft.lr})`);
     if (c.data.datasetId === c.data.heldOutDatasetId) {
       throw new LabError('bad_request', `${where}: data.heldOutDatasetId must differ from data.datasetId (evaluate on questions not trained on)`);
     }
-    if (c.init && !c.rl) throw new LabError('bad_request', `${where}: init.checkpoint: a run that starts from a checkpoint needs an rl section (it skips SFT)`);
+    if (c.init && !c.rl && c.sft.steps === 0) {
+      throw new LabError('bad_request', `${where}: init.checkpoint: a run that starts from a checkpoint needs sft.steps above 0 or an rl section`);
+    }
     if (c.sft.steps === 0 && !c.init) throw new LabError('bad_request', `${where}: sft.steps: 0 SFT steps need init.checkpoint (the checkpoint RL starts from)`);
     if (c.rl && c.rl.updatesPerBatch > c.rl.batchQuestions) {
       throw new LabError('bad_request', `${where}: rl.updatesPerBatch (${c.rl.updatesPerBatch}) must not exceed rl.batchQuestions (${c.rl.batchQuestions}): each update takes at least one group`);

@@ -38,13 +38,13 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
   const turns = Math.min(m.turnsPerTrajectory, config.env.maxToolCalls + 1);
   const rollout = turns * m.turnSeconds; // one rollout of the policy
   const parts: EstimatePart[] = [];
-  if (!config.init) {
-    // RFT data, tokenizer and SFT: a run that starts from a checkpoint has them already.
+  if (config.sft.steps > 0) {
+    // RFT data and SFT (RL-only runs from a checkpoint have none); the tokenizer unless the checkpoint brings it.
     const rftRollouts = m.trainQuestions * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
     const evals = evalCount(config.sft.steps, config.eval.every);
     parts.push(
       { stage: 'sft', label: 'RFT data', seconds: rftRollouts * m.rolloutSeconds, detail: `${rftRollouts} expert rollouts` },
-      { stage: 'sft', label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` },
+      ...(config.init ? [] : [{ stage: 'sft' as const, label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` }]),
       { stage: 'sft', label: 'SFT', seconds: config.sft.steps * m.stepSeconds, detail: `${config.sft.steps} steps × ${fmt(m.stepSeconds)} s` },
       { stage: 'sft', label: 'evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts × ~${fmt(turns)} turns × ${fmt(m.turnSeconds)} s` },
     );

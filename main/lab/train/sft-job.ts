@@ -2,11 +2,12 @@
 //   1. data       graph, training QAs, held-out QAs, the compact simulated web (run config `env`)
 //   2. RFT        expert rollouts with rejection sampling -> data/rft.jsonl (kept across resumes)
 //   3. tokenizer  BPE on the RFT trajectories and the web's pages -> data/tokenizer.json
-//   4. model      fresh from the preset, or the last checkpoint when resuming (weights, AdamW, step, RNG)
+//   4. model      fresh from the preset (or `init.checkpoint`'s weights), or the last checkpoint when resuming
 //   5. loop       masked SFT steps; every `eval.every`: held-out loss and rollouts of the policy on held-out
 //                 QAs; every `checkpoint.every` and at the end: a checkpoint. Metrics stream per step.
 //   6. RL         with an `rl` section: the RL stage (rl-job.ts) from the last SFT weights, steps N+1..N+M.
-// With `init.checkpoint` steps 2-5 are skipped: the checkpoint's model and tokenizer go straight to RL.
+// With `init.checkpoint` the checkpoint's tokenizer replaces step 3 and its weights the fresh model; with
+// 0 SFT steps (the default then) steps 2-5 are skipped and the checkpoint goes straight to RL.
 // A kill at any moment loses at most the steps since the last checkpoint: resuming truncates the metrics
 // stream to that step and continues the same RNG sequence, so steps stay continuous.
 import { existsSync, readFileSync } from 'node:fs';
@@ -32,7 +33,7 @@ import { Tokenizer, trainTokenizer } from '../model/tokenizer';
 import { createModel, disposeModel, loss, resolveGPTConfig, type GPT } from '../model/gpt';
 import { buildMaskedTokens, fitSeqLen, makeBatch, type MaskedTokens } from '../model/mask';
 import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainConfig } from '../model/train';
-import { loadCheckpoint, saveCheckpoint } from '../model/checkpoint';
+import { loadCheckpoint, readCheckpointManifest, saveCheckpoint } from '../model/checkpoint';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { openMetrics } from '../runs/metrics';
 import { checkpointDir, checkpointRef, checkpointSteps, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
@@ -68,7 +69,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
   const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
-  if (config.init) return runFromCheckpoint(ctx, runId, resume, config, { trainQas, heldOut, tools, limits }, hooks);
+  if (config.init && config.sft.steps === 0) return runFromCheckpoint(ctx, runId, resume, config, { trainQas, heldOut, tools, limits }, hooks);
   // The bar: 15% for data and tokenizer, the rest over SFT and RL steps.
   const totalSteps = config.sft.steps + (config.rl?.steps ?? 0);
   const fraction = (s: number): number => 0.15 + (0.85 * s) / totalSteps;
@@ -103,9 +104,18 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const questionOf = new Map(trainQas.map((q) => [q.id, q.question]));
   const views = rftTrajs.map((t) => policyView(questionOf.get(t.qa_id) ?? '', t.steps));
 
-  // ---- 3. tokenizer (made once per run)
+  // ---- 3. tokenizer (made once per run; a run from a checkpoint keeps the checkpoint's)
+  const last = resume ? checkpointSteps(ctx.home, runId).at(-1) : undefined;
+  const init = config.init ? resolveCheckpoint(config.init.checkpoint, ctx.home) : null;
+  const initRef = init ? checkpointRef(init.runId, init.step) : null;
+  // Weights and tokenizer of init.checkpoint, needed unless resuming from this run's own checkpoint.
+  const start = init && last === undefined ? await loadCheckpoint(init.dir) : null;
+  start?.optimizer?.dispose(); // this run has its own AdamW and schedule
   const tokFile = join(dataDir(ctx.home, runId), 'tokenizer.json');
-  if (!existsSync(tokFile)) {
+  if (!existsSync(tokFile) && start) {
+    if (!start.tokenizer) throw new LabError('corrupt', `checkpoint ${initRef} has no tokenizer`);
+    writeJsonAtomic(tokFile, start.tokenizer.toJSON());
+  } else if (!existsSync(tokFile)) {
     ctx.progress({ fraction: 0.13, message: `training a ${config.tokenizer.vocabSize}-token BPE tokenizer` });
     const corpus = [...views.map((v) => v.text), ...web.pages.map((p) => `${p.title}\n${p.sentences.join(' ')}`)];
     writeJsonAtomic(tokFile, trainTokenizer(corpus, { vocabSize: config.tokenizer.vocabSize }).toJSON());
@@ -113,7 +123,9 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const tok = Tokenizer.fromJSON(readJsonFile(tokFile));
 
   // Training examples: one window per generated turn; every 10th question's windows are held out for val/loss.
-  const gptConfig = resolveGPTConfig({ preset: config.model.preset, vocabSize: tok.vocabSize, ...(config.model.blockSize ? { blockSize: config.model.blockSize } : {}) });
+  const gptConfig = init
+    ? resolveGPTConfig(readCheckpointManifest(init.dir).model)
+    : resolveGPTConfig({ preset: config.model.preset, vocabSize: tok.vocabSize, ...(config.model.blockSize ? { blockSize: config.model.blockSize } : {}) });
   const trainWindows: MaskedTokens[] = [];
   const valWindows: MaskedTokens[] = [];
   const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
@@ -133,7 +145,6 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     seqLen: gptConfig.blockSize,
     seed: config.rng,
   });
-  const last = resume ? checkpointSteps(ctx.home, runId).at(-1) : undefined;
   let model: GPT;
   let opt;
   let rng: Rng;
@@ -148,8 +159,9 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     rlVersion = loaded.manifest.metrics['rl/policy_version'] ?? step - config.sft.steps;
     ctx.log(`resumed from step ${step}`);
   } else {
-    model = createModel(gptConfig, { seed: config.rng });
+    model = start?.model ?? createModel(gptConfig, { seed: config.rng });
     opt = createOptimizer(model, trainCfg);
+    if (initRef) ctx.log(`SFT from checkpoint ${initRef}`);
     rng = createRng(seedFrom(`${runId}/batches`));
     step = 0;
   }
@@ -173,7 +185,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const checkpoint = async (s: number, extra: Record<string, number>): Promise<void> => {
     await saveCheckpoint(
       checkpointDir(ctx.home, runId, s),
-      { model, step: s, optimizer: opt, tokenizer: tok, train: trainCfg, rngState: rng.state(), lineage: { run: runId, dataset: config.data.datasetId, stage: 'sft', parent: null }, metrics: extra },
+      { model, step: s, optimizer: opt, tokenizer: tok, train: trainCfg, rngState: rng.state(), lineage: { run: runId, dataset: config.data.datasetId, stage: 'sft', parent: initRef }, metrics: extra },
       { overwrite: true },
     );
   };
