@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { policyView, promptBudget, turnWindows, validationQuestions, windowIndices } from '../../main/lab/train/view';
-import { policyPrompt } from '../../main/lab/train/policy';
+import { answerInWindow, policyPrompt } from '../../main/lab/train/policy';
 import { buildMaskedTokens } from '../../main/lab/model/mask';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';
 import type { AgentStep } from '../../main/lab/agent/react';
@@ -91,6 +91,22 @@ describe('training rows and inference prompts', () => {
     const own = prompts.slice(prompts.length - (rows.length - 1));
     expect(contexts.slice(1)).toEqual(own);
     for (const r of rows) expect(r.ids.length).toBeLessThanOrEqual(blockSize + 1);
+  });
+});
+
+describe('answer in the prompt window', () => {
+  it('counts the answer turns whose window still shows the answer, under any of its names', () => {
+    const filler = Array.from({ length: 20 }, (_, i) => `Fact ${i}: printer is an occupation.`).join(' ');
+    const visit = (page: string, observation: string): AgentStep => ({ think: 'Read it.', action: { name: 'visit', arguments: { url: [`sim://${page}`], goal: 'nationality' } }, observation });
+    const answer = (a: string): AgentStep => ({ think: `Answer: ${a}.`, action: { name: 'answer', arguments: { answer: a } } });
+    // The answer comes from the first page; a long second page (checking a constraint) pushes it out of a short window.
+    const early = { question: 'Which country is Gutenberg a national of?', steps: [visit('Gutenberg', 'Gutenberg has nationality Germany.'), visit('printer', filler), answer('Germany')], answers: ['Germany'] };
+    // The answer is on the last page, under an alias of the gold name.
+    const late = { question: 'Which country is Koch a national of?', steps: [visit('Koch', 'Koch has nationality Deutschland.'), answer('Deutschland')], answers: ['Germany', 'Deutschland'] };
+    const tok = trainTokenizer([...early.steps, ...late.steps].map((x) => `${x.think} ${x.observation ?? ''}`), { vocabSize: 300 });
+    expect(answerInWindow(tok, [early, late], 160)).toBe(0.5); // a 64-token prompt window
+    expect(answerInWindow(tok, [early, late], 1024)).toBe(1);
+    expect(answerInWindow(tok, [], 160)).toBe(1);
   });
 });
 

@@ -48,6 +48,20 @@ export function policyPrompt(tok: Tokenizer, question: string, steps: readonly A
   return windowIndices(ids.length, headLen, promptBudget(blockSize, maxNew)).map((i) => ids[i]!);
 }
 
+/**
+ * The share of trajectories whose final (answer) turn has one of its answers in the prompt window a policy of
+ * context `blockSize` is given. Below 1 the context is too short for the data: the expert answered from an
+ * observation the policy will not see (the question's first page, when a later visit checked a constraint).
+ */
+export function answerInWindow(tok: Tokenizer, trajectories: ReadonlyArray<{ question: string; steps: readonly AgentStep[]; answers: readonly string[] }>, blockSize: number): number {
+  if (trajectories.length === 0) return 1;
+  const seen = trajectories.filter((t) => {
+    const window = tok.decode(policyPrompt(tok, t.question, t.steps.slice(0, -1), blockSize, TURN_TOKENS));
+    return t.answers.some((a) => a.length > 0 && window.includes(a));
+  });
+  return seen.length / trajectories.length;
+}
+
 export function checkpointPolicy(model: GPT, tok: Tokenizer, opts: CheckpointPolicyOptions): Policy {
   const stops = ['</tool_call>', '</answer>', '<|eos|>'].map((t) => tok.special(t));
   const eos = tok.special('<|eos|>');

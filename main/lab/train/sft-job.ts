@@ -39,8 +39,8 @@ import { openMetrics } from '../runs/metrics';
 import { checkpointDir, checkpointRef, checkpointSteps, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
 import { trainParams } from '../jobs/specs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
-import { policyView, turnWindows, validationQuestions } from './view';
-import { checkpointPolicy, TURN_TOKENS } from './policy';
+import { policyView, promptBudget, turnWindows, validationQuestions } from './view';
+import { answerInWindow, checkpointPolicy, TURN_TOKENS } from './policy';
 import { runRlStage, type RlStageInput } from './rl-job';
 import { resolveCheckpoint } from './checkpoints';
 import type { Policy } from '../agent/runtime';
@@ -131,6 +131,20 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
   views.forEach((v, i) => (valQuestions.has(rftTrajs[i]!.qa_id) ? valWindows : trainWindows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS)));
   if (trainWindows.length === 0) throw new LabError('conflict', 'no training windows: the RFT data is empty');
+  const qaOf = new Map(trainQas.map((q) => [q.id, q]));
+  // Measured on an even spread of at most 2000 trajectories: enough for the share, cheap on large RFT sets.
+  const spread = rftTrajs.filter((_, i) => i % Math.ceil(rftTrajs.length / 2000) === 0);
+  const answerSeen = answerInWindow(
+    tok,
+    spread.map((t) => ({ question: questionOf.get(t.qa_id) ?? '', steps: t.steps, answers: [qaOf.get(t.qa_id)?.answer ?? '', ...(qaOf.get(t.qa_id)?.aliases ?? [])] })),
+    gptConfig.blockSize,
+  );
+  if (answerSeen < 0.95) {
+    ctx.log(
+      `warning: in ${(100 * (1 - answerSeen)).toFixed(1)}% of the RFT answer turns the answer is outside the policy's ${promptBudget(gptConfig.blockSize, TURN_TOKENS)}-token prompt window ` +
+        `(model.blockSize ${gptConfig.blockSize}); a larger model.blockSize lets the policy see the evidence it must answer from`,
+    );
+  }
 
   // ---- 4. model: fresh, or the last checkpoint
   const trainCfg: TrainConfig = resolveTrainConfig({
@@ -177,6 +191,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
       ...Object.fromEntries(Object.entries(rftReport.removed).map(([k, v]) => [`rft/removed_${k}`, v])),
       'sft/train_windows': trainWindows.length,
       'sft/val_windows': valWindows.length,
+      'sft/answer_in_window': answerSeen,
     });
   }
 
