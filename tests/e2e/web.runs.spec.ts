@@ -267,3 +267,67 @@ test('a run started elsewhere appears; cancel, resume from its checkpoint, two r
   await expect.poll(() => points(page.getByTestId('dash-chart-loss'))).toBeGreaterThan(30);
   expect(consoleErrors).toEqual([]);
 });
+
+test('SFT continues from a checkpoint, from the wizard; a run whose context hides answers says so', async ({ page }) => {
+  test.setTimeout(600_000);
+  expect(made.firstRunId).not.toBe('');
+  const consoleErrors = watchConsole(page);
+  await page.goto(server.url + '#/runs');
+  await page.getByTestId('runs-new').click();
+  const wizard = page.getByTestId('run-wizard');
+  await wizard.getByTestId('wiz-graph').selectOption(made.graphId);
+  await wizard.getByTestId('wiz-dataset').selectOption(made.trainId);
+  await wizard.getByTestId('wiz-heldout').selectOption(made.heldOutId);
+  await wizard.getByTestId('wiz-next').click();
+
+  // ---------- model: start from the first run's last checkpoint ----------
+  const ckpt = `${made.firstRunId}/20`;
+  await expect(wizard.getByTestId('wiz-init').locator(`option[value="${ckpt}"]`)).toHaveCount(1);
+  await wizard.getByTestId('wiz-init').selectOption(ckpt);
+  await expect(wizard.getByTestId('wiz-init-note')).toContainText('SFT continues from this checkpoint');
+  await expect(wizard.getByTestId('wiz-preset-tiny')).toBeDisabled();
+  await expect(wizard.getByTestId('wiz-model-blockSize')).toBeDisabled();
+  await page.screenshot({ path: `${SHOTS}/runs-wizard-init.png` });
+  await wizard.getByTestId('wiz-next').click();
+  await wizard.getByTestId('wiz-sft-steps').fill('6');
+  await wizard.getByTestId('wiz-eval-every').fill('6');
+  await wizard.getByTestId('wiz-eval-questions').fill('3');
+  await wizard.getByTestId('wiz-checkpoint-every').fill('6');
+  await wizard.getByTestId('wiz-next').click();
+  await wizard.getByTestId('wiz-next').click();
+
+  // ---------- review: the checkpoint instead of a model and tokenizer; launch ----------
+  const json = JSON.parse((await wizard.getByTestId('wiz-config-json').textContent()) ?? '{}') as Record<string, unknown>;
+  expect(json).toMatchObject({ init: { checkpoint: ckpt }, sft: { steps: 6 } });
+  expect(json).not.toHaveProperty('model');
+  expect(json).not.toHaveProperty('tokenizer');
+  await expect(wizard.getByTestId('wiz-stages')).toContainText(`checkpoint ${ckpt} → RFT data → SFT, 6 more steps`);
+  await expect(wizard.getByTestId('wiz-name')).toHaveAttribute('placeholder', `SFT 6 steps from ${ckpt}, rng 1`);
+  await wizard.getByTestId('wiz-launch').click();
+  await expect(wizard).toHaveCount(0);
+  const row = page.locator('[data-testid="run-row"]', { hasText: `from ${ckpt}` });
+  await expect(row).toHaveAttribute('data-status', 'finished', { timeout: 300_000 });
+  const id = (await row.getAttribute('data-run-id'))!;
+  const detail = await api<{ checkpoints: Array<{ step: number }> }>(page, 'runs.get', { id });
+  expect(detail.checkpoints.map((c) => c.step)).toEqual([6]);
+  // It trained the checkpoint's weights: its first step's loss is where the first run ended, far below that run's start.
+  type Rec = { step: number; metrics: Record<string, number> };
+  const lossAt = async (runId: string, step: number): Promise<number> => (await api<Rec[]>(page, 'runs.metrics', { id: runId })).find((r) => r.step === step)!.metrics['sft/loss']!;
+  expect(await lossAt(id, 1)).toBeLessThan((await lossAt(made.firstRunId, 1)) - 0.5);
+
+  // ---------- the dashboard: the step-0 measure of how often the prompt window still shows the answer ----------
+  const runs = await api<Array<{ artefact: { id: string }; metrics: Record<string, { last: number }> }>>(page, 'runs.list', {});
+  const seen = (runId: string): number => runs.find((r) => r.artefact.id === runId)!.metrics['sft/answer_in_window']!.last;
+  const dash = page.getByTestId('run-dashboard');
+  await row.getByTestId('run-tick').check();
+  await page.locator(`[data-testid="run-row"][data-run-id="${made.firstRunId}"]`).getByTestId('run-tick').check();
+  // These obfuscated questions take several visits: at 256 positions the first pages fall out of the window.
+  for (const runId of [id, made.firstRunId]) {
+    expect(seen(runId)).toBeLessThan(0.95);
+    await expect(dash.getByTestId(`dash-context-warning-${runId}`)).toContainText(`In ${Math.round(100 * (1 - seen(runId)))}% of the RFT answer turns`);
+  }
+  // The second run (384 positions) sees more of its answers; it is not ticked, so it shows no line.
+  await expect(dash.getByTestId(/^dash-context-warning-/)).toHaveCount(2);
+  await page.screenshot({ path: `${SHOTS}/runs-context-warning.png` });
+  expect(consoleErrors).toEqual([]);
+});

@@ -1,12 +1,14 @@
 // The wizard's RL stage builds the `rl` section (and `init.checkpoint` for an RL-only run) that main
-// accepts, from the schema's defaults, and names each bad field as the schema does.
+// accepts, from the schema's defaults, and names each bad field as the schema does; a run that continues
+// SFT from a checkpoint gets `init.checkpoint` with its SFT steps.
 import { describe, expect, it } from 'vitest';
 import { buildConfig, defaultRl, defaultValues, fieldsInMessage, validate, type RlChoice, type WizardState } from '../../renderer/src/components/runs/runConfig';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
 
-const state = (rl: Partial<RlChoice> = {}, values: Partial<RlChoice['values']> = {}): WizardState => {
+const state = (rl: Partial<RlChoice> = {}, values: Partial<RlChoice['values']> = {}, init = ''): WizardState => {
   const base = defaultRl();
   return {
+    init,
     name: '',
     preset: 'tiny',
     backend: 'auto',
@@ -36,13 +38,28 @@ describe('run wizard: the RL stage', () => {
   it('RL only: starts from the checkpoint, no SFT steps, and needs one picked', () => {
     const none = validate(state({ stage: 'rl' }), []);
     expect(none.get('init.checkpoint')).toBe('pick the checkpoint RL starts from');
-    const s = state({ stage: 'rl', checkpoint: 'run-1/20' });
+    const s = state({ stage: 'rl' }, {}, 'run-1/20');
     expect(validate(s, [])).toEqual(new Map());
     const c = buildConfig(s);
     expect(c).toMatchObject({ init: { checkpoint: 'run-1/20' }, sft: { steps: 0 } });
     expect(c).not.toHaveProperty('rft');
     expect(c).not.toHaveProperty('model');
     expect(parseRunConfig(c).init).toEqual({ checkpoint: 'run-1/20' });
+  });
+
+  it('SFT from a checkpoint: its model and tokenizer, this run\'s RFT data and SFT steps, RL after it if asked', () => {
+    const s = state({}, {}, 'run-1/last');
+    s.values['model.blockSize'] = 5; // the checkpoint's context is used: a bad value here does not matter
+    expect(validate(s, [])).toEqual(new Map());
+    const c = buildConfig(s);
+    expect(c).toMatchObject({ init: { checkpoint: 'run-1/last' }, sft: { steps: 2000 }, rft: { attempts: 2 } });
+    expect(c).not.toHaveProperty('model');
+    expect(c).not.toHaveProperty('tokenizer');
+    expect(c).not.toHaveProperty('rl');
+    expect(parseRunConfig(c)).toMatchObject({ init: { checkpoint: 'run-1/last' }, sft: { steps: 2000 } });
+    const withRl = buildConfig(state({ stage: 'sft+rl' }, { 'rl.steps': 3 }, 'run-1/last'));
+    expect(parseRunConfig(withRl)).toMatchObject({ init: { checkpoint: 'run-1/last' }, sft: { steps: 2000 }, rl: { steps: 3 } });
+    expect(buildConfig(state())).not.toHaveProperty('init');
   });
 
   it('names bad RL fields in the wizard words, and finds them in main’s messages', () => {

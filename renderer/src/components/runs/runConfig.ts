@@ -1,8 +1,9 @@
 // The run config as the wizard edits it: the fields of the contract's run config schema, flat by dotted
 // path, with their labels and hints. Defaults and ranges come from the schema itself (one place): the
 // wizard validates with it as main does, and main's message on `runs.start` is mapped back onto fields too.
-// The RL stage (the schema's `rl` section, and `init.checkpoint` for a run that starts from a checkpoint
-// instead of RFT + SFT) has its own fields, by dotted path too (`rl.reward.format`).
+// The RL stage (the schema's `rl` section) has its own fields, by dotted path too (`rl.reward.format`).
+// `init` is the checkpoint a run starts from instead of a fresh model: SFT continues from it, or, with the
+// RL-only stage, RL does.
 import { runConfigSchema, BACKEND_CHOICES, type ArtefactRecord } from '../../../../main/lab/contract';
 
 export type FieldPath =
@@ -103,8 +104,6 @@ export type RlAlgorithm = (typeof RL_ALGORITHMS)[number];
 
 export interface RlChoice {
   stage: Stage;
-  /** RL only: the checkpoint to start from, `<run>/<step>`. */
-  checkpoint: string;
   algorithm: RlAlgorithm;
   advantage: (typeof RL_ADVANTAGES)[number];
   mode: (typeof RL_MODES)[number];
@@ -119,7 +118,6 @@ export function defaultRl(): RlChoice {
   const d = rlSchema.parse({});
   return {
     stage: 'sft',
-    checkpoint: '',
     algorithm: d.algorithm,
     advantage: d.advantage,
     mode: d.mode,
@@ -219,11 +217,14 @@ export interface WizardState {
   backend: BackendChoice;
   data: DataChoice;
   values: Values;
+  /** The checkpoint the run starts from, `<run>/<step>`; '' (or absent) for a fresh model of the preset. */
+  init?: string;
   /** The RL stage; absent means SFT only. */
   rl?: RlChoice;
 }
 
 const rlOn = (s: WizardState): s is WizardState & { rl: RlChoice } => !!s.rl && s.rl.stage !== 'sft';
+const rlOnly = (s: WizardState): boolean => s.rl?.stage === 'rl';
 /** A field's value as typed, wherever it lives. */
 const valueOf = (s: WizardState, path: string): unknown => (path.startsWith('rl.') ? s.rl?.values[path as RlFieldPath] : s.values[path as FieldPath]);
 
@@ -271,12 +272,16 @@ export function buildConfig(s: WizardState): Record<string, unknown> {
       evalEvery: v['rl.evalEvery'],
       checkpointEvery: v['rl.checkpointEvery'],
     };
-    if (r.stage === 'rl') {
-      // The checkpoint brings its model and tokenizer; no RFT data is made and no SFT step runs.
-      out.init = { checkpoint: r.checkpoint };
-      out.sft = { steps: 0 };
-      for (const k of ['rft', 'tokenizer', 'model']) delete out[k];
-    }
+  }
+  if (rlOnly(s)) {
+    // No RFT data is made and no SFT step runs: RL starts from the checkpoint.
+    out.sft = { steps: 0 };
+    delete out.rft;
+  }
+  if (s.init || rlOnly(s)) {
+    // The checkpoint brings its model, context and tokenizer.
+    out.init = { checkpoint: s.init ?? '' };
+    for (const k of ['tokenizer', 'model']) delete out[k];
   }
   // Keys in the schema's order, so the JSON reads like main/lab/contract/run-config.ts.
   const order = ['name', 'rng', 'backend', 'data', 'env', 'rft', 'tokenizer', 'model', 'sft', 'eval', 'checkpoint', 'init', 'rl'];
@@ -300,7 +305,7 @@ export function validate(s: WizardState, datasets: readonly ArtefactRecord[]): M
   }
   if (rlOn(s)) {
     const r = s.rl.values;
-    if (s.rl.stage === 'rl' && !s.rl.checkpoint) errors.set('init.checkpoint', 'pick the checkpoint RL starts from');
+    if (s.rl.stage === 'rl' && !s.init) errors.set('init.checkpoint', 'pick the checkpoint RL starts from');
     if (!errors.has('rl.updatesPerBatch') && !errors.has('rl.batchQuestions') && Number(r['rl.updatesPerBatch']) > Number(r['rl.batchQuestions'])) {
       errors.set('rl.updatesPerBatch', `must not exceed the questions per step (${r['rl.batchQuestions']}): each update takes at least one group`);
     }
