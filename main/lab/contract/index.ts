@@ -128,6 +128,12 @@ export interface QaDetail {
 
 export type RunStatus = 'created' | 'running' | 'finished' | 'failed' | 'interrupted' | 'cancelled';
 
+/**
+ * Below this share of RFT answer turns whose prompt window still shows the answer (`sft/answer_in_window`),
+ * a run's context is too short for its data: the job logs it and the dashboard says so.
+ */
+export const ANSWER_IN_WINDOW_MIN = 0.95;
+
 export interface MetricSummary {
   last: number;
   min: number;

@@ -16,6 +16,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { Graph, QA, Trajectory } from '../formats';
 import { TRAJ_FORMAT } from '../formats';
 import { LabError } from '../errors';
+import { ANSWER_IN_WINDOW_MIN } from '../contract';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../store/files';
 import { createRng, seedFrom, type Rng } from '../util/rng';
 import { selectBackend } from '../compute/backend';
@@ -101,8 +102,8 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   }
   const rftTrajs = readTrajectories(rftFile);
   const rftReport = JSON.parse(readFileSync(join(dataDir(ctx.home, runId), 'rft-report.json'), 'utf8')) as RftReport;
-  const questionOf = new Map(trainQas.map((q) => [q.id, q.question]));
-  const views = rftTrajs.map((t) => policyView(questionOf.get(t.qa_id) ?? '', t.steps));
+  const qaOf = new Map(trainQas.map((q) => [q.id, q]));
+  const views = rftTrajs.map((t) => policyView(qaOf.get(t.qa_id)?.question ?? '', t.steps));
 
   // ---- 3. tokenizer (made once per run; a run from a checkpoint keeps the checkpoint's)
   const last = resume ? checkpointSteps(ctx.home, runId).at(-1) : undefined;
@@ -131,15 +132,17 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
   views.forEach((v, i) => (valQuestions.has(rftTrajs[i]!.qa_id) ? valWindows : trainWindows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS)));
   if (trainWindows.length === 0) throw new LabError('conflict', 'no training windows: the RFT data is empty');
-  const qaOf = new Map(trainQas.map((q) => [q.id, q]));
   // Measured on an even spread of at most 2000 trajectories: enough for the share, cheap on large RFT sets.
   const spread = rftTrajs.filter((_, i) => i % Math.ceil(rftTrajs.length / 2000) === 0);
   const answerSeen = answerInWindow(
     tok,
-    spread.map((t) => ({ question: questionOf.get(t.qa_id) ?? '', steps: t.steps, answers: [qaOf.get(t.qa_id)?.answer ?? '', ...(qaOf.get(t.qa_id)?.aliases ?? [])] })),
+    spread.map((t) => {
+      const qa = qaOf.get(t.qa_id);
+      return { question: qa?.question ?? '', steps: t.steps, answers: qa ? [qa.answer, ...(qa.aliases ?? [])] : [] };
+    }),
     gptConfig.blockSize,
   );
-  if (answerSeen < 0.95) {
+  if (answerSeen < ANSWER_IN_WINDOW_MIN) {
     ctx.log(
       `warning: in ${(100 * (1 - answerSeen)).toFixed(1)}% of the RFT answer turns the answer is outside the policy's ${promptBudget(gptConfig.blockSize, TURN_TOKENS)}-token prompt window ` +
         `(model.blockSize ${gptConfig.blockSize}); a larger model.blockSize lets the policy see the evidence it must answer from`,
