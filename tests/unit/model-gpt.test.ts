@@ -9,6 +9,7 @@ import {
   generate,
   loss,
   matmul,
+  observationReach,
   paramCount,
   paramSpecs,
   resolveGPTConfig,
@@ -193,6 +194,75 @@ describe('generation', () => {
     turn2.logProbs.forEach((x, i) => expect(x).toBeCloseTo(ref.logProbs[i]!, 4));
     expect(tf.memory().numTensors).toBe(before);
   });
+});
+
+describe('bidirectional observations', () => {
+  // Special ids (model/tokenizer SPECIAL_TOKENS): 0 pad, 1 bos, 2 eos, 3 <think>, 6 </tool_call>, 7 <tool_response>, 8 </tool_response>.
+  const [PAD, BOS, THINK, CALL_END, OPEN, CLOSE] = [0, 1, 3, 6, 7, 8];
+
+  it('a tool response reaches its last token; everything else reaches itself', () => {
+    //              0    1   2      3   4         5     6   7   8      9   10
+    const row = [BOS, 20, THINK, 21, CALL_END, OPEN, 22, 23, CLOSE, 24, THINK];
+    expect([...observationReach(row, 1, row.length)]).toEqual([0, 1, 2, 3, 4, 8, 8, 8, 8, 9, 10]);
+    // Cut by the window (no opener), cut by the row end, cut by a tag of the policy's writing; rows are independent.
+    const rows = [25, 26, CLOSE, THINK, OPEN, 27, 28, PAD, OPEN, 29, THINK, OPEN, 30, 31, 32, 33];
+    expect([...observationReach(rows, 2, 8)]).toEqual([0, 1, 2, 3, 6, 6, 6, 7, /* row 2, positions within it: */ 1, 1, 2, 7, 7, 7, 7, 7]);
+  });
+
+  const on = createModel({ ...cfg, bidirectionalObservations: true }, { seed: 11 });
+  const logitsOf = (row: number[]): Float32Array => tf.tidy(() => forward(on, ids2d([row]))).dataSync() as Float32Array;
+  const V = cfg.vocabSize;
+  const at = (l: Float32Array, t: number): number[] => Array.from(l.subarray(t * V, (t + 1) * V));
+  const close = (a: number[], b: number[]): boolean => a.every((x, i) => Math.abs(x - b[i]!) < 1e-4);
+  const turn = [BOS, 20, THINK, 21, CALL_END, OPEN, 22, 23, 24, CLOSE, THINK, 25, 26];
+
+  it('a response token reads the rest of its response; nothing reads a later token outside it', () => {
+    const base = logitsOf(turn);
+    const changedInside = logitsOf(turn.map((x, i) => (i === 8 ? 40 : x))); // the response's last word
+    const changedAfter = logitsOf(turn.map((x, i) => (i === 11 ? 40 : x))); // a word of the next turn
+    // Positions 5..7 of the response read position 8: their logits change with it.
+    for (const t of [5, 6, 7]) expect(close(at(base, t), at(changedInside, t))).toBe(false);
+    // Before the response, attention stays causal.
+    for (const t of [0, 1, 2, 3, 4]) expect(close(at(base, t), at(changedInside, t))).toBe(true);
+    // Nothing up to position 10 reads position 11.
+    for (let t = 0; t <= 10; t++) expect(close(at(base, t), at(changedAfter, t))).toBe(true);
+    // A causal model with the same weights: position 5 does not read position 8.
+    const causal = { config: { ...on.config, bidirectionalObservations: false }, params: on.params };
+    const c0 = tf.tidy(() => forward(causal, ids2d([turn]))).dataSync() as Float32Array;
+    const c1 = tf.tidy(() => forward(causal, ids2d([turn.map((x, i) => (i === 8 ? 40 : x))]))).dataSync() as Float32Array;
+    expect(close(at(c0, 5), at(c1, 5))).toBe(true);
+  });
+
+  it('the KV cache, the full pass and sequenceLogProbs agree on a prompt with a response', async () => {
+    const before = tf.memory().numTensors;
+    const prompt = turn.slice(0, 11); // the context before the second turn, ending in <think>
+    const stops = [OPEN]; // as checkpointPolicy: a turn that starts a response ends there
+    const a = await generate(on, prompt, { maxNewTokens: 4, temperature: 1, rng: createRng(5), stopTokens: stops });
+    const b = await generate(on, prompt, { maxNewTokens: 4, temperature: 1, rng: createRng(5), stopTokens: stops, useCache: false });
+    expect(a.tokens).toEqual(b.tokens);
+    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(b.logProbs[i]!, 4));
+    const { logProbs } = await sequenceLogProbs(on, [[...prompt, ...a.tokens], [BOS, 20]]);
+    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(logProbs[0]![prompt.length - 1 + i]!, 4));
+    // Fed across turns, a response fed whole gives the same next-token logits as one pass.
+    const dec = new Decoder(on);
+    dec.feed(turn.slice(0, 5));
+    dec.feed(turn.slice(5, 11));
+    const t2 = await dec.sample({ maxNewTokens: 1, temperature: 0 });
+    dec.dispose();
+    const ref = await generate(on, prompt, { maxNewTokens: 1, temperature: 0, useCache: false });
+    expect(t2.tokens).toEqual(ref.tokens);
+    expect(t2.logProbs[0]).toBeCloseTo(ref.logProbs[0]!, 4);
+    expect(tf.memory().numTensors).toBe(before);
+  });
+
+  it('refuses a response split across feeds (its cached keys would be stale)', () => {
+    const dec = new Decoder(on);
+    dec.feed([BOS, 20, OPEN, 22]);
+    expect(() => dec.feed([23, CLOSE])).toThrow(/tool response must be fed whole/);
+    dec.dispose();
+  });
+
+  afterAll(() => disposeModel(on));
 });
 
 describe('sampling and FLOPs', () => {

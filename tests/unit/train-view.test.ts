@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { policyView, promptBudget, turnWindows, validationQuestions, windowIndices } from '../../main/lab/train/view';
 import { answerInWindow, policyPrompt } from '../../main/lab/train/policy';
-import { buildMaskedTokens } from '../../main/lab/model/mask';
+import { buildMaskedTokens, type MaskedTokens } from '../../main/lab/model/mask';
+import { observationReach } from '../../main/lab/model/gpt';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';
 import type { AgentStep } from '../../main/lab/agent/react';
 
@@ -91,6 +92,40 @@ describe('training rows and inference prompts', () => {
     const own = prompts.slice(prompts.length - (rows.length - 1));
     expect(contexts.slice(1)).toEqual(own);
     for (const r of rows) expect(r.ids.length).toBeLessThanOrEqual(blockSize + 1);
+  });
+
+  it('with bidirectional tool responses, no position reads a token it is trained to predict', () => {
+    // Positions of the row that read ahead (inside a response), and loss targets some position at or before them can read.
+    const readAhead = (row: MaskedTokens): { ahead: number; leaks: number } => {
+      const n = row.ids.length - 1; // inputs ids[0 .. n - 1]; position t predicts ids[t + 1]
+      const reach = observationReach(row.ids.slice(0, n), 1, n);
+      let seen = -1;
+      let ahead = 0;
+      let leaks = 0;
+      for (let t = 0; t < n; t++) {
+        seen = Math.max(seen, reach[t]!);
+        if (reach[t]! > t) ahead++;
+        if (row.mask[t + 1] === 1 && seen > t) leaks++;
+      }
+      return { ahead, leaks };
+    };
+    const page = (i: number): string => `Page ${i}: Irrawaddy River flows into Andaman Sea. ` + 'Fact: Yangon is a city. '.repeat(i * 6);
+    const steps: AgentStep[] = [0, 1, 2].map((i) => ({ think: `Look ${i}.`, action: { name: 'visit', arguments: { url: [`sim://P${i}`], goal: 'what flows in' } }, observation: page(i) }));
+    steps.push({ think: 'Answer.', action: { name: 'answer', arguments: { answer: 'Irrawaddy River' } } });
+    const v = policyView('What flows into Andaman Sea?', steps);
+    const tok = trainTokenizer([v.text], { vocabSize: 300 });
+    const ahead: number[] = [];
+    for (const blockSize of [96, 160, 1024]) {
+      // 1024: one shared row with every turn; 96 and 160: rows whose window starts inside a response.
+      const rows = turnWindows(buildMaskedTokens(tok, v.text, v.spans), blockSize, 32);
+      const r = rows.map(readAhead);
+      ahead.push(r.reduce((a, x) => a + x.ahead, 0));
+      expect(r.map((x) => x.leaks)).toEqual(rows.map(() => 0));
+    }
+    // At 96 every window starts inside a long page (read causally); at 160 and 1024 whole responses read ahead.
+    expect(ahead[0]).toBe(0);
+    expect(ahead[1]).toBeGreaterThan(0);
+    expect(ahead[2]).toBeGreaterThan(ahead[1]!);
   });
 });
 

@@ -203,9 +203,9 @@ export function readCheckpointManifest(dir: string): CheckpointManifest {
   if (!m.model || !m.weights || !Array.isArray(m.weights.tensors) || typeof m.step !== 'number') {
     throw new LabError('bad_input', `${path}: manifest lacks model, weights or step`);
   }
-  // Checkpoints written before smearKeys existed have no such field: their models had no smeared keys.
+  // Checkpoints written before an option existed have no such field: their models did without it.
   const model: Partial<GPTConfig> = m.model;
-  return { ...m, model: { ...model, smearKeys: model.smearKeys ?? false } } as CheckpointManifest;
+  return { ...m, model: { ...model, smearKeys: model.smearKeys ?? false, bidirectionalObservations: model.bidirectionalObservations ?? false } } as CheckpointManifest;
 }
 
 function readBin(dir: string, file: string, expectSha: string, floats: number): Float32Array {

@@ -15,6 +15,13 @@ import { policyView, promptBudget, windowIndices } from './view';
 /** One turn (think + action) of a trained policy, at most, in tokens. */
 export const TURN_TOKENS = 96;
 
+/**
+ * The tags that end a turn: a tool call, an answer, the end of the episode; and <tool_response>: the policy
+ * never writes a tool response, so a turn that starts one ends there (a format error) and no invented
+ * observation enters its context (model/gpt observationReach).
+ */
+export const TURN_STOP_TAGS = ['</tool_call>', '</answer>', '<|eos|>', '<tool_response>'] as const;
+
 export interface CheckpointPolicyOptions {
   name: string;
   temperature: number;
@@ -63,7 +70,7 @@ export function answerInWindow(tok: Tokenizer, trajectories: ReadonlyArray<{ que
 }
 
 export function checkpointPolicy(model: GPT, tok: Tokenizer, opts: CheckpointPolicyOptions): Policy {
-  const stops = ['</tool_call>', '</answer>', '<|eos|>'].map((t) => tok.special(t));
+  const stops = TURN_STOP_TAGS.map((t) => tok.special(t));
   const eos = tok.special('<|eos|>');
   const maxNew = opts.maxTurnTokens ?? TURN_TOKENS;
   return {
