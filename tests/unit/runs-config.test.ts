@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
+import { freshModelConfig } from '../../main/lab/train/sft-job';
 
 const data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' };
 
@@ -17,6 +18,13 @@ describe('run config', () => {
       /data\.datasetId: .*data\.heldOutDatasetId: .*model\.preset: .*sft\.lr: /,
     );
     expect(() => parseRunConfig({ data, sft: { stepz: 3 } })).toThrow(/sft: Unrecognized key: "stepz"/);
+  });
+
+  it('builds the fresh model from the preset and the model overrides', () => {
+    expect(freshModelConfig(parseRunConfig({ data }).model, 1024)).toMatchObject({ nLayer: 2, blockSize: 256, vocabSize: 1024, bidirectionalObservations: false });
+    const deeper = freshModelConfig(parseRunConfig({ data, model: { preset: 'small', blockSize: 384, nLayer: 3, bidirectionalObservations: true } }).model, 999);
+    expect(deeper).toMatchObject({ nLayer: 3, nEmbd: 384, blockSize: 384, vocabSize: 999, bidirectionalObservations: true, smearKeys: true });
+    expect(() => parseRunConfig({ data, model: { bidirectionalObservations: 'yes' } })).toThrow(/model\.bidirectionalObservations/);
   });
 
   it('refuses cross-field mistakes', () => {

@@ -123,6 +123,10 @@ export const runConfigSchema = z
       .object({
         preset: z.enum(MODEL_PRESETS).default('tiny'),
         blockSize: int(32, 8192).optional(),
+        /** Transformer blocks (the preset's when left out). */
+        nLayer: int(1, 96).optional(),
+        /** Bidirectional attention within tool responses (model/gpt GPTConfig); off in the presets. */
+        bidirectionalObservations: z.boolean().optional(),
       })
       .strict()
       .default({ preset: 'tiny' }),

@@ -24,7 +24,7 @@ import { CancelledError, type JobContext } from '../jobs/context';
 import { estimateParams } from '../jobs/specs';
 import { TURN_TOKENS } from './policy';
 import { promptBudget } from './view';
-import { rftExpert } from './sft-job';
+import { freshModelConfig, rftExpert } from './sft-job';
 
 /** Evaluations a stage of `steps` steps runs with an eval every `every` steps and one at the end. */
 export function evalCount(steps: number, every: number): number {
@@ -142,7 +142,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
   // A run that starts from a checkpoint trains that checkpoint's model.
   const gpt = config.init
     ? resolveGPTConfig(readCheckpointManifest(resolveCheckpoint(config.init.checkpoint, home).dir).model)
-    : resolveGPTConfig({ preset: config.model.preset, vocabSize: config.tokenizer.vocabSize, ...(config.model.blockSize ? { blockSize: config.model.blockSize } : {}) });
+    : freshModelConfig(config.model, config.tokenizer.vocabSize);
   const model = createModel(gpt, { seed: config.rng });
   const trainCfg = resolveTrainConfig({ lr: config.sft.lr, batchSize: config.sft.batchSize, seqLen: gpt.blockSize, maxSteps: 10, warmupSteps: 0, decaySteps: 10 });
   const opt = createOptimizer(model, trainCfg);

@@ -31,7 +31,7 @@ import { filterTrajectories, type RftReport } from '../agent/rft';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
 import { readTrajectories } from '../agent/data';
 import { Tokenizer, trainTokenizer } from '../model/tokenizer';
-import { createModel, disposeModel, loss, resolveGPTConfig, type GPT } from '../model/gpt';
+import { createModel, disposeModel, loss, resolveGPTConfig, type GPT, type GPTConfig } from '../model/gpt';
 import { buildMaskedTokens, fitSeqLen, makeBatch, type MaskedTokens } from '../model/mask';
 import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainConfig } from '../model/train';
 import { loadCheckpoint, readCheckpointManifest, saveCheckpoint } from '../model/checkpoint';
@@ -48,6 +48,13 @@ import type { Policy } from '../agent/runtime';
 
 
 /** Test and bench seams of a training run (the job passes none). */
+/** The shape of a run's fresh model: its preset with the run's overrides, and the tokenizer's vocabulary. */
+export function freshModelConfig(model: RunConfig['model'], vocabSize: number): GPTConfig {
+  const { preset, ...overrides } = model;
+  const set = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  return resolveGPTConfig({ preset, vocabSize, ...set });
+}
+
 export interface TrainHooks {
   /** A policy that acts in the RL rollouts instead of the model's (`model`); RL still updates the model. */
   rolloutPolicy?: (qa: QA, sample: number, model: Policy) => Policy;
@@ -126,7 +133,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   // Training examples: one window per generated turn; every 10th question's windows are held out for val/loss.
   const gptConfig = init
     ? resolveGPTConfig(readCheckpointManifest(init.dir).model)
-    : resolveGPTConfig({ preset: config.model.preset, vocabSize: tok.vocabSize, ...(config.model.blockSize ? { blockSize: config.model.blockSize } : {}) });
+    : freshModelConfig(config.model, tok.vocabSize);
   const trainWindows: MaskedTokens[] = [];
   const valWindows: MaskedTokens[] = [];
   const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
