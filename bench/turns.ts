@@ -7,26 +7,14 @@
 // the context is cut, points at a difference between training rows and inference prompts.
 // Run: npx tsx bench/turns.ts --home DIR --run RUN_ID [--step last] [--split held-out|train] [--questions 20] [--show 3]
 import { parseArgs } from 'node:util';
-import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { readJsonFile } from '../main/lab/store/files';
-import { selectBackend } from '../main/lab/compute/backend';
-import { readGraphFile } from '../main/lab/kg/io';
-import { readDataset } from '../main/lab/synth/dataset';
-import { SimWeb } from '../main/lab/agent/web';
-import { simToolset } from '../main/lab/agent/env';
-import { rolloutDataset } from '../main/lab/agent/rollout';
 import { renderStepParts } from '../main/lab/agent/react';
-import { loadCheckpoint } from '../main/lab/model/checkpoint';
 import { forward, generate } from '../main/lab/model/gpt';
 import { buildMaskedTokens } from '../main/lab/model/mask';
-import { parseRunConfig } from '../main/lab/contract/run-config';
-import { checkpointDir, checkpointSteps, runFile } from '../main/lab/runs/layout';
-import { policyPrompt, TURN_TOKENS } from '../main/lab/train/policy';
+import { policyPrompt, TURN_STOP_TAGS, TURN_TOKENS } from '../main/lab/train/policy';
 import { policyView, turnWindows } from '../main/lab/train/view';
-import { runEnvironment } from '../main/lab/train/checkpoints';
-import { rftExpert } from '../main/lab/train/sft-job';
 import { createRng } from '../main/lab/util/rng';
+import { expertEpisodes } from './expert-episodes';
 
 const { values } = parseArgs({
   options: {
@@ -38,30 +26,13 @@ const { values } = parseArgs({
     show: { type: 'string', default: '3' },
   },
 });
-if (!values.home || !values.run || !['held-out', 'train'].includes(values.split!)) {
+if (!values.home || !values.run) {
   throw new Error('usage: bench/turns.ts --home DIR --run RUN_ID [--step last] [--split held-out|train] [--questions N] [--show N]');
 }
-const home = values.home;
 const runId = values.run;
-const config = parseRunConfig((readJsonFile(runFile(home, runId)) as { config: unknown }).config);
-const { report: backend } = await selectBackend(config.backend === 'auto' ? {} : { only: [config.backend] });
-const all = checkpointSteps(home, runId);
-const step = values.step === 'last' ? all.at(-1) : Number(values.step);
-if (step === undefined || !all.includes(step)) throw new Error(`run ${runId} has no checkpoint ${values.step}; it has ${all.join(', ') || 'none'}`);
-const { model, tokenizer: tok } = await loadCheckpoint(checkpointDir(home, runId, step));
-if (!tok) throw new Error('the checkpoint has no tokenizer');
-
-const graph = readGraphFile(join(home, 'graphs', `${config.data.graphId}.json`));
-const datasetId = values.split === 'train' ? config.data.datasetId : config.data.heldOutDatasetId;
-const qas = readDataset(join(home, 'datasets', `${datasetId}.jsonl`)).qas.slice(0, Number(values.questions));
-const env = runEnvironment(config);
-const trajs = await rolloutDataset(qas, rftExpert(config, graph), simToolset(new SimWeb(graph, env.web)), {
-  n: 1,
-  seed: 7,
-  limits: { maxToolCalls: env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 },
-});
+const { step, backend, model, tok, episodes } = await expertEpisodes({ home: values.home, run: runId, step: values.step!, split: values.split!, questions: Number(values.questions) });
 const eos = tok.special('<|eos|>');
-const stops = [tok.special('</tool_call>'), tok.special('</answer>'), eos];
+const stops = TURN_STOP_TAGS.map((t) => tok.special(t));
 const blockSize = model.config.blockSize;
 
 const exact: number[] = [];
@@ -69,8 +40,8 @@ const total: number[] = [];
 let hit = 0;
 let scored = 0;
 let shown = 0;
-for (const t of trajs) {
-  const { question, answer } = qas.find((q) => q.id === t.qa_id)!;
+for (const { qa, trajectory: t } of episodes) {
+  const { question, answer } = qa;
   const lines: string[] = [];
   for (let i = 0; i < t.steps.length; i++) {
     const prompt = policyPrompt(tok, question, t.steps.slice(0, i), blockSize, TURN_TOKENS);
@@ -97,6 +68,6 @@ for (const t of trajs) {
     console.log(`Q: ${question}  (gold: ${answer})\n${lines.join('\n')}`);
   }
 }
-console.log(`\nrun ${runId} step ${step}, ${trajs.length} ${values.split} questions, backend ${backend.chosen}`);
+console.log(`\nrun ${runId} step ${step}, ${episodes.length} ${values.split} questions, backend ${backend}`);
 console.log(`teacher-forced token accuracy on the training rows: ${(hit / Math.max(1, scored)).toFixed(3)} (${scored} tokens)`);
 for (let i = 0; i < total.length; i++) console.log(`turn ${i}: the policy writes the expert's turn exactly in ${exact[i] ?? 0} of ${total[i]}`);
