@@ -41,7 +41,8 @@ let inWindow = 0;
 for (const { qa, trajectory } of episodes) {
   const last = trajectory.steps.at(-1);
   if (!last || last.action.name !== 'answer') continue;
-  const turn = Object.values(renderStepParts(last)).join('');
+  const { think, action } = renderStepParts(last);
+  const turn = think + action;
   const at = turn.indexOf(qa.answer);
   if (at < 0) continue; // the expert answered with an alias: nothing to align
   const prompt = policyPrompt(tok, qa.question, trajectory.steps.slice(0, -1), model.config.blockSize, TURN_TOKENS);

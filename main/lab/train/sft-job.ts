@@ -47,7 +47,6 @@ import { resolveCheckpoint } from './checkpoints';
 import type { Policy } from '../agent/runtime';
 
 
-/** Test and bench seams of a training run (the job passes none). */
 /** The shape of a run's fresh model: its preset with the run's overrides, and the tokenizer's vocabulary. */
 export function freshModelConfig(model: RunConfig['model'], vocabSize: number): GPTConfig {
   const { preset, ...overrides } = model;
@@ -55,6 +54,7 @@ export function freshModelConfig(model: RunConfig['model'], vocabSize: number): 
   return resolveGPTConfig({ preset, vocabSize, ...set });
 }
 
+/** Test and bench seams of a training run (the job passes none). */
 export interface TrainHooks {
   /** A policy that acts in the RL rollouts instead of the model's (`model`); RL still updates the model. */
   rolloutPolicy?: (qa: QA, sample: number, model: Policy) => Policy;
