@@ -67,8 +67,8 @@ export interface GPTConfig {
    * the whole response: in "Irrawaddy River flows into Andaman Sea." the key of "Irrawaddy" then also says
    * what it flows into, and a question about what flows into the Andaman Sea can find the name before
    * writing it. A causal model must pick the name's first token before reading what identifies it (measured
-   * on held-out one-edge questions: the answer's first token right 16 of 20 times when it follows what
-   * identifies it, 4 of 20 when it precedes it). What the policy writes stays causal, so sampling and the
+   * on held-out one-edge questions, bench/answers.ts: the answer's first token right 15 of 19 times when it
+   * follows what identifies it, 4 of 18 when it precedes it). What the policy writes stays causal, so sampling and the
    * loss see the same thing. Off in the presets: on the 12000-edge lookups (tiny, 8000 steps) it answered
    * more held-out answer turns right teacher-forced (26 of 92 against 21) but did not raise pass@1 (0.09
    * against 0.12 of 100, within noise), and the answers that precede what identifies them stayed hard (5 of 18
