@@ -93,7 +93,7 @@ describe('checkpoint', () => {
     for (const m of [model, wider, untied]) disposeModel(m);
   });
 
-  it('loads a checkpoint written before smeared keys and bidirectional responses existed as a model without them', async () => {
+  it('loads a checkpoint written before smeared keys, bidirectional responses, rotary positions and distance penalties existed as a model without them', async () => {
     const model = createModel({ ...cfg, smearKeys: false, bidirectionalObservations: false }, { seed: 5 });
     const dir = join(root, 'legacy');
     await saveCheckpoint(dir, { model, step: 0 });
@@ -101,10 +101,14 @@ describe('checkpoint', () => {
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { model: Record<string, unknown> };
     delete manifest.model.smearKeys; // as the older code wrote it
     delete manifest.model.bidirectionalObservations;
+    delete manifest.model.positions;
+    delete manifest.model.distanceBias;
     writeFileSync(manifestPath, JSON.stringify(manifest));
     const loaded = await loadCheckpoint(dir);
     expect(loaded.model.config.smearKeys).toBe(false);
     expect(loaded.model.config.bidirectionalObservations).toBe(false);
+    expect(loaded.model.config.positions).toBe('learned');
+    expect(loaded.model.config.distanceBias).toBe(false);
     expect([...loaded.model.params.keys()].some((k) => k.endsWith('.smear'))).toBe(false);
     const ids = tf.tensor2d([[1, 7, 12, 13, 8, 3]], [1, 6], 'int32'); // a tool response (7 ... 8), read causally as before
     expect(tf.tidy(() => tf.max(tf.abs(tf.sub(forward(loaded.model, ids), forward(model, ids)))).dataSync()[0]!)).toBe(0);

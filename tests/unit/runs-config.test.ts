@@ -18,6 +18,8 @@ describe('run config', () => {
       /data\.datasetId: .*data\.heldOutDatasetId: .*model\.preset: .*sft\.lr: /,
     );
     expect(() => parseRunConfig({ data, sft: { stepz: 3 } })).toThrow(/sft: Unrecognized key: "stepz"/);
+    expect(parseRunConfig({ data }).sft.answerRepeat).toBe(1);
+    expect(() => parseRunConfig({ data, sft: { answerRepeat: 0 } })).toThrow(/sft\.answerRepeat: /);
   });
 
   it('builds the fresh model from the preset and the model overrides', () => {
@@ -25,6 +27,11 @@ describe('run config', () => {
     const deeper = freshModelConfig(parseRunConfig({ data, model: { preset: 'small', blockSize: 384, nLayer: 3, bidirectionalObservations: true } }).model, 999);
     expect(deeper).toMatchObject({ nLayer: 3, nEmbd: 384, blockSize: 384, vocabSize: 999, bidirectionalObservations: true, smearKeys: true });
     expect(() => parseRunConfig({ data, model: { bidirectionalObservations: 'yes' } })).toThrow(/model\.bidirectionalObservations/);
+    const wider = freshModelConfig(parseRunConfig({ data, model: { nEmbd: 128, nHead: 8, positions: 'rotary' } }).model, 1024);
+    expect(wider).toMatchObject({ nLayer: 2, nEmbd: 128, nHead: 8, blockSize: 256, positions: 'rotary' });
+    expect(freshModelConfig(parseRunConfig({ data }).model, 1024).positions).toBe('learned');
+    expect(() => parseRunConfig({ data, model: { positions: 'absolute' } })).toThrow(/model\.positions/);
+    expect(() => freshModelConfig(parseRunConfig({ data, model: { nEmbd: 100, nHead: 8 } }).model, 1024)).toThrow(/nEmbd 100 is not divisible by nHead 8/);
   });
 
   it('refuses cross-field mistakes', () => {

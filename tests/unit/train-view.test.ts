@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { policyView, promptBudget, turnWindows, validationQuestions, windowIndices } from '../../main/lab/train/view';
+import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions, windowIndices } from '../../main/lab/train/view';
 import { answerInWindow, policyPrompt } from '../../main/lab/train/policy';
 import { buildMaskedTokens, type MaskedTokens } from '../../main/lab/model/mask';
 import { observationReach } from '../../main/lab/model/gpt';
@@ -126,6 +126,29 @@ describe('training rows and inference prompts', () => {
     expect(ahead[0]).toBe(0);
     expect(ahead[1]).toBeGreaterThan(0);
     expect(ahead[2]).toBeGreaterThan(ahead[1]!);
+  });
+});
+
+describe('answer turns drawn more often', () => {
+  it('repeats exactly the rows whose loss holds <answer>', () => {
+    const steps: AgentStep[] = [
+      { think: 'Search "Paris".', action: { name: 'search', arguments: { query: ['Paris'] } }, observation: 'Paris is located in France. '.repeat(30) },
+      { think: 'Answer: France.', action: { name: 'answer', arguments: { answer: 'France' } } },
+    ];
+    const v = policyView('Which country is Paris located in?', steps);
+    const tok = trainTokenizer([v.text], { vocabSize: 300 });
+    const rows = turnWindows(buildMaskedTokens(tok, v.text, v.spans), 96, 32);
+    expect(rows).toHaveLength(2); // the search turn with the question; the answer turn after a cut observation
+    const answer = tok.special('<answer>');
+    const [search, final] = rows as [MaskedTokens, MaskedTokens];
+    // The answer row has <answer> as a target; the search row has none (the tag in its text would be context only).
+    expect(final.ids.some((id, i) => id === answer && final.mask[i] === 1)).toBe(true);
+    expect(search.ids.includes(answer)).toBe(false);
+    expect(repeatAnswerTurns(rows, answer, 3)).toEqual([search, final, final, final]);
+    expect(repeatAnswerTurns(rows, answer, 1)).toEqual(rows);
+    // <answer> shown as context (mask 0) does not count.
+    const shown = { ids: final.ids, mask: final.mask.map(() => 0) };
+    expect(repeatAnswerTurns([shown], answer, 3)).toEqual([shown]);
   });
 });
 

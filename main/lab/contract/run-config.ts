@@ -125,8 +125,15 @@ export const runConfigSchema = z
         blockSize: int(32, 8192).optional(),
         /** Transformer blocks (the preset's when left out). */
         nLayer: int(1, 96).optional(),
+        /** Width and attention heads (the preset's when left out); the width must divide by the heads. */
+        nEmbd: int(8, 8192).optional(),
+        nHead: int(1, 128).optional(),
         /** Bidirectional attention within tool responses (model/gpt GPTConfig); off in the presets. */
         bidirectionalObservations: z.boolean().optional(),
+        /** `learned` position embeddings or `rotary` (RoPE) queries and keys (model/gpt GPTConfig); the preset's when left out. */
+        positions: z.enum(['learned', 'rotary']).optional(),
+        /** ALiBi-style distance penalties per head (model/gpt GPTConfig); off in the presets. */
+        distanceBias: z.boolean().optional(),
       })
       .strict()
       .default({ preset: 'tiny' }),
@@ -143,9 +150,14 @@ export const runConfigSchema = z
         warmupSteps: int(0, 100_000).default(30),
         weightDecay: z.number().min(0).max(1).default(0.1),
         gradClip: z.number().min(0).max(1000).default(1),
+        /**
+         * How many times each training row whose loss holds the answer turn is drawn, against once for every
+         * other row. The answer is a few of a trajectory's tokens and the ones the reward checks.
+         */
+        answerRepeat: int(1, 64).default(1),
       })
       .strict()
-      .default({ steps: 2000, batchSize: 8, lr: 2e-3, minLr: 2e-4, warmupSteps: 30, weightDecay: 0.1, gradClip: 1 }),
+      .default({ steps: 2000, batchSize: 8, lr: 2e-3, minLr: 2e-4, warmupSteps: 30, weightDecay: 0.1, gradClip: 1, answerRepeat: 1 }),
     eval: z
       .object({
         every: int(1, 1_000_000).default(500),

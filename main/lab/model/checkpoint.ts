@@ -205,7 +205,8 @@ export function readCheckpointManifest(dir: string): CheckpointManifest {
   }
   // Checkpoints written before an option existed have no such field: their models did without it.
   const model: Partial<GPTConfig> = m.model;
-  return { ...m, model: { ...model, smearKeys: model.smearKeys ?? false, bidirectionalObservations: model.bidirectionalObservations ?? false } } as CheckpointManifest;
+  const legacy = { smearKeys: false, bidirectionalObservations: false, positions: 'learned', distanceBias: false } as const;
+  return { ...m, model: { ...legacy, ...model } } as CheckpointManifest;
 }
 
 function readBin(dir: string, file: string, expectSha: string, floats: number): Float32Array {

@@ -36,6 +36,9 @@ import { DEFAULT_VOCAB_SIZE, SPECIAL_TOKENS, type SpecialToken } from './tokeniz
 
 export type EmbeddingMode = 'auto' | 'gather' | 'onehot' | 'hybrid';
 
+/** How a token's position enters the model (see GPTConfig.positions). */
+export type PositionMode = 'learned' | 'rotary';
+
 export interface GPTConfig {
   vocabSize: number;
   /** Maximum context length (number of positions). */
@@ -75,6 +78,22 @@ export interface GPTConfig {
    * against 4). Checkpoints from before this option load with it off.
    */
   bidirectionalObservations: boolean;
+  /**
+   * 'learned': GPT-2's position embedding `wpe` [blockSize, C], added to the token embedding. 'rotary' (RoPE,
+   * Su et al. 2021): no wpe; each head's queries and keys are rotated by their position, so attention scores
+   * depend on how far apart two tokens are, not where they stand. A training row shows a turn's context
+   * wherever the window cut falls, and a name is copied from a page at any offset: with learned positions the
+   * model must learn every offset separately. Checkpoints from before this option load as 'learned'.
+   */
+  positions: PositionMode;
+  /**
+   * ALiBi-style distance penalties (Press et al. 2022) on top of the position embeddings: head h subtracts
+   * m_h * |i - j| from the score of query i on key j, with slopes m_h = 2^(-8 (h + 1) / nHead), so the first heads
+   * read their neighbourhood and the last ones the whole context. With bidirectionalObservations a response
+   * token's near neighbours on both sides are its own line: the name that opens "Manas International Airport
+   * serves city Bishkek." can carry what the line says of it. Checkpoints from before this option load with it off.
+   */
+  distanceBias: boolean;
 }
 
 export type GPTPreset = 'tiny' | 'small' | 'base';
@@ -83,11 +102,11 @@ export type GPTPreset = 'tiny' | 'small' | 'base';
 export const GPT_PRESETS: Record<GPTPreset, Omit<GPTConfig, 'vocabSize'>> = {
   // Trains in minutes on 2 CPU cores: ~0.24M parameters at vocab 2048. 256 positions hold the question and a
   // turn with its observation (the compact RFT style); 128 would leave a prompt of 32 tokens after a turn's budget.
-  tiny: { blockSize: 256, nLayer: 2, nHead: 4, nEmbd: 64, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations: false },
+  tiny: { blockSize: 256, nLayer: 2, nHead: 4, nEmbd: 64, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
   // ~11M parameters (nanoGPT's shakespeare-char shape with a longer context): meant for a GPU.
-  small: { blockSize: 512, nLayer: 6, nHead: 6, nEmbd: 384, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations: false },
+  small: { blockSize: 512, nLayer: 6, nHead: 6, nEmbd: 384, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
   // GPT-2 124M's shape (fewer parameters with our vocabulary): GPU only.
-  base: { blockSize: 1024, nLayer: 12, nHead: 12, nEmbd: 768, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations: false },
+  base: { blockSize: 1024, nLayer: 12, nHead: 12, nEmbd: 768, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
 };
 
 /** Defaults (`tiny`, vocab 2048) <- preset <- overrides, validated. The result is what checkpoints store. */
@@ -103,8 +122,12 @@ export function resolveGPTConfig(overrides: Partial<GPTConfig> & { preset?: GPTP
   if (cfg.nEmbd % cfg.nHead !== 0) throw new LabError('bad_request', `nEmbd ${cfg.nEmbd} is not divisible by nHead ${cfg.nHead}`);
   if (!(cfg.dropout >= 0 && cfg.dropout < 1)) throw new LabError('bad_request', `dropout must be in [0, 1), got ${cfg.dropout}`);
   if (!['auto', 'gather', 'onehot', 'hybrid'].includes(cfg.embedding)) throw new LabError('bad_request', `embedding must be auto, gather, onehot or hybrid`);
-  for (const k of ['smearKeys', 'bidirectionalObservations'] as const) {
+  for (const k of ['smearKeys', 'bidirectionalObservations', 'distanceBias'] as const) {
     if (typeof cfg[k] !== 'boolean') throw new LabError('bad_request', `${k} must be true or false, got ${String(cfg[k])}`);
+  }
+  if (cfg.positions !== 'learned' && cfg.positions !== 'rotary') throw new LabError('bad_request', `positions must be learned or rotary, got ${String(cfg.positions)}`);
+  if (cfg.positions === 'rotary' && (cfg.nEmbd / cfg.nHead) % 2 !== 0) {
+    throw new LabError('bad_request', `rotary positions need an even head size, got nEmbd / nHead = ${cfg.nEmbd / cfg.nHead}`);
   }
   return cfg;
 }
@@ -132,8 +155,8 @@ export function paramSpecs(cfg: GPTConfig): ParamSpec[] {
   const projStd = 0.02 / Math.sqrt(2 * cfg.nLayer);
   const specs: ParamSpec[] = [
     { name: 'wte', shape: [cfg.vocabSize, C], init: { kind: 'normal', std }, decay: false },
-    { name: 'wpe', shape: [cfg.blockSize, C], init: { kind: 'normal', std }, decay: false },
   ];
+  if (cfg.positions === 'learned') specs.push({ name: 'wpe', shape: [cfg.blockSize, C], init: { kind: 'normal', std }, decay: false });
   const norm = (name: string): void => {
     specs.push({ name: `${name}.weight`, shape: [C], init: { kind: 'ones' }, decay: false });
     specs.push({ name: `${name}.bias`, shape: [C], init: { kind: 'zeros' }, decay: false });
@@ -337,6 +360,66 @@ function attentionBias(B: number, tq: number, past: number, reach?: Int32Array):
   return reach ? tf.tensor4d(m, [B, 1, tq, tk]) : tf.tensor2d(m, [tq, tk]);
 }
 
+/** cos and sin [T, D] of the rotary angles of positions pos0 .. pos0 + T - 1 (see rotate). */
+export interface Rotary {
+  cos: tf.Tensor2D;
+  sin: tf.Tensor2D;
+}
+
+const ROTARY_BASE = 10_000;
+
+/**
+ * The rotary angle of position t in channel d of a D-channel head: t * ROTARY_BASE^(-2i / D) with i = d mod D/2
+ * (channel d and d + D/2 form one rotating pair, GPT-NeoX's layout). Pure, for the tables and the tests.
+ */
+export function rotaryAngle(t: number, d: number, D: number): number {
+  return t * ROTARY_BASE ** ((-2 * (d % (D / 2))) / D);
+}
+
+export function rotaryTables(pos0: number, T: number, D: number): Rotary {
+  const cos = new Float32Array(T * D);
+  const sin = new Float32Array(T * D);
+  for (let t = 0; t < T; t++) {
+    for (let d = 0; d < D; d++) {
+      const a = rotaryAngle(pos0 + t, d, D);
+      cos[t * D + d] = Math.cos(a);
+      sin[t * D + d] = Math.sin(a);
+    }
+  }
+  return { cos: tf.tensor2d(cos, [T, D]), sin: tf.tensor2d(sin, [T, D]) };
+}
+
+/**
+ * Rotates each channel pair (d, d + D/2) of x [B, H, T, D] by its position's angle: x * cos + rotateHalf(x) * sin,
+ * rotateHalf(x) = [-x2, x1]. Then q_i . k_j depends on i - j only (and on the contents).
+ */
+export function rotate(x: tf.Tensor4D, rot: Rotary): tf.Tensor4D {
+  const [B, H, T, D] = x.shape;
+  const half = D / 2;
+  const x1 = tf.slice(x, [0, 0, 0, 0], [B, H, T, half]);
+  const x2 = tf.slice(x, [0, 0, 0, half], [B, H, T, half]);
+  return tf.add(tf.mul(x, rot.cos), tf.mul(tf.concat([tf.neg(x2), x1], 3), rot.sin)) as tf.Tensor4D;
+}
+
+/** ALiBi's head slopes: 2^(-8 (h + 1) / nHead) for heads h = 0 .. nHead - 1 (1/4, 1/16, 1/64, 1/256 for 4 heads). */
+export function distanceSlopes(nHead: number): number[] {
+  return Array.from({ length: nHead }, (_, h) => 2 ** ((-8 * (h + 1)) / nHead));
+}
+
+/** -m_h * |i - j| for tq queries at positions past .. past + tq - 1 over past + tq keys: [1, nHead, tq, past + tq]. */
+function distancePenalty(nHead: number, tq: number, past: number): tf.Tensor4D {
+  const tk = past + tq;
+  const slopes = distanceSlopes(nHead);
+  const m = new Float32Array(nHead * tq * tk);
+  for (let h = 0; h < nHead; h++) {
+    for (let i = 0; i < tq; i++) {
+      const base = (h * tq + i) * tk;
+      for (let j = 0; j < tk; j++) m[base + j] = -slopes[h]! * Math.abs(past + i - j);
+    }
+  }
+  return tf.tensor4d(m, [1, nHead, tq, tk]);
+}
+
 // A type alias (not an interface) so it is a tf.TensorContainer and can be returned from tf.tidy.
 export type LayerKV = {
   /** Keys stored transposed, [B, nHead, headDim, Tpast]: a decode step then transposes only its new key. */
@@ -363,17 +446,31 @@ function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor
   return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]) };
 }
 
-/** Self-attention under the additive mask `bias` (attentionBias); with `past`, the new keys/values are appended to the cached ones. */
-function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, bias: tf.Tensor | undefined): { y: tf.Tensor; kv: LayerKV } {
+/** What every layer of one forward pass shares: the additive mask (attentionBias) and the rotary tables. */
+interface LayerInputs {
+  bias?: tf.Tensor;
+  rot?: Rotary;
+}
+
+/**
+ * Self-attention under the additive mask `bias` (attentionBias), queries and keys rotated by `rot` (rotary
+ * positions); with `past`, the new keys/values are appended to the cached ones (cached keys are stored rotated).
+ */
+function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, { bias, rot }: LayerInputs): { y: tf.Tensor; kv: LayerKV } {
   const { nHead: H, nEmbd: C } = ctx.cfg;
   const D = C / H;
   const [B, T] = x.shape as [number, number, number];
   const qkv = linear(x, p(model, `h.${i}.attn.c_attn.weight`), p(model, `h.${i}.attn.c_attn.bias`), ctx);
   const [q0, k0, v0] = tf.split(qkv, 3, -1) as [tf.Tensor, tf.Tensor, tf.Tensor];
-  const q = splitHeads(q0, B, T, H, D);
+  let q = splitHeads(q0, B, T, H, D);
   let k = splitHeads(k0, B, T, H, D);
   let kLast: tf.Tensor4D | undefined;
   if (ctx.cfg.smearKeys) ({ k, last: kLast } = smearKeys(k, past?.kLast, p(model, `h.${i}.attn.smear`)));
+  if (rot) {
+    // After smearing: the smeared key stands at its own position (its predecessor's part is content, not place).
+    q = rotate(q, rot);
+    k = rotate(k, rot);
+  }
   let kT = transposeLast(k) as tf.Tensor4D; // [B, H, D, T]
   let v = splitHeads(v0, B, T, H, D);
   if (past) {
@@ -396,8 +493,8 @@ function mlp(model: GPT, i: number, x: tf.Tensor, ctx: Ctx): tf.Tensor {
 }
 
 /** Pre-norm block: x + attn(ln_1(x)), then x + mlp(ln_2(x)). */
-function block(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, bias: tf.Tensor | undefined): { x: tf.Tensor; kv: LayerKV } {
-  const a = attention(model, i, layerNorm(x, p(model, `h.${i}.ln_1.weight`), p(model, `h.${i}.ln_1.bias`)), ctx, past, bias);
+function block(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, shared: LayerInputs): { x: tf.Tensor; kv: LayerKV } {
+  const a = attention(model, i, layerNorm(x, p(model, `h.${i}.ln_1.weight`), p(model, `h.${i}.ln_1.bias`)), ctx, past, shared);
   const x1 = tf.add(x, a.y);
   const x2 = tf.add(x1, mlp(model, i, layerNorm(x1, p(model, `h.${i}.ln_2.weight`), p(model, `h.${i}.ln_2.bias`)), ctx));
   return { x: x2, kv: a.kv };
@@ -429,9 +526,9 @@ function embed(model: GPT, ids: tf.Tensor2D, pos0: number, ctx: Ctx): tf.Tensor 
   const { vocabSize: V, nEmbd: C } = ctx.cfg;
   const [B, T] = ids.shape;
   const flat = tf.reshape(ids, [B * T]) as tf.Tensor1D;
-  const tok = lookup(p(model, 'wte'), flat, embeddingMode(ctx.cfg), V);
-  const pos = tf.slice(p(model, 'wpe'), [pos0, 0], [T, C]);
-  return dropout(tf.add(tf.reshape(tok, [B, T, C]), pos), ctx);
+  const tok = tf.reshape(lookup(p(model, 'wte'), flat, embeddingMode(ctx.cfg), V), [B, T, C]);
+  if (ctx.cfg.positions === 'rotary') return dropout(tok, ctx); // positions enter in attention
+  return dropout(tf.add(tok, tf.slice(p(model, 'wpe'), [pos0, 0], [T, C])), ctx);
 }
 
 function checkIds(cfg: GPTConfig, ids: tf.Tensor, pos0: number): void {
@@ -448,7 +545,8 @@ function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] | undefi
   checkIds(ctx.cfg, ids, pos0);
   let x = embed(model, ids, pos0, ctx);
   const [B, T] = ids.shape;
-  let bias: tf.Tensor | undefined;
+  const shared: LayerInputs = {};
+  if (ctx.cfg.positions === 'rotary') shared.rot = rotaryTables(pos0, T, ctx.cfg.nEmbd / ctx.cfg.nHead);
   if (T > 1) {
     let reach: Int32Array | undefined;
     if (ctx.cfg.bidirectionalObservations) {
@@ -456,11 +554,15 @@ function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] | undefi
       if (!ctx.reach && pos0 > 0) throw new LabError('internal', 'bidirectionalObservations with a KV cache needs the reach of the new positions');
       reach = ctx.reach ?? observationReach(ids.dataSync(), B, T); // the ids are a small host-side int32 input
     }
-    bias = attentionBias(B, T, pos0, reach);
+    shared.bias = attentionBias(B, T, pos0, reach);
+  }
+  if (ctx.cfg.distanceBias) {
+    const penalty = distancePenalty(ctx.cfg.nHead, T, pos0);
+    shared.bias = shared.bias ? tf.add(shared.bias, penalty) : penalty; // one [.., nHead, T, Tk] sum for every layer
   }
   const kv: LayerKV[] = [];
   for (let i = 0; i < ctx.cfg.nLayer; i++) {
-    const r = block(model, i, x, ctx, past?.[i], bias);
+    const r = block(model, i, x, ctx, past?.[i], shared);
     x = r.x;
     kv.push(r.kv);
   }

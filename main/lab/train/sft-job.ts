@@ -40,7 +40,7 @@ import { openMetrics } from '../runs/metrics';
 import { checkpointDir, checkpointRef, checkpointSteps, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
 import { trainParams } from '../jobs/specs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
-import { policyView, promptBudget, turnWindows, validationQuestions } from './view';
+import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions } from './view';
 import { answerInWindow, checkpointPolicy, TURN_TOKENS } from './policy';
 import { runRlStage, type RlStageInput } from './rl-job';
 import { resolveCheckpoint } from './checkpoints';
@@ -64,6 +64,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const { runId, resume } = trainParams.parse(raw);
   const run = readJsonFile(runFile(ctx.home, runId)) as { config: unknown };
   const config = parseRunConfig(run.config, `${runId}/run.json`);
+  if (!config.init) freshModelConfig(config.model, config.tokenizer.vocabSize); // a bad model shape fails now, not after the RFT data
   const phase = (from: number, to: number) => (f: number, message: string) => ctx.progress({ fraction: from + (to - from) * f, message });
 
   // ---- backend
@@ -134,10 +135,11 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const gptConfig = init
     ? resolveGPTConfig(readCheckpointManifest(init.dir).model)
     : freshModelConfig(config.model, tok.vocabSize);
-  const trainWindows: MaskedTokens[] = [];
+  const turnRows: MaskedTokens[] = [];
   const valWindows: MaskedTokens[] = [];
   const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
-  views.forEach((v, i) => (valQuestions.has(rftTrajs[i]!.qa_id) ? valWindows : trainWindows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS)));
+  views.forEach((v, i) => (valQuestions.has(rftTrajs[i]!.qa_id) ? valWindows : turnRows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS)));
+  const trainWindows = repeatAnswerTurns(turnRows, tok.special('<answer>'), config.sft.answerRepeat);
   if (trainWindows.length === 0) throw new LabError('conflict', 'no training windows: the RFT data is empty');
   // Measured on an even spread of at most 2000 trajectories: enough for the share, cheap on large RFT sets.
   const spread = rftTrajs.filter((_, i) => i % Math.ceil(rftTrajs.length / 2000) === 0);
@@ -199,7 +201,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
       'rft/kept': rftReport.kept,
       'rft/questions_kept': rftReport.questions_kept,
       ...Object.fromEntries(Object.entries(rftReport.removed).map(([k, v]) => [`rft/removed_${k}`, v])),
-      'sft/train_windows': trainWindows.length,
+      'sft/train_windows': turnRows.length,
       'sft/val_windows': valWindows.length,
       'sft/answer_in_window': answerSeen,
     });

@@ -80,6 +80,14 @@ export function turnWindows(tokens: MaskedTokens, blockSize: number, turnTokens:
 }
 
 /**
+ * The training rows with each row whose loss holds an answer turn (a target `<answer>`, id `answerId`)
+ * `times` times over, so a uniform draw picks those rows `times` times as often. The rows are shared, not copied.
+ */
+export function repeatAnswerTurns(rows: readonly MaskedTokens[], answerId: number, times: number): MaskedTokens[] {
+  return rows.flatMap((r) => (times > 1 && r.ids.some((id, i) => id === answerId && r.mask[i] === 1) ? Array<MaskedTokens>(times).fill(r) : [r]));
+}
+
+/**
  * The questions whose trajectories go to the validation loss instead of training: every `every`-th distinct
  * question, in order of first appearance. Splitting by question, not by trajectory, keeps a question's other expert
  * attempts out of training, so the loss measures questions the model has not seen.
