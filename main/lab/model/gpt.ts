@@ -479,7 +479,7 @@ function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV 
   }
   const mm = ctx.decode ? tf.matMul : matmul;
   let att = tf.mul(mm(q, kT), 1 / Math.sqrt(D)); // [B, H, T, Tk]
-  if (bias) att = tf.add(att, bias); // none for a single new query: it may see every key
+  if (bias) att = tf.add(att, bias); // a single new query sees every key: no mask, only distance penalties if on
   att = dropout(tf.softmax(att, -1), ctx);
   let y: tf.Tensor = mm(att, v); // [B, H, T, D]
   y = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [B, T, C]);
