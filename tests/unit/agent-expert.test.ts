@@ -3,6 +3,8 @@ import { demoGraph, demoQAs } from '../../main/lab/agent/demo';
 import { simToolset } from '../../main/lab/agent/env';
 import {
   Notes,
+  answeredGoal,
+  citedReconstructor,
   type Reconstructor,
   checkFilter,
   createExpert,
@@ -20,6 +22,7 @@ import { rolloutOne } from '../../main/lab/agent/rollout';
 import { runEpisode } from '../../main/lab/agent/runtime';
 import { SimWeb } from '../../main/lab/agent/web';
 import type { QA } from '../../main/lab/formats/index';
+import type { AgentStep } from '../../main/lab/agent/react';
 import { LabError } from '../../main/lab/errors';
 import { createRng } from '../../main/lab/util/rng';
 
@@ -198,6 +201,36 @@ describe('terse thoughts (compact RFT style)', () => {
     expect(thought('visit', { url: ['sim://vienna'], goal: 'x' })).toBe('Read this page.');
     expect(thought('visit', { url: ['sim://a', 'sim://b'], goal: 'x' })).toBe('Read these 2 pages.');
     expect(thought('answer', { answer: 'Danube' })).toBe('Answer: Danube.');
+  });
+
+  it('cites the slot of the last goal that the answer fills (cited style), and only that', () => {
+    const visit = (goal: string, observation: string): AgentStep => ({ think: '', action: { name: 'visit', arguments: { url: ['sim://Chile'], goal } }, observation });
+    const page = 'Evidence in page: \nChile uses currency Chilean peso.\nChile has used currency Chilean Escudo.\n';
+    const cited = (history: AgentStep[], answer: string) => terseThought({ question: 'Q?', history, action: { name: 'answer', arguments: { answer } }, observation: undefined }, { citeGoal: true });
+    // The answer after the relation phrase: the object slot; before it: the subject slot.
+    expect(cited([visit('what kind of entity it is and what it uses currency', page)], 'Chilean peso')).toBe('Answer (what it uses currency): Chilean peso.');
+    expect(answeredGoal([visit('what has used currency it', 'Chile has used currency Chilean Escudo.')], 'Chile')).toBe('what has used currency it');
+    // A part whose line holds the answer on the other side, an answer from a search, or none: a bare answer.
+    expect(answeredGoal([visit('what it uses currency', page)], 'Chile')).toBeUndefined();
+    expect(cited([{ think: '', action: { name: 'search', arguments: { query: ['Chile'] } }, observation: page }], 'Chilean peso')).toBe('Answer: Chilean peso.');
+    expect(cited([], 'Chile')).toBe('Answer: Chile.');
+    expect(thought('answer', { answer: 'Chilean peso' })).toBe('Answer: Chilean peso.');
+  });
+
+  it('in expert rollouts, cites a part of the goal of the page the answer was read from', async () => {
+    const expert = resolvePolicy('oracle', { anchorName, expert: { compact: true }, reconstructor: citedReconstructor });
+    let cited = 0;
+    for (const qa of demoQAs()) {
+      const t = await rolloutOne(qa, 0, expert, tools, { n: 1, seed: 3 });
+      const [last, before] = [t.steps.at(-1)!, t.steps.at(-2)];
+      const m = /^Answer \((.+)\): (.+)\.$/.exec(last.think ?? '');
+      if (!m) continue;
+      cited++;
+      expect(m[2]).toBe(last.action.arguments.answer);
+      expect(before?.action.name).toBe('visit');
+      expect(String(before?.action.arguments.goal).split(/, | and /)).toContain(m[1]);
+    }
+    expect(cited).toBeGreaterThan(0);
   });
 
   it('does not repeat a long query (the question searched as a description)', () => {

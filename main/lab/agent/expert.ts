@@ -706,7 +706,7 @@ export const ruleReconstructor: Reconstructor = async (input) => ruleThought(inp
  * searched, how many pages are read, the answer), with no varied phrasing to imitate. The same rule as
  * ruleThought: nothing that only the step's own result reveals.
  */
-export function terseThought(input: ReconstructInput): string {
+export function terseThought(input: ReconstructInput, opts: { citeGoal?: boolean } = {}): string {
   const { action } = input;
   if (action.name === 'search') {
     const qs = (action.arguments.query as string[] | undefined) ?? [];
@@ -719,11 +719,38 @@ export function terseThought(input: ReconstructInput): string {
     return n > 1 ? `Read these ${n} pages.` : 'Read this page.';
   }
   // A fixed first word: the decision to answer is one likely token, not spread over every entity name.
-  if (action.name === 'answer') return `Answer: ${String(action.arguments.answer ?? '')}.`;
+  if (action.name === 'answer') {
+    const answer = String(action.arguments.answer ?? '');
+    const goal = opts.citeGoal ? answeredGoal(input.history, answer) : undefined;
+    return goal ? `Answer (${goal}): ${answer}.` : `Answer: ${answer}.`;
+  }
   return 'Next step.';
 }
 
+/**
+ * The part of the last visit's goal that the answer fills: `what it <rel>` when an evidence line reads
+ * "<page> <rel> <answer>.", `what <rel> it` when it reads "<answer> <rel> <page>.". Restated right before the
+ * answer, it says which side of the line to copy: the entity after the relation phrase, or the one before it.
+ * Undefined when the answer did not come from a visit, or no part of its goal names the answer's slot (the
+ * visit checked a candidate, and the answer is the page itself).
+ */
+export function answeredGoal(history: readonly AgentStep[], answer: string): string | undefined {
+  const last = history.at(-1);
+  const goal = last?.action.name === 'visit' ? last.action.arguments.goal : undefined;
+  if (typeof goal !== 'string' || answer.length === 0) return undefined;
+  const lines = (last?.observation ?? '').split('\n').map((l) => l.trim());
+  for (const part of goal.split(/, | and /)) {
+    const object = /^what it (.+)$/.exec(part)?.[1];
+    if (object && lines.some((l) => l.endsWith(` ${object} ${answer}.`))) return part;
+    const subject = /^what (.+) it$/.exec(part)?.[1];
+    if (subject && lines.some((l) => l.startsWith(`${answer} ${subject} `))) return part;
+  }
+  return undefined;
+}
+
 export const terseReconstructor: Reconstructor = async (input) => terseThought(input);
+/** The terse reconstructor whose answer thought restates the goal of the page it answers from (rft style `cited`). */
+export const citedReconstructor: Reconstructor = async (input) => terseThought(input, { citeGoal: true });
 
 /** Chat function used by the LLM reconstructor (see tools.ts `chatFn`). */
 export type ChatFn = (messages: { role: 'system' | 'user' | 'assistant'; content: string }[]) => Promise<string>;

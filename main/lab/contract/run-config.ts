@@ -110,9 +110,11 @@ export const runConfigSchema = z
         maxTokens: int(64, 131_072).default(4096),
         /**
          * How the expert writes: `compact` (terse thoughts, bare visit goals) suits a small policy trained from
-         * scratch, which must learn every token it writes; `full` is the WebSailor-style prose.
+         * scratch, which must learn every token it writes; `cited` is compact with an answer thought that restates
+         * the slot of the last page's goal it fills ("Answer (what it uses currency): Chilean peso."); `full` is
+         * the WebSailor-style prose.
          */
-        style: z.enum(['compact', 'full']).default('compact'),
+        style: z.enum(['compact', 'cited', 'full']).default('compact'),
         /** One more expert attempt per question on a third of the tool budget, ending in the forced answer. */
         forcedAnswers: z.boolean().default(true),
       })

@@ -25,7 +25,7 @@ import { readDataset } from '../synth/dataset';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
 import { resolvePolicy, type PolicyFactory } from '../agent/policies';
-import { ruleReconstructor, terseReconstructor } from '../agent/expert';
+import { citedReconstructor, ruleReconstructor, terseReconstructor } from '../agent/expert';
 import { rolloutDataset, rolloutOne } from '../agent/rollout';
 import { filterTrajectories, type RftReport } from '../agent/rft';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
@@ -255,11 +255,11 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
 /** The expert that writes a run's RFT data, in the run's style (`rft.style`), searching anchors by name. */
 export function rftExpert(config: RunConfig, graph: Pick<Graph, 'nodes'>): PolicyFactory {
   const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
-  const compact = config.rft.style === 'compact';
+  const style = config.rft.style;
   return resolvePolicy('oracle', {
     anchorName: (id) => names.get(id),
-    expert: { compact },
-    reconstructor: compact ? terseReconstructor : ruleReconstructor,
+    expert: { compact: style !== 'full' },
+    reconstructor: style === 'full' ? ruleReconstructor : style === 'cited' ? citedReconstructor : terseReconstructor,
   });
 }
 
