@@ -35,6 +35,28 @@ afterAll(() => disposeModel(model));
 
 const ids2d = (rows: number[][]): tf.Tensor2D => tf.tensor2d(rows, [rows.length, rows[0]!.length], 'int32');
 
+/**
+ * Every way of decoding a prompt gives the same tokens and log-probabilities: sampling with and without the KV
+ * cache, scoring the result whole (sequenceLogProbs, beside `extraRow` when given), and a Decoder fed the prompt
+ * in two parts (the split at 5 keeps a tool response whole) against one uncached pass.
+ */
+async function expectDecodingPathsAgree(model: GPT, prompt: number[], o: { seed: number; stops: number[]; extraRow?: number[] }): Promise<void> {
+  const a = await generate(model, prompt, { maxNewTokens: 4, temperature: 1, rng: createRng(o.seed), stopTokens: o.stops });
+  const b = await generate(model, prompt, { maxNewTokens: 4, temperature: 1, rng: createRng(o.seed), stopTokens: o.stops, useCache: false });
+  expect(a.tokens).toEqual(b.tokens);
+  a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(b.logProbs[i]!, 4));
+  const { logProbs } = await sequenceLogProbs(model, [[...prompt, ...a.tokens], ...(o.extraRow ? [o.extraRow] : [])]);
+  a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(logProbs[0]![prompt.length - 1 + i]!, 4));
+  const dec = new Decoder(model);
+  dec.feed(prompt.slice(0, 5));
+  dec.feed(prompt.slice(5));
+  const t = await dec.sample({ maxNewTokens: 1, temperature: 0 });
+  dec.dispose();
+  const ref = await generate(model, prompt, { maxNewTokens: 1, temperature: 0, useCache: false });
+  expect(t.tokens).toEqual(ref.tokens);
+  expect(t.logProbs[0]).toBeCloseTo(ref.logProbs[0]!, 4);
+}
+
 describe('GPT config and parameters', () => {
   it('resolves presets and validates', () => {
     expect(resolveGPTConfig({ preset: 'tiny' })).toMatchObject({ nLayer: 2, nEmbd: 64, blockSize: 256, vocabSize: 2048, tiedHead: true });
@@ -240,22 +262,8 @@ describe('bidirectional observations', () => {
   it('the KV cache, the full pass and sequenceLogProbs agree on a prompt with a response', async () => {
     const before = tf.memory().numTensors;
     const prompt = turn.slice(0, 11); // the context before the second turn, ending in <think>
-    const stops = [OPEN]; // as checkpointPolicy: a turn that starts a response ends there
-    const a = await generate(on, prompt, { maxNewTokens: 4, temperature: 1, rng: createRng(5), stopTokens: stops });
-    const b = await generate(on, prompt, { maxNewTokens: 4, temperature: 1, rng: createRng(5), stopTokens: stops, useCache: false });
-    expect(a.tokens).toEqual(b.tokens);
-    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(b.logProbs[i]!, 4));
-    const { logProbs } = await sequenceLogProbs(on, [[...prompt, ...a.tokens], [BOS, 20]]);
-    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(logProbs[0]![prompt.length - 1 + i]!, 4));
-    // Fed across turns, a response fed whole gives the same next-token logits as one pass.
-    const dec = new Decoder(on);
-    dec.feed(turn.slice(0, 5));
-    dec.feed(turn.slice(5, 11));
-    const t2 = await dec.sample({ maxNewTokens: 1, temperature: 0 });
-    dec.dispose();
-    const ref = await generate(on, prompt, { maxNewTokens: 1, temperature: 0, useCache: false });
-    expect(t2.tokens).toEqual(ref.tokens);
-    expect(t2.logProbs[0]).toBeCloseTo(ref.logProbs[0]!, 4);
+    // As checkpointPolicy: a turn that starts a response ends there. A second, shorter row pads the batch.
+    await expectDecodingPathsAgree(on, prompt, { seed: 5, stops: [OPEN], extraRow: [BOS, 20] });
     expect(tf.memory().numTensors).toBe(before);
   });
 
@@ -348,22 +356,7 @@ describe('distance penalties', () => {
     const a0 = last(near);
     const b0 = last(plain);
     expect(a0.some((x, i) => Math.abs(x - b0[i]!) > 1e-4)).toBe(true);
-    const stops = [7];
-    const a = await generate(near, prompt, { maxNewTokens: 4, temperature: 1, rng: createRng(8), stopTokens: stops });
-    const b = await generate(near, prompt, { maxNewTokens: 4, temperature: 1, rng: createRng(8), stopTokens: stops, useCache: false });
-    expect(a.tokens).toEqual(b.tokens);
-    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(b.logProbs[i]!, 4));
-    const { logProbs } = await sequenceLogProbs(near, [[...prompt, ...a.tokens]]);
-    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(logProbs[0]![prompt.length - 1 + i]!, 4));
-    // Fed across turns (the response whole), the same next-token logits as one pass.
-    const dec = new Decoder(near);
-    dec.feed(prompt.slice(0, 5));
-    dec.feed(prompt.slice(5));
-    const t = await dec.sample({ maxNewTokens: 1, temperature: 0 });
-    dec.dispose();
-    const ref = await generate(near, prompt, { maxNewTokens: 1, temperature: 0, useCache: false });
-    expect(t.tokens).toEqual(ref.tokens);
-    expect(t.logProbs[0]).toBeCloseTo(ref.logProbs[0]!, 4);
+    await expectDecodingPathsAgree(near, prompt, { seed: 8, stops: [7] });
     expect(tf.memory().numTensors).toBe(before);
   });
 });

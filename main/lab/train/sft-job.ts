@@ -25,7 +25,7 @@ import { readDataset } from '../synth/dataset';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
 import { resolvePolicy, type PolicyFactory } from '../agent/policies';
-import { citedReconstructor, ruleReconstructor, terseReconstructor } from '../agent/expert';
+import { citedReconstructor, ruleReconstructor, terseReconstructor, type Reconstructor } from '../agent/expert';
 import { rolloutDataset, rolloutOne } from '../agent/rollout';
 import { filterTrajectories, type RftReport } from '../agent/rft';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
@@ -252,6 +252,9 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   return { runId, step };
 }
 
+/** How the expert's thoughts are written in each RFT style. */
+const RFT_THOUGHTS: Record<RunConfig['rft']['style'], Reconstructor> = { compact: terseReconstructor, cited: citedReconstructor, full: ruleReconstructor };
+
 /** The expert that writes a run's RFT data, in the run's style (`rft.style`), searching anchors by name. */
 export function rftExpert(config: RunConfig, graph: Pick<Graph, 'nodes'>): PolicyFactory {
   const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
@@ -259,7 +262,7 @@ export function rftExpert(config: RunConfig, graph: Pick<Graph, 'nodes'>): Polic
   return resolvePolicy('oracle', {
     anchorName: (id) => names.get(id),
     expert: { compact: style !== 'full' },
-    reconstructor: style === 'full' ? ruleReconstructor : style === 'cited' ? citedReconstructor : terseReconstructor,
+    reconstructor: RFT_THOUGHTS[style],
   });
 }
 
