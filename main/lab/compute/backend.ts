@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as TF from '@tensorflow/tfjs';
 import type { BackendAttempt, BackendName, BackendReport } from '../contract';
+import { installFastKernels } from '../model/kernels';
 
 export type Tf = typeof TF;
 
@@ -55,6 +56,7 @@ export const CANDIDATES: Candidate[] = [
       const dist = join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/package.json')), 'dist') + '/';
       wasm.setWasmPaths(dist);
       if (!(await tf.setBackend('wasm'))) throw new Error('WebAssembly backend did not initialise');
+      installFastKernels();
       return `WebAssembly backend from ${dist}`;
     },
   },
@@ -63,6 +65,7 @@ export const CANDIDATES: Candidate[] = [
     module: '@tensorflow/tfjs',
     load: async (tf) => {
       if (!(await tf.setBackend('cpu'))) throw new Error('cpu backend did not initialise');
+      installFastKernels();
       return 'plain JavaScript kernels (slowest; always available)';
     },
   },

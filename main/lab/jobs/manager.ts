@@ -1,10 +1,11 @@
 // Runs jobs in worker threads and keeps their records in the store. The main thread only validates,
 // spawns, relays progress and persists status, so the UI and the API stay responsive while work runs.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { spawnWorker } from '../util/worker-spawn';
 import type { JobProgress, JobRecord, StreamPage } from '../contract';
 import { LabError } from '../errors';
 import type { ArtefactRecord, StoreDb } from '../store/db';
@@ -21,17 +22,6 @@ export interface WorkerEntry {
 export function defaultWorkerEntry(): WorkerEntry {
   const here = dirname(fileURLToPath(import.meta.url));
   return { file: join(here, import.meta.url.endsWith('.ts') ? 'worker.ts' : 'worker.js') };
-}
-
-/**
- * Spawns the worker. On Node 20, loader flags in a worker's execArgv do not reach its entry module,
- * so a TypeScript entry is started by a small shim that registers tsx inside the worker first.
- */
-function spawnWorker(entry: WorkerEntry, workerData: WorkerInput): Worker {
-  if (!entry.file.endsWith('.ts')) return new Worker(entry.file, { workerData });
-  const tsxApi = import.meta.resolve('tsx/esm/api'); // the ESM entry (require.resolve would give the CJS one)
-  const boot = `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(entry.file).href)}); });`;
-  return new Worker(boot, { eval: true, workerData });
 }
 
 type Listener = (job: JobRecord) => void;
@@ -133,7 +123,7 @@ export class JobManager {
       dir: join(this.home, dirRel),
       streams: spec.streams,
     };
-    const worker = spawnWorker(this.entry, input);
+    const worker = spawnWorker(this.entry.file, input);
     const live: Live = { worker, lastPersist: 0, lastEmit: 0, cancelRequested: false };
     this.live.set(id, live);
     worker.on('message', (msg: FromWorker) => void this.onMessage(id, msg));

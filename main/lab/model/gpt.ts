@@ -30,7 +30,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 import { createRng, type Rng } from '../util/rng';
+import { fastKernelsActive, hasFastGatherGrad } from './kernels';
 import { DEFAULT_VOCAB_SIZE, SPECIAL_TOKENS, type SpecialToken } from './tokenizer';
+import { targetLogProbs } from './xent';
 
 // ---------- config ----------
 
@@ -446,6 +448,34 @@ function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor
   return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]) };
 }
 
+/**
+ * softmax(q k^T / sqrt(D) + bias) v for q, k, v [B, H, T, D] with a hand-written gradient (FlashAttention's
+ * backward, unfused): dP = dY v^T, dV = P^T dY, dS = P * (dP - rowsum(dP * P)), dQ = dS K / sqrt(D),
+ * dK = dS^T Q / sqrt(D). Every matmul's right operand is a [T, D] or [D, T] slice, which the wasm backend's
+ * XNNPACK path packs cheaply (kernels.ts); tfjs's own gradients put the [T, T] scores there. The bias (mask
+ * and distance penalties) is a constant: no gradient. Used where the fast kernels are (kernels.ts).
+ */
+function attend(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor | undefined): tf.Tensor4D {
+  const scale = 1 / Math.sqrt(q.shape[3]);
+  const f = tf.customGrad((qIn, kIn, vIn, save) => {
+    const qs = tf.mul(qIn as tf.Tensor, scale);
+    let scores = tf.matMul(qs, transposeLast(kIn as tf.Tensor));
+    if (bias) scores = tf.add(scores, bias);
+    const probs = tf.softmax(scores, -1);
+    (save as tf.GradSaveFunc)([qs, kIn as tf.Tensor, vIn as tf.Tensor, probs]);
+    return {
+      value: tf.matMul(probs, vIn as tf.Tensor),
+      gradFunc: (dy, saved) => {
+        const [qsS, kS, vS, p] = saved as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor];
+        const dp = tf.matMul(dy, transposeLast(vS));
+        const ds = tf.mul(p, tf.sub(dp, tf.sum(tf.mul(dp, p), -1, true)));
+        return [tf.mul(tf.matMul(ds, kS), scale), tf.matMul(transposeLast(ds), qsS), tf.matMul(transposeLast(p), dy)];
+      },
+    };
+  });
+  return f(q, k, v) as tf.Tensor4D;
+}
+
 /** What every layer of one forward pass shares: the additive mask (attentionBias) and the rotary tables. */
 interface LayerInputs {
   bias?: tf.Tensor;
@@ -477,11 +507,16 @@ function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV 
     kT = tf.concat([past.kT, kT], 3);
     v = tf.concat([past.v, v], 2);
   }
-  const mm = ctx.decode ? tf.matMul : matmul;
-  let att = tf.mul(mm(q, kT), 1 / Math.sqrt(D)); // [B, H, T, Tk]
-  if (bias) att = tf.add(att, bias); // a single new query sees every key: no mask, only distance penalties if on
-  att = dropout(tf.softmax(att, -1), ctx);
-  let y: tf.Tensor = mm(att, v); // [B, H, T, D]
+  let y: tf.Tensor; // [B, H, T, D]
+  if (ctx.decode || (ctx.training && ctx.cfg.dropout > 0) || !fastKernelsActive()) {
+    const mm = ctx.decode ? tf.matMul : matmul;
+    let att = tf.mul(mm(q, kT), 1 / Math.sqrt(D)); // [B, H, T, Tk]
+    if (bias) att = tf.add(att, bias); // a single new query sees every key: no mask, only distance penalties if on
+    att = dropout(tf.softmax(att, -1), ctx);
+    y = mm(att, v);
+  } else {
+    y = attend(q, k, v, bias);
+  }
   y = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [B, T, C]);
   y = dropout(linear(y, p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
   return { y, kv: kLast ? { kT, v, kLast } : { kT, v } };
@@ -503,7 +538,7 @@ function block(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | un
 /** The embedding mode in effect on the current backend ('auto' resolved). */
 export function embeddingMode(cfg: GPTConfig): Exclude<EmbeddingMode, 'auto'> {
   if (cfg.embedding !== 'auto') return cfg.embedding;
-  return tf.getBackend() === 'tensorflow' ? 'gather' : 'hybrid';
+  return hasFastGatherGrad() ? 'gather' : 'hybrid';
 }
 
 /** Token embedding rows [N, C] for flat ids [N] (see the backend notes at the top). */
@@ -595,32 +630,30 @@ export function forward(model: GPT, ids: tf.Tensor2D, opts: ForwardOptions = {})
   return head(model, h) as tf.Tensor3D;
 }
 
-/** log softmax(logits)[target] per position: [B, T]. One-hot product, so it has a gradient on every backend. */
-function pickLogProbs(logp: tf.Tensor, targets: tf.Tensor2D, V: number): tf.Tensor2D {
-  return tf.sum(tf.mul(logp, tf.oneHot(targets, V)), -1) as tf.Tensor2D;
-}
-
 /**
  * Masked next-token cross-entropy (PIPELINE 6): -(1 / sum(mask)) * sum(mask * log p(target)).
  * ids, targets: int32 [B, T] (targets[b, t] = the token after ids[b, t]); mask: float32 [B, T], 1 = in the loss.
- * Normalised by the number of unmasked tokens in the whole batch (token level); 0 if the mask is empty.
+ * Normalised by the number of unmasked tokens in the whole batch (token level), or by `lossTokens` when given;
+ * 0 if the mask is empty.
  */
-export function loss(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D, opts: ForwardOptions = {}): tf.Scalar {
+export function loss(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D, opts: ForwardOptions = {}, lossTokens?: number): tf.Scalar {
   const lp = tokenLogProbs(model, ids, targets, opts);
-  const n = tf.maximum(tf.sum(mask), 1);
+  // A share of a batch (data-parallel replicas) is normalised by the whole batch's count, so shares add up.
+  const n = lossTokens === undefined ? tf.maximum(tf.sum(mask), 1) : Math.max(lossTokens, 1);
   return tf.div(tf.neg(tf.sum(tf.mul(lp, mask))), n) as tf.Scalar;
 }
 
 /** Differentiable log pi(targets[b, t] | ids[b, <= t]) as [B, T] (for RL ratios). Call inside tf.tidy. */
 export function tokenLogProbs(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
-  return pickLogProbs(tf.logSoftmax(forward(model, ids, opts), -1), targets, model.config.vocabSize);
+  return tokenStats(model, ids, targets, opts).logProbs;
 }
 
 /** Per-token log-prob of the target and entropy of the predicted distribution, both [B, T]. Call inside tf.tidy. */
 export function tokenStats(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, opts: ForwardOptions = {}): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
-  const logp = tf.logSoftmax(forward(model, ids, opts), -1);
-  const entropy = tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)) as tf.Tensor2D;
-  return { logProbs: pickLogProbs(logp, targets, model.config.vocabSize), entropy };
+  const [B, T] = ids.shape;
+  const logits = tf.reshape(forward(model, ids, opts), [B * T, model.config.vocabSize]) as tf.Tensor2D;
+  const st = targetLogProbs(logits, tf.reshape(targets, [B * T]) as tf.Tensor1D);
+  return { logProbs: tf.reshape(st.logProbs, [B, T]) as tf.Tensor2D, entropy: tf.reshape(st.entropy, [B, T]) as tf.Tensor2D };
 }
 
 /**

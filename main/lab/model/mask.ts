@@ -141,6 +141,33 @@ export function makeBatch(examples: readonly MaskedTokens[], seqLen: number, pad
 }
 
 /**
+ * A batch's rows dealt into `parts` contiguous batches as even as can be (the first ones get the extra rows;
+ * a part may be empty when there are fewer rows than parts), each with its own token counts. Pure.
+ */
+export function splitBatch(batch: Batch, parts: number): Batch[] {
+  const { batchSize: B, seqLen: T } = batch;
+  const out: Batch[] = [];
+  let row = 0;
+  for (let p = 0; p < parts; p++) {
+    const rows = Math.floor(B / parts) + (p < B % parts ? 1 : 0);
+    const mask = batch.mask.slice(row * T, (row + rows) * T);
+    const lengths = batch.lengths.slice(row, row + rows);
+    out.push({
+      ids: batch.ids.slice(row * T, (row + rows) * T),
+      targets: batch.targets.slice(row * T, (row + rows) * T),
+      mask,
+      batchSize: rows,
+      seqLen: T,
+      realTokens: lengths.reduce((a, b) => a + b, 0),
+      lossTokens: mask.reduce((a, b) => a + b, 0),
+      lengths,
+    });
+    row += rows;
+  }
+  return out;
+}
+
+/**
  * The sequence length a batch of these examples needs: its longest example's pairs, rounded up to a multiple
  * of 16 (few distinct shapes) and capped at `maxSeqLen`. Turn windows are mostly shorter than the context, and
  * padding every batch to the full context would spend most of a step on padding.

@@ -5,7 +5,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 import { loss, paramSpecs, type GPT } from './gpt';
-import { maskedFraction, type Batch } from './mask';
+import { maskedFraction, splitBatch, type Batch } from './mask';
+import type { Replicas } from './replicas';
 import { AdamW, clipByGlobalNorm, lrAt, type LrSchedule } from './optim';
 
 export interface TrainConfig extends LrSchedule {
@@ -92,46 +93,86 @@ async function yieldToEventLoop(): Promise<void> {
 }
 
 /**
+ * What data-parallel replicas computed for the same step (replicas.ts): the sum of their loss parts and
+ * each replica's gradients, flat in paramSpecs order.
+ */
+export interface PeerGrads {
+  loss: number;
+  grads: readonly Float32Array[];
+}
+
+/**
  * One optimiser step on any scalar loss of the model's weights (SFT here; the RL objectives build their own
  * lossFn and call this too). lossFn runs inside tf.tidy and gets the 0-based step (use it to seed dropout).
+ * With `peers`, their gradients and loss parts are added to this thread's before clipping: lossFn is then
+ * this thread's share of a batch, normalised by the whole batch's tokens.
  */
-export async function updateStep(model: GPT, opt: AdamW, lossFn: (step: number) => tf.Scalar, cfg: TrainConfig): Promise<UpdateResult> {
+export async function updateStep(model: GPT, opt: AdamW, lossFn: (step: number) => tf.Scalar, cfg: TrainConfig, peers?: () => Promise<PeerGrads>): Promise<UpdateResult> {
   const step = opt.step;
   const lr = lrAt(step, cfg);
-  const byVarName = new Map<string, string>();
-  for (const [name, v] of model.params) byVarName.set(v.name, name);
+  const names = [...model.params.keys()];
   const vars = [...model.params.values()];
+  // tf.tidy keeps what it returns: the loss and the gradients by variable name.
+  const own = tf.tidy(() => tf.variableGrads(() => lossFn(step), vars));
+  const ownGrads = Object.values(own.grads);
+  let peer: PeerGrads | undefined;
+  try {
+    peer = await peers?.();
+  } catch (err) {
+    tf.dispose([own.value, ...ownGrads]);
+    throw err;
+  }
   const out = tf.tidy(() => {
-    const { value, grads } = tf.variableGrads(() => lossFn(step), vars);
     const named = new Map<string, tf.Tensor>();
-    for (const [varName, g] of Object.entries(grads)) named.set(byVarName.get(varName)!, g);
+    let offset = 0;
+    names.forEach((name, i) => {
+      const v = vars[i]!;
+      let g: tf.Tensor | null = own.grads[v.name] ?? null;
+      for (const flat of peer?.grads ?? []) {
+        const part = tf.tensor(flat.subarray(offset, offset + v.size), v.shape, 'float32');
+        g = g ? tf.add(g, part) : part;
+      }
+      offset += v.size;
+      if (g) named.set(name, g);
+    });
     const clipped = clipByGlobalNorm(named, cfg.gradClip);
     opt.apply(clipped.grads, lr);
-    return tf.stack([value, clipped.norm]);
+    return tf.stack([peer ? tf.add(own.value, peer.loss) : own.value, clipped.norm]);
   });
+  tf.dispose([own.value, ...ownGrads]);
   const [lossValue, gradNorm] = await out.data(); // the one read of the step
   out.dispose();
   await yieldToEventLoop();
   return { step, loss: lossValue!, gradNorm: gradNorm!, lr };
 }
 
-/** One SFT step on a batch: masked next-token cross-entropy (see gpt.loss), clipped, AdamW. */
-export async function trainStep(model: GPT, opt: AdamW, batch: Batch, cfg: TrainConfig): Promise<StepResult> {
+/** The SFT loss of a batch (or of a share of one, normalised by the whole batch's `lossTokens`). Call inside tf.tidy. */
+export function batchLoss(model: GPT, batch: Batch, step: number, cfg: Pick<TrainConfig, 'seed'>, lossTokens = batch.lossTokens): tf.Scalar {
+  const { batchSize: B, seqLen: T } = batch;
+  const ids = tf.tensor2d(batch.ids, [B, T], 'int32');
+  const targets = tf.tensor2d(batch.targets, [B, T], 'int32');
+  const mask = tf.tensor2d(batch.mask, [B, T], 'float32');
+  return loss(model, ids, targets, mask, { training: true, seed: cfg.seed + step }, lossTokens);
+}
+
+function checkBatch(batch: Batch): void {
   const { batchSize: B, seqLen: T } = batch;
   if (batch.ids.length !== B * T || batch.targets.length !== B * T || batch.mask.length !== B * T) {
     throw new LabError('bad_request', `batch arrays must all have batchSize * seqLen = ${B * T} entries`);
   }
-  const r = await updateStep(
-    model,
-    opt,
-    (step) =>
-      loss(model, tf.tensor2d(batch.ids, [B, T], 'int32'), tf.tensor2d(batch.targets, [B, T], 'int32'), tf.tensor2d(batch.mask, [B, T], 'float32'), {
-        training: true,
-        seed: cfg.seed + step,
-      }),
-    cfg,
-  );
-  return { ...r, tokens: batch.realTokens, lossTokens: batch.lossTokens, maskedFrac: maskedFraction(batch) };
+}
+
+/**
+ * One SFT step on a batch: masked next-token cross-entropy (see gpt.loss), clipped, AdamW. With `replicas`
+ * the batch is shared out among this thread and the replicas' threads (replicas.ts).
+ */
+export async function trainStep(model: GPT, opt: AdamW, batch: Batch, cfg: TrainConfig, replicas?: Replicas): Promise<StepResult> {
+  checkBatch(batch);
+  const stats = { tokens: batch.realTokens, lossTokens: batch.lossTokens, maskedFrac: maskedFraction(batch) };
+  if (!replicas || replicas.size === 0) return { ...(await updateStep(model, opt, (step) => batchLoss(model, batch, step, cfg), cfg)), ...stats };
+  const [own, ...rest] = splitBatch(batch, replicas.size + 1);
+  const peers = replicas.start(model, rest, opt.step, cfg.seed, batch.lossTokens);
+  return { ...(await updateStep(model, opt, (step) => batchLoss(model, own!, step, cfg, batch.lossTokens), cfg, () => peers)), ...stats };
 }
 
 /** The flat metrics record of an SFT step, with the FORMATS.md names. */

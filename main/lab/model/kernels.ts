@@ -1,0 +1,207 @@
+// Kernels the WebAssembly and plain-JS backends lack or run slowly, registered through tfjs's own kernel
+// registry so the model keeps calling ordinary tf ops (tf.matMul, tf.gather and its gradient). tfjs-node
+// and tfjs-node-gpu are never touched: their native kernels are the fast path.
+//
+// Measured on tfjs 4.22, wasm with SIMD, one core (bench/train.ts re-measures the whole step):
+// - BatchMatMul with a batch dimension runs a scalar blocked loop in the wasm backend; only a batch of one
+//   goes to XNNPACK. Attention's [32, 256, 16] @ [32, 16, 256] took 43 ms, 2 GFLOP/s. The override below
+//   runs each batch entry through the XNNPACK path on views of the tensors' memory (no copies).
+// - tf.gather's gradient needs UnsortedSegmentSum, which wasm lacks and cpu runs very slowly (23 s of a 25 s
+//   step). A scatter-add over the heap is a few milliseconds.
+// - wasm's Identity copies its input, and tfjs clones every tensor a gradient saves: 22 ms of copies a step.
+//   Tensors are immutable (a variable's assign swaps its data, it never writes into it), so the override
+//   shares the data and counts one more reference, as the backend's own Reshape does.
+// - The loss's softmax cross-entropy over [tokens, vocab] logits (4M values a step) took about 130 ms as
+//   logSoftmax, its gradient and a one-hot product. Two kernels (xent.ts) do it in one pass each way.
+//
+// The wasm override reads the backend's tensor table and calls its exported BatchMatMul function. Those are
+// internals of @tensorflow/tfjs-backend-wasm, which package.json pins to one exact version; if they are not
+// there the override steps aside and the stock kernel runs (fastKernelsReport says which is in effect).
+import * as tf from '@tensorflow/tfjs';
+import { xentKernels, type KernelIo } from './xent';
+
+type TensorInfo = tf.TensorInfo;
+type TypedArray = Float32Array | Int32Array | Uint8Array;
+
+/** The parts of tfjs-backend-wasm's BackendWasm used here. */
+interface WasmBackend {
+  wasm: {
+    cwrap: (name: string, ret: null, args: string[]) => (...args: unknown[]) => void;
+    tfjs: { registerTensor: (id: number, size: number, offset: number) => void; disposeData: (id: number) => void };
+  };
+  dataIdMap: { get: (dataId: object) => { id: number; memoryOffset: number } | undefined };
+  dataIdNextNumber: number;
+  makeOutput: (shape: number[], dtype: tf.DataType) => TensorInfo;
+  typedArrayFromHeap: (t: TensorInfo) => TypedArray;
+}
+
+/** The parts of tfjs's MathBackendCPU used here. */
+interface CpuBackend {
+  data: { get: (dataId: object) => { values: TypedArray } };
+  makeTensorInfo: (shape: number[], dtype: tf.DataType, values: TypedArray) => TensorInfo;
+}
+
+const sizeOf = (shape: readonly number[]): number => shape.reduce((a, b) => a * b, 1);
+
+/**
+ * out[segmentIds[i]] += x[i] for rows of x (everything after the first axis is one row); rows whose id is
+ * outside [0, numSegments) are dropped, as tf.unsortedSegmentSum does. Pure; `out` must be zeroed.
+ */
+export function scatterAddRows(x: ArrayLike<number>, segmentIds: ArrayLike<number>, numSegments: number, out: TypedArray): void {
+  const rows = segmentIds.length;
+  const inner = rows === 0 ? 0 : x.length / rows;
+  for (let i = 0; i < rows; i++) {
+    const s = segmentIds[i]!;
+    if (s < 0 || s >= numSegments) continue;
+    const src = i * inner;
+    const dst = s * inner;
+    for (let j = 0; j < inner; j++) out[dst + j]! += x[src + j]!;
+  }
+}
+
+interface SegmentSumArgs {
+  inputs: { x: TensorInfo; segmentIds: TensorInfo };
+  attrs: { numSegments: number };
+}
+
+function segmentSumWasm({ inputs: { x, segmentIds }, attrs: { numSegments }, backend }: SegmentSumArgs & { backend: WasmBackend }): TensorInfo {
+  const out = backend.makeOutput([numSegments, ...x.shape.slice(1)], x.dtype);
+  // Views after makeOutput: an allocation may grow the heap and detach views taken before it.
+  const o = backend.typedArrayFromHeap(out);
+  o.fill(0);
+  scatterAddRows(backend.typedArrayFromHeap(x), backend.typedArrayFromHeap(segmentIds), numSegments, o);
+  return out;
+}
+
+function segmentSumCpu({ inputs: { x, segmentIds }, attrs: { numSegments }, backend }: SegmentSumArgs & { backend: CpuBackend }): TensorInfo {
+  const shape = [numSegments, ...x.shape.slice(1)];
+  const o = x.dtype === 'int32' ? new Int32Array(sizeOf(shape)) : new Float32Array(sizeOf(shape));
+  scatterAddRows(backend.data.get(x.dataId).values, backend.data.get(segmentIds.dataId).values, numSegments, o);
+  return backend.makeTensorInfo(shape, x.dtype, o);
+}
+
+function identityWasm({ inputs: { x }, backend }: { inputs: { x: TensorInfo }; backend: { incRef: (dataId: object) => void } }): TensorInfo {
+  backend.incRef(x.dataId);
+  return { dataId: x.dataId, shape: x.shape, dtype: x.dtype };
+}
+
+interface MatMulArgs {
+  inputs: { a: TensorInfo; b: TensorInfo };
+  attrs: { transposeA: boolean; transposeB: boolean };
+  backend: WasmBackend;
+}
+
+let wasmMatMul: ((...args: unknown[]) => void) | null = null;
+const shapeBytes = (shape: number[]): Uint8Array => new Uint8Array(new Int32Array(shape).buffer);
+
+/**
+ * A batched a @ b without transposes as one XNNPACK matmul per batch entry, each on views of a, b and the
+ * output registered in the backend's C++ tensor table at offsets into their memory, then unregistered (the
+ * memory stays with the tensors). null when this shape is not one it takes (the stock kernel runs then).
+ */
+function batchedWasmMatMul({ inputs: { a, b }, attrs, backend }: MatMulArgs): TensorInfo | null {
+  if (attrs.transposeA || attrs.transposeB || a.dtype !== 'float32' || b.dtype !== 'float32') return null;
+  if (a.shape.length < 3 || a.shape.length !== b.shape.length) return null;
+  const outer = a.shape.slice(0, -2);
+  if (outer.some((d, i) => d !== b.shape[i])) return null; // broadcasting: the stock kernel
+  const G = sizeOf(outer);
+  if (G <= 1) return null; // a batch of one already takes the XNNPACK path
+  const [M, K] = a.shape.slice(-2) as [number, number];
+  const N = b.shape[b.shape.length - 1]!;
+  if (b.shape[b.shape.length - 2] !== K) return null; // the stock kernel reports the mismatch
+  const aInfo = backend.dataIdMap.get(a.dataId);
+  const bInfo = backend.dataIdMap.get(b.dataId);
+  if (!aInfo || !bInfo) return null;
+  wasmMatMul ??= backend.wasm.cwrap('BatchMatMul', null, ['number', 'array', 'number', 'number', 'array', 'number', 'number', 'number', 'number']);
+  const out = backend.makeOutput([...outer, M, N], 'float32');
+  const outOffset = backend.dataIdMap.get(out.dataId)!.memoryOffset;
+  const aShape = shapeBytes([1, M, K]);
+  const bShape = shapeBytes([1, K, N]);
+  const { registerTensor, disposeData } = backend.wasm.tfjs;
+  for (let g = 0; g < G; g++) {
+    const ids = [backend.dataIdNextNumber++, backend.dataIdNextNumber++, backend.dataIdNextNumber++] as const;
+    registerTensor(ids[0], M * K, aInfo.memoryOffset + 4 * g * M * K);
+    registerTensor(ids[1], K * N, bInfo.memoryOffset + 4 * g * K * N);
+    registerTensor(ids[2], M * N, outOffset + 4 * g * M * N);
+    wasmMatMul(ids[0], aShape, 3, ids[1], bShape, 3, false, false, ids[2]);
+    for (const id of ids) disposeData(id); // also frees the XNNPACK operator cached on b's id
+  }
+  return out;
+}
+
+/** Whether the internals the wasm override needs are there (checked on the live backend). */
+function wasmInternalsPresent(backend: unknown): backend is WasmBackend {
+  const b = backend as Partial<WasmBackend> | null;
+  return !!b && typeof b.dataIdNextNumber === 'number' && typeof b.wasm?.cwrap === 'function' && typeof b.wasm?.tfjs?.registerTensor === 'function' && typeof b.dataIdMap?.get === 'function';
+}
+
+const wasmIo: KernelIo = {
+  alloc: (backend, shape) => (backend as WasmBackend).makeOutput(shape, 'float32'),
+  view: (backend, t) => (backend as WasmBackend).typedArrayFromHeap(t) as Float32Array | Int32Array,
+};
+
+const cpuIo: KernelIo = {
+  alloc: (backend, shape) => (backend as CpuBackend).makeTensorInfo(shape, 'float32', new Float32Array(sizeOf(shape))),
+  view: (backend, t) => (backend as CpuBackend).data.get(t.dataId).values as Float32Array | Int32Array,
+};
+
+const installed = new Set<string>();
+/** The kernels replaced, by backend, with what was registered before (undefined: nothing was). */
+const replaced = new Map<string, Map<string, tf.KernelConfig | undefined>>();
+
+function replaceKernel(kernelName: string, backendName: string, kernelFunc: tf.KernelFunc): tf.KernelConfig | undefined {
+  const original = tf.getKernel(kernelName, backendName);
+  if (original) tf.unregisterKernel(kernelName, backendName);
+  tf.registerKernel({ kernelName, backendName, kernelFunc, setupFunc: original?.setupFunc, disposeFunc: original?.disposeFunc });
+  const mine = replaced.get(backendName) ?? new Map<string, tf.KernelConfig | undefined>();
+  if (!mine.has(kernelName)) mine.set(kernelName, original);
+  replaced.set(backendName, mine);
+  return original;
+}
+
+/**
+ * Registers the kernels above for the wasm and cpu backends (once per backend; call after the backend's
+ * package is imported). Returns the backends that have them.
+ */
+export function installFastKernels(): string[] {
+  if (!installed.has('cpu') && tf.findBackendFactory('cpu')) {
+    replaceKernel('UnsortedSegmentSum', 'cpu', segmentSumCpu as unknown as tf.KernelFunc);
+    for (const [name, kernelFunc] of xentKernels(cpuIo)) replaceKernel(name, 'cpu', kernelFunc);
+    installed.add('cpu');
+  }
+  if (!installed.has('wasm') && tf.findBackendFactory('wasm') && tf.getKernel('BatchMatMul', 'wasm')) {
+    replaceKernel('UnsortedSegmentSum', 'wasm', segmentSumWasm as unknown as tf.KernelFunc);
+    for (const [name, kernelFunc] of xentKernels(wasmIo)) replaceKernel(name, 'wasm', kernelFunc);
+    const identity = tf.getKernel('Identity', 'wasm');
+    if (identity) replaceKernel('Identity', 'wasm', ((args: Parameters<typeof identityWasm>[0]) => (args.inputs.x.dtype === 'string' ? identity.kernelFunc(args as never) : identityWasm(args))) as unknown as tf.KernelFunc);
+    const stock = tf.getKernel('BatchMatMul', 'wasm')!;
+    replaceKernel('BatchMatMul', 'wasm', ((args: MatMulArgs) => (wasmInternalsPresent(args.backend) && batchedWasmMatMul(args)) || stock.kernelFunc(args as never)) as unknown as tf.KernelFunc);
+    installed.add('wasm');
+  }
+  return [...installed];
+}
+
+/** Puts back tfjs's own kernels (the reference the tests compare the fast paths with). */
+export function restoreStockKernels(): void {
+  for (const [backendName, kernels] of replaced) {
+    for (const [kernelName, original] of kernels) {
+      tf.unregisterKernel(kernelName, backendName);
+      if (original) tf.registerKernel(original);
+    }
+    installed.delete(backendName);
+  }
+  replaced.clear();
+}
+
+/**
+ * Whether the fast paths are in effect on the active backend: these kernels, and the model's hand-written
+ * attention gradient (gpt.ts attend), which pays off where batched matmuls are slices on one thread.
+ */
+export function fastKernelsActive(): boolean {
+  return installed.has(tf.getBackend());
+}
+
+/** Whether the active backend has a fast gather gradient (native, or registered here). */
+export function hasFastGatherGrad(): boolean {
+  return tf.getBackend() === 'tensorflow' || fastKernelsActive();
+}

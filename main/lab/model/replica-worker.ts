@@ -1,0 +1,64 @@
+// Entry of a data-parallel replica thread (replicas.ts): a copy of the model on its own backend that, per
+// step, loads rank 0's weights from shared memory and writes the gradients of its rows into its slot.
+import { parentPort, workerData } from 'node:worker_threads';
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../compute/backend';
+import { createModel } from './gpt';
+import { batchLoss } from './train';
+import type { FromReplica, ReplicaInit, ToReplica } from './replicas';
+
+const init = workerData as ReplicaInit;
+const port = parentPort;
+if (!port) throw new Error('replica-worker must run as a worker thread');
+const send = (msg: FromReplica): void => port.postMessage(msg);
+
+await selectBackend({ only: [init.backend as 'wasm' | 'cpu'] });
+const model = createModel(init.config);
+const vars = [...model.params.values()];
+const params = vars.reduce((n, v) => n + v.size, 0);
+const flat = new Float32Array(init.shared);
+const slot = flat.subarray(init.slot * params, (init.slot + 1) * params);
+
+function loadWeights(): void {
+  let offset = 0;
+  tf.tidy(() => {
+    for (const v of vars) {
+      v.assign(tf.tensor(flat.subarray(offset, offset + v.size), v.shape, 'float32'));
+      offset += v.size;
+    }
+  });
+}
+
+function step(msg: Extract<ToReplica, { type: 'step' }>): number {
+  loadWeights();
+  const { value, grads } = tf.variableGrads(() => batchLoss(model, msg.batch, msg.step, { seed: msg.seed }, msg.lossTokens), vars);
+  let offset = 0;
+  for (const v of vars) {
+    const g = grads[v.name];
+    if (g) slot.set(g.dataSync() as Float32Array, offset);
+    else slot.fill(0, offset, offset + v.size);
+    offset += v.size;
+  }
+  const loss = value.dataSync()[0]!;
+  tf.dispose([value, ...Object.values(grads)]);
+  return loss;
+}
+
+port.on('message', (msg: ToReplica) => {
+  try {
+    if (msg.type === 'step') send({ type: 'done', loss: step(msg) });
+    else {
+      loadWeights();
+      const values = new Float32Array(params);
+      let offset = 0;
+      for (const v of vars) {
+        values.set(v.dataSync() as Float32Array, offset);
+        offset += v.size;
+      }
+      send({ type: 'weights', values });
+    }
+  } catch (err) {
+    send({ type: 'error', message: err instanceof Error ? err.message : String(err) });
+  }
+});
+send({ type: 'ready' });

@@ -1,0 +1,125 @@
+// Softmax cross-entropy at the targets, fused: one pass over the [tokens, vocab] logits forward (target
+// log-prob, entropy and the softmax kept for the backward), one pass backward. On the wasm and cpu backends
+// this is two registered kernels over the tensors' memory; elsewhere (tfjs-node) the same values come from
+// ordinary tf ops, which are native there.
+//
+// Why: the logits are the largest tensor of a step (8 x 256 positions x 2048 tokens = 4M values) and
+// logSoftmax, its gradient and a one-hot product walked them about ten times (130 ms of a 450 ms step on
+// wasm); exp dominates what is left, and this computes it once.
+import * as tf from '@tensorflow/tfjs';
+
+export const XENT = 'SailorSoftmaxXent';
+export const XENT_GRAD = 'SailorSoftmaxXentGrad';
+
+/**
+ * For each row r of logits [rows, V]: logp[r] = log softmax(row)[targets[r]], entropy[r] = -sum p log p,
+ * probs[r] = softmax(row). A target outside [0, V) gets logp 0 (as a one-hot product gives). Pure.
+ */
+export function softmaxXentRows(logits: ArrayLike<number>, targets: ArrayLike<number>, V: number, logp: Float32Array, entropy: Float32Array, probs: Float32Array): void {
+  const rows = targets.length;
+  for (let r = 0; r < rows; r++) {
+    const o = r * V;
+    let max = -Infinity;
+    for (let j = 0; j < V; j++) if (logits[o + j]! > max) max = logits[o + j]!;
+    let sum = 0;
+    let dot = 0; // sum e^(x - max) * (x - max)
+    for (let j = 0; j < V; j++) {
+      const x = logits[o + j]! - max;
+      const e = Math.exp(x);
+      probs[o + j] = e;
+      sum += e;
+      dot += e * x;
+    }
+    const inv = 1 / sum;
+    for (let j = 0; j < V; j++) probs[o + j]! *= inv;
+    const logSum = Math.log(sum);
+    entropy[r] = logSum - dot * inv;
+    const t = targets[r]!;
+    logp[r] = t >= 0 && t < V ? logits[o + t]! - max - logSum : 0;
+  }
+}
+
+/** d logits = dy[r] * (onehot(targets[r]) - probs[r]) per row (0 for a target outside [0, V)). Pure. */
+export function softmaxXentGradRows(probs: ArrayLike<number>, targets: ArrayLike<number>, dy: ArrayLike<number>, V: number, out: Float32Array): void {
+  const rows = targets.length;
+  for (let r = 0; r < rows; r++) {
+    const o = r * V;
+    const t = targets[r]!;
+    if (!(t >= 0 && t < V)) {
+      out.fill(0, o, o + V);
+      continue;
+    }
+    const g = -dy[r]!;
+    for (let j = 0; j < V; j++) out[o + j] = probs[o + j]! * g;
+    out[o + t]! += dy[r]!;
+  }
+}
+
+type TensorInfo = tf.TensorInfo;
+type Arr = Float32Array | Int32Array;
+
+/**
+ * Tensor memory as arrays on one backend (wasm: views of its heap; cpu: its own arrays). Allocate every
+ * output before taking views: an allocation may grow the wasm heap and detach views taken before it.
+ */
+export interface KernelIo {
+  alloc(backend: unknown, shape: number[]): TensorInfo;
+  view(backend: unknown, t: TensorInfo): Arr;
+}
+
+function xentKernel(io: KernelIo): tf.KernelFunc {
+  return (({ inputs: { logits, targets }, backend }: { inputs: { logits: TensorInfo; targets: TensorInfo }; backend: unknown }) => {
+    const [rows, V] = logits.shape as [number, number];
+    const outs = [io.alloc(backend, [rows]), io.alloc(backend, [rows]), io.alloc(backend, [rows, V])] as const;
+    const [logp, entropy, probs] = outs.map((t) => io.view(backend, t) as Float32Array) as [Float32Array, Float32Array, Float32Array];
+    softmaxXentRows(io.view(backend, logits), io.view(backend, targets), V, logp, entropy, probs);
+    return [...outs];
+  }) as unknown as tf.KernelFunc;
+}
+
+function xentGradKernel(io: KernelIo): tf.KernelFunc {
+  return (({ inputs: { probs, targets, dy }, backend }: { inputs: { probs: TensorInfo; targets: TensorInfo; dy: TensorInfo }; backend: unknown }) => {
+    const out = io.alloc(backend, probs.shape.slice());
+    softmaxXentGradRows(io.view(backend, probs), io.view(backend, targets), io.view(backend, dy), probs.shape[1]!, io.view(backend, out) as Float32Array);
+    return out;
+  }) as unknown as tf.KernelFunc;
+}
+
+/** Both kernels for one backend's memory (installFastKernels registers them for wasm and cpu). */
+export function xentKernels(io: KernelIo): [string, tf.KernelFunc][] {
+  return [
+    [XENT, xentKernel(io)],
+    [XENT_GRAD, xentGradKernel(io)],
+  ];
+}
+
+tf.registerGradient({
+  kernelName: XENT,
+  inputsToSave: ['targets'],
+  outputsToSave: [false, false, true],
+  // Only the log-prob output carries a gradient: entropy is reported, never optimised through here.
+  gradFunc: (dy, saved) => {
+    const [targets, probs] = saved as [tf.Tensor, tf.Tensor];
+    const dLogp = (Array.isArray(dy) ? dy[0] : dy) as tf.Tensor;
+    return {
+      logits: () => tf.engine().runKernel(XENT_GRAD, { probs, targets, dy: dLogp }) as tf.Tensor,
+      targets: () => tf.zerosLike(targets),
+    };
+  },
+});
+
+/**
+ * Per-row target log-prob and entropy of logits [rows, V] at int32 targets [rows], both [rows]; the log-prob
+ * is differentiable. The fused kernels where registered for the active backend, tf ops otherwise.
+ */
+export function targetLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
+  if (tf.getKernel(XENT, tf.getBackend())) {
+    const [logProbs, entropy] = tf.engine().runKernel(XENT, { logits, targets }) as tf.Tensor1D[];
+    return { logProbs: logProbs!, entropy: entropy! };
+  }
+  const logp = tf.logSoftmax(logits, -1);
+  return {
+    logProbs: tf.sum(tf.mul(logp, tf.oneHot(targets, logits.shape[1])), -1) as tf.Tensor1D,
+    entropy: tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)) as tf.Tensor1D,
+  };
+}

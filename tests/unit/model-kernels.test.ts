@@ -1,0 +1,146 @@
+// The fast training paths (model/kernels.ts, model/xent.ts, gpt.ts attend, model/replicas.ts) against the
+// reference: tfjs's own kernels and autodiff on the same model, batch and weights.
+import { afterAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../main/lab/compute/backend';
+import { createModel, disposeModel, loss, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
+import { installFastKernels, restoreStockKernels, scatterAddRows } from '../../main/lab/model/kernels';
+import { makeBatch, splitBatch, type Batch } from '../../main/lab/model/mask';
+import { Replicas } from '../../main/lab/model/replicas';
+import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';
+import { softmaxXentGradRows, softmaxXentRows } from '../../main/lab/model/xent';
+import { createRng } from '../../main/lab/util/rng';
+
+afterAll(() => installFastKernels());
+
+describe('pure kernel bodies', () => {
+  it('scatter-adds rows by segment id and drops ids out of range', () => {
+    const out = new Float32Array(6);
+    scatterAddRows([1, 2, 3, 4, 5, 6, 7, 8], [2, 0, 2, 3], 3, out);
+    expect(Array.from(out)).toEqual([3, 4, 0, 0, 1 + 5, 2 + 6]);
+  });
+
+  it('softmax cross-entropy rows: log-prob, entropy, softmax and gradient by hand', () => {
+    // Row 0: logits [0, ln 3] -> p = [1/4, 3/4]; target 1. Row 1: a target outside the vocabulary.
+    const logits = [0, Math.log(3), 5, 5];
+    const logp = new Float32Array(2);
+    const ent = new Float32Array(2);
+    const probs = new Float32Array(4);
+    softmaxXentRows(logits, [1, 7], 2, logp, ent, probs);
+    expect(logp[0]).toBeCloseTo(Math.log(0.75), 6);
+    expect(ent[0]).toBeCloseTo(-(0.25 * Math.log(0.25) + 0.75 * Math.log(0.75)), 6);
+    expect(Array.from(probs)).toEqual([0.25, 0.75, 0.5, 0.5].map((x) => Math.fround(x)));
+    expect(logp[1]).toBe(0);
+    const grad = new Float32Array(4);
+    softmaxXentGradRows(probs, [1, 7], [2, 1], 2, grad);
+    // d/dlogits of 2 * log p_1 = 2 * (onehot(1) - p) = [-0.5, 0.5]; the out-of-range row gets none.
+    expect(Array.from(grad)).toEqual([-0.5, 0.5, 0, 0]);
+  });
+
+  it('splits a batch into contiguous shares with their own token counts', () => {
+    const rows = [3, 5, 2].map((n) => ({ ids: Array.from({ length: n + 1 }, (_, i) => i + 1), mask: Array.from({ length: n + 1 }, (_, i) => (i % 2 ? 1 : 0)) }));
+    const batch = makeBatch(rows, 5, 0);
+    const [a, b] = splitBatch(batch, 2);
+    expect([a!.batchSize, b!.batchSize]).toEqual([2, 1]);
+    expect(a!.realTokens + b!.realTokens).toBe(batch.realTokens);
+    expect(a!.lossTokens + b!.lossTokens).toBe(batch.lossTokens);
+    expect(Array.from(b!.ids)).toEqual(Array.from(batch.ids.slice(10)));
+    expect(splitBatch(batch, 4).map((p) => p.batchSize)).toEqual([1, 1, 1, 0]);
+  });
+});
+
+const SMALL: Partial<GPTConfig> = { vocabSize: 61, blockSize: 24, nLayer: 2, nHead: 2, nEmbd: 16 };
+
+function randomBatch(cfg: GPTConfig, rows: number, seed: number): Batch {
+  const rng = createRng(seed);
+  const examples = Array.from({ length: rows }, () => {
+    const n = 8 + rng.int(cfg.blockSize - 7);
+    const ids = Array.from({ length: n + 1 }, () => rng.int(cfg.vocabSize));
+    return { ids, mask: ids.map(() => (rng.next() < 0.7 ? 1 : 0)) };
+  });
+  return makeBatch(examples, cfg.blockSize, 0);
+}
+
+/** Loss and gradients of the model on the batch, read out. */
+function lossAndGrads(model: GPT, b: Batch): { loss: number; grads: Map<string, Float32Array> } {
+  const { value, grads } = tf.tidy(() =>
+    tf.variableGrads(
+      () => loss(model, tf.tensor2d(b.ids, [b.batchSize, b.seqLen], 'int32'), tf.tensor2d(b.targets, [b.batchSize, b.seqLen], 'int32'), tf.tensor2d(b.mask, [b.batchSize, b.seqLen], 'float32')),
+      [...model.params.values()],
+    ),
+  );
+  const byVar = new Map([...model.params].map(([name, v]) => [v.name, name]));
+  const out = { loss: value.dataSync()[0]!, grads: new Map(Object.entries(grads).map(([k, g]) => [byVar.get(k)!, g.dataSync() as Float32Array])) };
+  tf.dispose([value, ...Object.values(grads)]);
+  return out;
+}
+
+const maxRelDiff = (a: Float32Array, b: Float32Array): number => {
+  const scale = Math.max(1e-6, ...Array.from(a, Math.abs));
+  return Math.max(...Array.from(a, (x, i) => Math.abs(x - b[i]!))) / scale;
+};
+
+describe.each(['cpu', 'wasm'] as const)('fast paths on %s equal tfjs autodiff', (backend) => {
+  it.each([
+    ['plain', {}],
+    ['bidirectional responses and distance penalties', { bidirectionalObservations: true, distanceBias: true }],
+    ['rotary positions', { positions: 'rotary' as const }],
+  ])('loss and every gradient, %s', async (_, options) => {
+    await selectBackend({ only: [backend] });
+    const cfg = resolveGPTConfig({ ...SMALL, ...options });
+    const model = createModel(cfg, { seed: 3 });
+    const b = randomBatch(cfg, 3, 11);
+    restoreStockKernels();
+    const reference = lossAndGrads(model, b);
+    expect(installFastKernels()).toContain(backend);
+    const fast = lossAndGrads(model, b);
+    expect(fast.loss).toBeCloseTo(reference.loss, 5);
+    expect([...fast.grads.keys()].sort()).toEqual([...reference.grads.keys()].sort());
+    for (const [name, g] of reference.grads) expect(maxRelDiff(g, fast.grads.get(name)!), name).toBeLessThan(1e-4);
+    disposeModel(model);
+  });
+
+  it('a batched matmul equals the stock kernel (XNNPACK per batch entry on wasm)', async () => {
+    await selectBackend({ only: [backend] });
+    const a = tf.randomNormal([2, 3, 5, 7], 0, 1, 'float32', 1);
+    const b = tf.randomNormal([2, 3, 7, 4], 0, 1, 'float32', 2);
+    restoreStockKernels();
+    const reference = tf.matMul(a, b).dataSync();
+    installFastKernels();
+    const fast = tf.matMul(a, b);
+    expect(fast.shape).toEqual([2, 3, 5, 4]);
+    expect(maxRelDiff(reference as Float32Array, fast.dataSync() as Float32Array)).toBeLessThan(1e-6);
+    tf.dispose([a, b, fast]);
+  });
+});
+
+describe('data-parallel replicas', () => {
+  it('a step on two threads equals the step on one, and the replica computes with the same weights', async () => {
+    await selectBackend({ only: ['wasm'] });
+    const cfg = resolveGPTConfig(SMALL);
+    const tc = resolveTrainConfig({ batchSize: 5, warmupSteps: 0 });
+    const batches = [randomBatch(cfg, 5, 1), randomBatch(cfg, 5, 2), randomBatch(cfg, 5, 3)];
+    const weights = async (replicas?: Replicas): Promise<{ w: Float32Array; losses: number[] }> => {
+      const model = createModel(cfg, { seed: 5 });
+      const opt = createOptimizer(model, tc);
+      const losses: number[] = [];
+      for (const b of batches) losses.push((await trainStep(model, opt, b, tc, replicas)).loss);
+      const w = Float32Array.from([...model.params.values()].flatMap((v) => Array.from(v.dataSync())));
+      if (replicas) for (const copy of await replicas.replicaWeights(model)) expect(copy).toEqual(w);
+      opt.dispose();
+      disposeModel(model);
+      return { w, losses };
+    };
+    const one = await weights();
+    const shape = createModel(cfg);
+    const replicas = await Replicas.start(shape, 1);
+    disposeModel(shape);
+    try {
+      const two = await weights(replicas);
+      two.losses.forEach((l, i) => expect(l).toBeCloseTo(one.losses[i]!, 5));
+      expect(maxRelDiff(one.w, two.w)).toBeLessThan(1e-5);
+    } finally {
+      await replicas.close();
+    }
+  });
+});
