@@ -3,13 +3,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../main/lab/compute/backend';
-import { createModel, disposeModel, loss, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
+import { createModel, disposeModel, generate, loss, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
+import { generateGroup } from '../../main/lab/model/group-sample';
 import { installFastKernels, restoreStockKernels, scatterAddRows } from '../../main/lab/model/kernels';
 import { makeBatch, splitBatch, type Batch } from '../../main/lab/model/mask';
 import { Replicas } from '../../main/lab/model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';
 import { softmaxXentGradRows, softmaxXentRows } from '../../main/lab/model/xent';
-import { createRng } from '../../main/lab/util/rng';
+import { createRng, seedFrom } from '../../main/lab/util/rng';
 
 afterAll(() => installFastKernels());
 
@@ -142,5 +143,29 @@ describe('data-parallel replicas', () => {
     } finally {
       await replicas.close();
     }
+  });
+});
+
+describe('batched group sampling', () => {
+  it.each([
+    ['plain', {}],
+    ['every model option', { bidirectionalObservations: true, distanceBias: true, positions: 'rotary' as const }],
+  ])('each row of a group equals the same sample decoded alone (%s), with no tensor left behind', async (_, options) => {
+    await selectBackend({ only: ['wasm'] });
+    const cfg = resolveGPTConfig({ ...SMALL, blockSize: 40, ...options });
+    const model = createModel(cfg, { seed: 9 });
+    const prompt = [1, 5, 9, 14, 3];
+    const stopTokens = [7];
+    const before = tf.memory().numTensors;
+    const group = await generateGroup(model, prompt, 4, { maxNewTokens: 30, temperature: 1, stopTokens, seed: 'q1' });
+    expect(tf.memory().numTensors).toBe(before);
+    expect(group.some((r) => r.tokens.length > 3)).toBe(true);
+    for (const [g, row] of group.entries()) {
+      const alone = await generate(model, prompt, { maxNewTokens: 30, temperature: 1, stopTokens, rng: createRng(seedFrom(`q1/${g}`)) });
+      expect(row.tokens).toEqual(alone.tokens);
+      expect(row.finishReason).toBe(alone.finishReason);
+      row.logProbs.forEach((lp, i) => expect(lp).toBeCloseTo(alone.logProbs[i]!, 4));
+    }
+    disposeModel(model);
   });
 });

@@ -84,6 +84,11 @@ export const runConfigSchema = z
     name: z.string().trim().min(1).max(80).optional(),
     rng: int(0, 2 ** 32 - 1).default(1),
     backend: z.enum(BACKEND_CHOICES).default('auto'),
+    /**
+     * Threads that share each SFT batch (model/replicas.ts): `auto` is every core on the wasm and cpu backends
+     * and one on tfjs-node(-gpu), whose kernels use every core or the GPU themselves.
+     */
+    workers: z.union([z.literal('auto'), int(1, 64)]).default('auto'),
     data: z
       .object({
         graphId: id,

@@ -11,6 +11,9 @@
 // - wasm's Identity copies its input, and tfjs clones every tensor a gradient saves: 22 ms of copies a step.
 //   Tensors are immutable (a variable's assign swaps its data, it never writes into it), so the override
 //   shares the data and counts one more reference, as the backend's own Reshape does.
+// - wasm's Sum over leading axes (a bias gradient: [2048, 256] -> [256]) transposes its input first (4 ms)
+//   and its Transpose of a large matrix runs about 8 ns a value (31 ms for the [2048, 2048] logits
+//   gradient). Column sums and a blocked transpose in JavaScript take a fraction of that.
 // - The loss's softmax cross-entropy over [tokens, vocab] logits (4M values a step) took about 130 ms as
 //   logSoftmax, its gradient and a one-hot product. Two kernels (xent.ts) do it in one pass each way.
 //
@@ -57,6 +60,57 @@ export function scatterAddRows(x: ArrayLike<number>, segmentIds: ArrayLike<numbe
     const dst = s * inner;
     for (let j = 0; j < inner; j++) out[dst + j]! += x[src + j]!;
   }
+}
+
+/** out[j] = sum over rows i of x[i * inner + j] (a sum over the leading axes). Pure; `out` must be zeroed. */
+export function columnSums(x: ArrayLike<number>, rows: number, inner: number, out: Float32Array): void {
+  for (let i = 0; i < rows; i++) {
+    const o = i * inner;
+    for (let j = 0; j < inner; j++) out[j]! += x[o + j]!;
+  }
+}
+
+/** out = x^T for x [R, C] row-major, in 32 x 32 blocks (both sides stay in cache). Pure. */
+export function transpose2d(x: ArrayLike<number>, R: number, C: number, out: Float32Array | Int32Array): void {
+  const BS = 32;
+  for (let i0 = 0; i0 < R; i0 += BS) {
+    const i1 = Math.min(R, i0 + BS);
+    for (let j0 = 0; j0 < C; j0 += BS) {
+      const j1 = Math.min(C, j0 + BS);
+      for (let i = i0; i < i1; i++) {
+        const row = i * C;
+        for (let j = j0; j < j1; j++) out[j * R + i] = x[row + j]!;
+      }
+    }
+  }
+}
+
+/** Below this many values the stock wasm transpose is as fast. */
+const JS_TRANSPOSE_MIN = 65_536;
+
+function sumWasm(args: { inputs: { x: TensorInfo }; attrs: { axis: number | number[]; keepDims: boolean }; backend: WasmBackend }): TensorInfo | null {
+  const { x } = args.inputs;
+  if (x.dtype !== 'float32') return null;
+  const axes = tf.util.parseAxisParam(args.attrs.axis, x.shape).sort((a, b) => a - b);
+  const k = axes.length;
+  if (k === 0 || k === x.shape.length || axes.some((a, i) => a !== i)) return null; // only sums over leading axes
+  const rows = sizeOf(x.shape.slice(0, k));
+  const rest = x.shape.slice(k);
+  const out = args.backend.makeOutput(args.attrs.keepDims ? [...axes.map(() => 1), ...rest] : rest, 'float32');
+  const o = args.backend.typedArrayFromHeap(out) as Float32Array;
+  o.fill(0);
+  columnSums(args.backend.typedArrayFromHeap(x), rows, sizeOf(rest), o);
+  return out;
+}
+
+function transposeWasm(args: { inputs: { x: TensorInfo }; attrs: { perm: number[] }; backend: WasmBackend }): TensorInfo | null {
+  const { x } = args.inputs;
+  const { perm } = args.attrs;
+  if (x.shape.length !== 2 || perm[0] !== 1 || x.dtype === 'string' || sizeOf(x.shape) < JS_TRANSPOSE_MIN) return null;
+  const [R, C] = x.shape as [number, number];
+  const out = args.backend.makeOutput([C, R], x.dtype);
+  transpose2d(args.backend.typedArrayFromHeap(x), R, C, args.backend.typedArrayFromHeap(out) as Float32Array | Int32Array);
+  return out;
 }
 
 interface SegmentSumArgs {
@@ -176,9 +230,18 @@ export function installFastKernels(): string[] {
     if (identity) replaceKernel('Identity', 'wasm', ((args: Parameters<typeof identityWasm>[0]) => (args.inputs.x.dtype === 'string' ? identity.kernelFunc(args as never) : identityWasm(args))) as unknown as tf.KernelFunc);
     const stock = tf.getKernel('BatchMatMul', 'wasm')!;
     replaceKernel('BatchMatMul', 'wasm', ((args: MatMulArgs) => (wasmInternalsPresent(args.backend) && batchedWasmMatMul(args)) || stock.kernelFunc(args as never)) as unknown as tf.KernelFunc);
+    overrideWhere('Sum', sumWasm);
+    overrideWhere('Transpose', transposeWasm);
     installed.add('wasm');
   }
   return [...installed];
+}
+
+/** Replaces a wasm kernel with `fast` where it takes the inputs (returns a tensor), the stock kernel elsewhere. */
+function overrideWhere<A extends { backend: WasmBackend }>(kernelName: string, fast: (args: A) => TensorInfo | null): void {
+  const stock = tf.getKernel(kernelName, 'wasm');
+  if (!stock) return;
+  replaceKernel(kernelName, 'wasm', ((args: A) => (wasmInternalsPresent(args.backend) && fast(args)) || stock.kernelFunc(args as never)) as unknown as tf.KernelFunc);
 }
 
 /** Puts back tfjs's own kernels (the reference the tests compare the fast paths with). */

@@ -34,6 +34,7 @@ import { Tokenizer, trainTokenizer } from '../model/tokenizer';
 import { createModel, disposeModel, loss, resolveGPTConfig, type GPT, type GPTConfig } from '../model/gpt';
 import { buildMaskedTokens, fitSeqLen, makeBatch, type MaskedTokens } from '../model/mask';
 import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainConfig } from '../model/train';
+import { defaultWorkers, Replicas } from '../model/replicas';
 import { loadCheckpoint, readCheckpointManifest, saveCheckpoint } from '../model/checkpoint';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { openMetrics } from '../runs/metrics';
@@ -216,12 +217,15 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
       { overwrite: true },
     );
   };
+  const workers = config.workers === 'auto' ? defaultWorkers(report.chosen, config.sft.batchSize) : config.workers;
+  const replicas = step < config.sft.steps && workers > 1 ? await Replicas.start(model, workers - 1) : undefined;
+  if (replicas) ctx.log(`SFT on ${workers} threads (data-parallel, ${report.chosen})`);
   try {
     while (step < config.sft.steps) {
       throwIfCancelled(ctx);
       const t0 = performance.now();
       const picks = Array.from({ length: config.sft.batchSize }, () => trainWindows[rng.int(trainWindows.length)]!);
-      const r = await trainStep(model, opt, makeBatch(picks, fitSeqLen(picks, gptConfig.blockSize), pad), trainCfg);
+      const r = await trainStep(model, opt, makeBatch(picks, fitSeqLen(picks, gptConfig.blockSize), pad), trainCfg, replicas);
       step++;
       const seconds = (performance.now() - t0) / 1000;
       const m: Record<string, number> = { ...sftMetrics(r, seconds), 'timing/update_s': seconds };
@@ -231,6 +235,8 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
       ctx.progress({ fraction: fraction(step), message: `SFT step ${step} of ${config.sft.steps}: loss ${r.loss.toFixed(3)}`, done: step, total: config.sft.steps });
       if (step % config.checkpoint.every === 0 || step === config.sft.steps) await checkpoint(step, m);
     }
+
+    await replicas?.close(); // their threads are idle from here on
 
     // ---- 6. RL from the last SFT weights (or from the RL checkpoint being resumed)
     if (config.rl && step < totalSteps) {
@@ -245,6 +251,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
       }));
     }
   } finally {
+    await replicas?.close();
     metrics.close();
     disposeModel(model);
     opt.dispose?.();
