@@ -1,15 +1,20 @@
 // Throughput bench for the policy model: `npx tsx bench/train.ts [--backends cpu,wasm] [--steps N] [--json]`.
 //
 // Per backend: which gradients we rely on exist, a measured matmul ceiling (512x512 float32 GFLOP/s), training
-// tokens/s of the `tiny` preset (batch 8 x 128, vocab 2048) and its MFU against that ceiling, forward-only
-// tokens/s, and sampling tokens/s with and without the KV cache. Also the tokenizer's training speed.
-// Figures depend heavily on machine load (the host's load average is printed with them).
+// tokens/s of the `tiny` shape (vocab 2048, 2 layers, 4 heads, 64 wide, batch 8 x 256) on one thread and on
+// every core (data-parallel replicas), its MFU against that ceiling, forward-only tokens/s, and sampling
+// tokens/s: one sequence with and without the KV cache, and a group of 8 decoded as one batch.
+// The peer: the same shape trained in PyTorch (bench/train_torch.py) on 1 and 2 threads, run in the same
+// process tree right after, when `$PYTHON` (default python3) imports torch; the ratios are printed.
+// Also the tokenizer's training speed. Figures depend heavily on machine load (the load average is printed).
 import { readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { setWasmPaths } from '@tensorflow/tfjs-backend-wasm';
+import { selectBackend } from '../main/lab/compute/backend';
+import { generateGroup } from '../main/lab/model/group-sample';
+import { Replicas } from '../main/lab/model/replicas';
 import { createModel, disposeModel, embeddingMode, estimateMfu, flopsPerToken, forward, generate, paramCount, resolveGPTConfig, type GPT } from '../main/lab/model/gpt';
 import { makeBatch } from '../main/lab/model/mask';
 import { Tokenizer } from '../main/lab/model/tokenizer';
@@ -21,7 +26,7 @@ const flag = (name: string): string | undefined => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const backends = (flag('backends') ?? 'cpu,wasm').split(',');
+const backends = (flag('backends') ?? 'wasm').split(',') as ('wasm' | 'cpu')[];
 const timedSteps = Number(flag('steps') ?? 3);
 const asJson = args.includes('--json');
 const log = (...xs: unknown[]): void => console.error(...xs);
@@ -82,28 +87,31 @@ interface BackendFigures {
   embedding: string;
   matmulGflops: number;
   trainStepMs: number;
+  /** One thread. */
   trainTokensPerS: number;
+  /** Every core: `workers` threads sharing each batch. */
+  trainTokensPerSAllCores: number;
+  workers: number;
   mfu: number;
   forwardTokensPerS: number;
   sampleCachedTokensPerS: number;
+  /** A group of 8 samples of one prompt decoded as one batch (tokens of all rows per second). */
+  sampleBatchedTokensPerS: number;
   sampleNoCacheTokensPerS: number;
   gradients: Record<string, string>;
 }
 
-async function benchBackend(name: string): Promise<BackendFigures | null> {
-  if (name === 'wasm') {
-    const require = createRequire(import.meta.url);
-    setWasmPaths(dirname(require.resolve('@tensorflow/tfjs-backend-wasm/dist/tfjs-backend-wasm.wasm')) + '/');
-  }
-  let ok = false;
+interface TorchFigures {
+  version: string;
+  tokensPerS1: number;
+  tokensPerS2: number;
+}
+
+async function benchBackend(name: 'wasm' | 'cpu'): Promise<BackendFigures | null> {
   try {
-    ok = await tf.setBackend(name);
-    await tf.ready();
+    await selectBackend({ only: [name] }); // with the lab's fast kernels, as training runs use it
   } catch (err) {
-    log(`${name}: could not initialise (${(err as Error).message})`);
-  }
-  if (!ok || tf.getBackend() !== name) {
-    log(`${name}: backend not available, skipped`);
+    log(`${name}: backend not available, skipped (${(err as Error).message})`);
     return null;
   }
   log(`\n== ${name} ==`);
@@ -114,7 +122,7 @@ async function benchBackend(name: string): Promise<BackendFigures | null> {
   const ceiling = matmulGflops() * 1e9;
   log(`  matmul 512x512: ${(ceiling / 1e9).toFixed(2)} GFLOP/s`);
 
-  const cfg = resolveGPTConfig({ preset: 'tiny' });
+  const cfg = resolveGPTConfig({ preset: 'tiny', vocabSize: 2048 });
   const model: GPT = createModel(cfg, { seed: 1 });
   const tc = resolveTrainConfig({ batchSize: 8 });
   const opt = createOptimizer(model, tc);
@@ -130,18 +138,33 @@ async function benchBackend(name: string): Promise<BackendFigures | null> {
       T,
       0,
     );
-  await trainStep(model, opt, batch(), tc); // warm-up
-  const stepMs: number[] = [];
-  for (let i = 0; i < timedSteps; i++) {
-    const b = batch();
-    const t0 = performance.now();
-    await trainStep(model, opt, b, tc);
-    stepMs.push(performance.now() - t0);
-  }
-  const trainStepMs = median(stepMs);
+  const timeSteps = async (replicas?: Replicas): Promise<number> => {
+    await trainStep(model, opt, batch(), tc, replicas); // warm-up
+    const stepMs: number[] = [];
+    for (let i = 0; i < timedSteps; i++) {
+      const b = batch();
+      const t0 = performance.now();
+      await trainStep(model, opt, b, tc, replicas);
+      stepMs.push(performance.now() - t0);
+    }
+    return median(stepMs);
+  };
+  const trainStepMs = await timeSteps();
   const trainTokensPerS = (B * T) / (trainStepMs / 1000);
   const mfu = estimateMfu(cfg, trainTokensPerS, ceiling);
-  log(`  train tiny (${B}x${T}, ${(paramCount(cfg) / 1e6).toFixed(2)}M params, embedding ${embeddingMode(cfg)}): ${trainStepMs.toFixed(0)} ms/step, ${trainTokensPerS.toFixed(0)} tok/s, MFU ${(mfu * 100).toFixed(1)}% (${(flopsPerToken(cfg) / 1e6).toFixed(2)} MFLOP/token)`);
+  log(`  train tiny (${B}x${T}, ${(paramCount(cfg) / 1e6).toFixed(2)}M params, embedding ${embeddingMode(cfg)}), one thread: ${trainStepMs.toFixed(0)} ms/step, ${trainTokensPerS.toFixed(0)} tok/s, MFU ${(mfu * 100).toFixed(1)}% (${(flopsPerToken(cfg) / 1e6).toFixed(2)} MFLOP/token)`);
+  const workers = Math.min(availableParallelism(), B);
+  let trainTokensPerSAllCores = trainTokensPerS;
+  if (workers > 1) {
+    const replicas = await Replicas.start(model, workers - 1);
+    try {
+      const ms = await timeSteps(replicas);
+      trainTokensPerSAllCores = (B * T) / (ms / 1000);
+      log(`  train tiny on ${workers} threads (data-parallel): ${ms.toFixed(0)} ms/step, ${trainTokensPerSAllCores.toFixed(0)} tok/s (x${(trainTokensPerSAllCores / trainTokensPerS).toFixed(2)} one thread)`);
+    } finally {
+      await replicas.close();
+    }
+  }
 
   const ids = tf.tensor2d(batch().ids, [B, T], 'int32');
   const fwdMs: number[] = [];
@@ -164,10 +187,17 @@ async function benchBackend(name: string): Promise<BackendFigures | null> {
     const r = await generate(model, prompt, { maxNewTokens, rng: createRng(1), useCache });
     return r.tokens.length / ((performance.now() - t0) / 1000);
   };
+  const groupRate = async (G: number): Promise<number> => {
+    await generateGroup(model, prompt, G, { maxNewTokens: 4 }); // warm-up
+    const t0 = performance.now();
+    const rows = await generateGroup(model, prompt, G, { maxNewTokens, seed: 1 });
+    return rows.reduce((n, r) => n + r.tokens.length, 0) / ((performance.now() - t0) / 1000);
+  };
   const before = tf.memory().numTensors;
   const sampleCachedTokensPerS = await sampleRate(true);
+  const sampleBatchedTokensPerS = await groupRate(8);
   const sampleNoCacheTokensPerS = await sampleRate(false);
-  log(`  sampling ${maxNewTokens} tokens after a ${prompt.length}-token prompt: KV cache ${sampleCachedTokensPerS.toFixed(0)} tok/s, no cache ${sampleNoCacheTokensPerS.toFixed(0)} tok/s (x${(sampleCachedTokensPerS / sampleNoCacheTokensPerS).toFixed(1)}); tensors leaked: ${tf.memory().numTensors - before}`);
+  log(`  sampling ${maxNewTokens} tokens after a ${prompt.length}-token prompt: KV cache ${sampleCachedTokensPerS.toFixed(0)} tok/s, a group of 8 as one batch ${sampleBatchedTokensPerS.toFixed(0)} tok/s (x${(sampleBatchedTokensPerS / sampleCachedTokensPerS).toFixed(1)}), no cache ${sampleNoCacheTokensPerS.toFixed(0)} tok/s (x${(sampleCachedTokensPerS / sampleNoCacheTokensPerS).toFixed(1)} with the cache); tensors leaked: ${tf.memory().numTensors - before}`);
   opt.dispose();
   disposeModel(model);
   return {
@@ -176,9 +206,12 @@ async function benchBackend(name: string): Promise<BackendFigures | null> {
     matmulGflops: ceiling / 1e9,
     trainStepMs,
     trainTokensPerS,
+    trainTokensPerSAllCores,
+    workers,
     mfu,
     forwardTokensPerS,
     sampleCachedTokensPerS,
+    sampleBatchedTokensPerS,
     sampleNoCacheTokensPerS,
     gradients,
   };
@@ -216,6 +249,20 @@ function benchTokenizer(): { mb: number; trainS: number; encodeMBps: number; cha
   return out;
 }
 
+/** The PyTorch peer on 1 and 2 threads, or null (with the reason logged) when torch is not importable. */
+function benchTorch(): TorchFigures | null {
+  const python = process.env.PYTHON ?? 'python3';
+  const script = new URL('./train_torch.py', import.meta.url).pathname;
+  const r = spawnSync(python, [script, '--threads', '1,2', '--steps', String(Math.max(5, timedSteps)), '--vocab', '2048', '--block', '256', '--batch', '8'], { encoding: 'utf8' });
+  if (r.status !== 0) {
+    const why = r.error ? r.error.message : (r.stderr.trim().split('\n').at(-1) ?? `exit ${r.status}`);
+    log(`\ntorch: not measured (${python}: ${why}); install it with \`pip install torch\` or point $PYTHON at a Python that has it`);
+    return null;
+  }
+  const out = JSON.parse(r.stdout) as { torch: string; tokensPerS: Record<string, number> };
+  return { version: out.torch, tokensPerS1: out.tokensPerS['1']!, tokensPerS2: out.tokensPerS['2']! };
+}
+
 log(`node ${process.version}, tfjs ${tf.version.tfjs}, ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 const tokenizer = benchTokenizer();
 const results: BackendFigures[] = [];
@@ -223,14 +270,21 @@ for (const b of backends) {
   const r = await benchBackend(b);
   if (r) results.push(r);
 }
+const torch = benchTorch();
 log(`\nload average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 if (asJson) {
-  console.log(JSON.stringify({ tokenizer, backends: results }));
+  console.log(JSON.stringify({ tokenizer, backends: results, torch: torch && { version: torch.version, tokensPerS1: torch.tokensPerS1, tokensPerS2: torch.tokensPerS2 } }));
 } else {
-  console.log('\nbackend | embedding | matmul GFLOP/s | train ms/step | train tok/s | MFU | fwd tok/s | sample tok/s (cache) | sample tok/s (no cache)');
+  console.log('\nbackend | train ms/step | train tok/s, 1 thread | all cores (threads) | MFU | fwd tok/s | sample tok/s: 1 seq, cache | group of 8 | no cache');
   for (const r of results) {
     console.log(
-      [r.backend, r.embedding, r.matmulGflops.toFixed(2), r.trainStepMs.toFixed(0), r.trainTokensPerS.toFixed(0), `${(r.mfu * 100).toFixed(1)}%`, r.forwardTokensPerS.toFixed(0), r.sampleCachedTokensPerS.toFixed(0), r.sampleNoCacheTokensPerS.toFixed(0)].join(' | '),
+      [r.backend, r.trainStepMs.toFixed(0), r.trainTokensPerS.toFixed(0), `${r.trainTokensPerSAllCores.toFixed(0)} (${r.workers})`, `${(r.mfu * 100).toFixed(1)}%`, r.forwardTokensPerS.toFixed(0), r.sampleCachedTokensPerS.toFixed(0), r.sampleBatchedTokensPerS.toFixed(0), r.sampleNoCacheTokensPerS.toFixed(0)].join(' | '),
     );
+  }
+  if (torch) {
+    console.log(`\nPyTorch ${torch.version}, same shape: ${torch.tokensPerS1.toFixed(0)} tok/s on 1 thread, ${torch.tokensPerS2.toFixed(0)} on 2`);
+    for (const r of results) {
+      console.log(`${r.backend} / PyTorch: one core ${(r.trainTokensPerS / torch.tokensPerS1).toFixed(2)}, all cores ${(r.trainTokensPerSAllCores / torch.tokensPerS2).toFixed(2)}`);
+    }
   }
 }

@@ -35,7 +35,9 @@ export async function generateGroup(model: GPT, prompt: readonly number[], G: nu
   const rngs = Array.from({ length: G }, (_, g) => createRng(seedFrom(`${opts.seed ?? 0}/${g}`)));
   const stops = new Set(opts.stopTokens ?? []);
   const results: GenerateResult[] = Array.from({ length: G }, () => ({ tokens: [], logProbs: [], entropies: [], finishReason: 'length' }));
-  const first = decodeStep(model, prompt, 1, undefined);
+  // The tied head's wte^T once for the whole call (the weights do not change while it runs).
+  const wteT = model.config.tiedHead ? tf.tidy(() => tf.transpose(model.params.get('wte')!)) : undefined;
+  const first = decodeStep(model, prompt, 1, undefined, wteT);
   let kv: LayerKV[] = tf.tidy(() => first.kv.map((l) => {
     const tile = <T extends tf.Tensor>(t: T): T => tf.tile(t, [G, 1, 1, 1]) as T;
     return l.kLast ? { kT: tile(l.kT), v: tile(l.v), kLast: tile(l.kLast) } : { kT: tile(l.kT), v: tile(l.v) };
@@ -70,7 +72,7 @@ export async function generateGroup(model: GPT, prompt: readonly number[], G: nu
         kv = keepRows(kv, keep);
         rows = keep.map((b) => rows[b]!);
       }
-      const step = decodeStep(model, next, next.length, kv);
+      const step = decodeStep(model, next, next.length, kv, wteT);
       disposeKv(kv);
       logits.dispose();
       kv = step.kv;
@@ -81,6 +83,7 @@ export async function generateGroup(model: GPT, prompt: readonly number[], G: nu
   } finally {
     disposeKv(kv);
     logits.dispose();
+    wteT?.dispose();
   }
   return results;
 }

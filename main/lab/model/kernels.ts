@@ -146,6 +146,7 @@ interface MatMulArgs {
 }
 
 let wasmMatMul: ((...args: unknown[]) => void) | null = null;
+const MIN_ROWS_PER_ENTRY = 16;
 const shapeBytes = (shape: number[]): Uint8Array => new Uint8Array(new Int32Array(shape).buffer);
 
 /**
@@ -161,6 +162,8 @@ function batchedWasmMatMul({ inputs: { a, b }, attrs, backend }: MatMulArgs): Te
   const G = sizeOf(outer);
   if (G <= 1) return null; // a batch of one already takes the XNNPACK path
   const [M, K] = a.shape.slice(-2) as [number, number];
+  // A few rows per entry (decoding: one query) is less work than setting up an XNNPACK operator per entry.
+  if (M < MIN_ROWS_PER_ENTRY) return null;
   const N = b.shape[b.shape.length - 1]!;
   if (b.shape[b.shape.length - 2] !== K) return null; // the stock kernel reports the mismatch
   const aInfo = backend.dataIdMap.get(a.dataId);
