@@ -5,7 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../main/lab/compute/backend';
 import { createModel, disposeModel, generate, loss, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
 import { generateGroup } from '../../main/lab/model/group-sample';
-import { installFastKernels, restoreStockKernels, scatterAddRows } from '../../main/lab/model/kernels';
+import { installFastKernels, restoreStockKernels, scatterAddRows, sliceInto } from '../../main/lab/model/kernels';
 import { makeBatch, splitBatch, type Batch } from '../../main/lab/model/mask';
 import { Replicas } from '../../main/lab/model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';
@@ -167,5 +167,35 @@ describe('batched group sampling', () => {
       row.logProbs.forEach((lp, i) => expect(lp).toBeCloseTo(alone.logProbs[i]!, 4));
     }
     disposeModel(model);
+  });
+});
+
+describe('slices on the wasm heap', () => {
+  it('sliceInto copies the runs a slice takes (hand-checked 2 x 3 x 4)', () => {
+    const x = Float32Array.from({ length: 24 }, (_, i) => i);
+    const out = new Float32Array(4);
+    sliceInto(x, [2, 3, 4], [1, 1, 1], [1, 2, 2], out);
+    expect(Array.from(out)).toEqual([17, 18, 21, 22]);
+    const whole = new Float32Array(8);
+    sliceInto(x, [2, 3, 4], [0, 1, 0], [2, 1, 4], whole);
+    expect(Array.from(whole)).toEqual([4, 5, 6, 7, 16, 17, 18, 19]);
+  });
+
+  it('slice, split and gather equal the stock kernels', async () => {
+    await selectBackend({ only: ['wasm'] });
+    const x = tf.randomNormal([3, 5, 6, 4], 0, 1, 'float32', 8);
+    const idx = tf.tensor1d([2, 0, 2, 1], 'int32');
+    const ops = (): Float32Array[] =>
+      tf.tidy(() => [
+        tf.slice(x, [1, 2, 0, 1], [2, 3, 6, 2]),
+        tf.slice(x, [0, 0, 3, 0], [3, 5, 2, 4]),
+        ...tf.split(x, [1, 3, 2], 2),
+        tf.gather(x, idx),
+      ].map((t) => t.dataSync() as Float32Array));
+    restoreStockKernels();
+    const reference = ops();
+    installFastKernels();
+    ops().forEach((got, i) => expect(got).toEqual(reference[i]));
+    tf.dispose([x, idx]);
   });
 });

@@ -14,6 +14,10 @@
 // - wasm's Sum over leading axes (a bias gradient: [2048, 256] -> [256]) transposes its input first (4 ms)
 //   and its Transpose of a large matrix runs about 8 ns a value (31 ms for the [2048, 2048] logits
 //   gradient). Column sums and a blocked transpose in JavaScript take a fraction of that.
+// - wasm's Slice (and SplitV, made of it) copies its whole input out of the heap before taking the part it
+//   returns: 8 ms a step for splitting q, k and v. Reading the heap in place, it copies only the part.
+// - wasm's GatherV2 walks every value with generic strides: 7 ms for 2048 rows of 64 (the embedding, and
+//   the loss's positions). Gathering whole rows is one copy per row.
 // - The loss's softmax cross-entropy over [tokens, vocab] logits (4M values a step) took about 130 ms as
 //   logSoftmax, its gradient and a one-hot product. Two kernels (xent.ts) do it in one pass each way.
 //
@@ -21,7 +25,8 @@
 // internals of @tensorflow/tfjs-backend-wasm, which package.json pins to one exact version; if they are not
 // there the override steps aside and the stock kernel runs (fastKernelsReport says which is in effect).
 import * as tf from '@tensorflow/tfjs';
-import { xentKernels, type KernelIo } from './xent';
+import { SIMD_MODULE_BASE64 } from './simd-bytes';
+import { xentKernels, type KernelIo, type SimdRows } from './xent';
 
 type TensorInfo = tf.TensorInfo;
 type TypedArray = Float32Array | Int32Array | Uint8Array;
@@ -29,6 +34,7 @@ type TypedArray = Float32Array | Int32Array | Uint8Array;
 /** The parts of tfjs-backend-wasm's BackendWasm used here. */
 interface WasmBackend {
   wasm: {
+    asm?: { memory?: object };
     cwrap: (name: string, ret: null, args: string[]) => (...args: unknown[]) => void;
     tfjs: { registerTensor: (id: number, size: number, offset: number) => void; disposeData: (id: number) => void };
   };
@@ -110,6 +116,71 @@ function transposeWasm(args: { inputs: { x: TensorInfo }; attrs: { perm: number[
   const [R, C] = x.shape as [number, number];
   const out = args.backend.makeOutput([C, R], x.dtype);
   transpose2d(args.backend.typedArrayFromHeap(x), R, C, args.backend.typedArrayFromHeap(out) as Float32Array | Int32Array);
+  return out;
+}
+
+/**
+ * out = x[begin .. begin + size) per axis, for x of `shape` (row-major): one copy per contiguous run of the
+ * innermost axes the slice takes whole. Pure.
+ */
+export function sliceInto(x: TypedArray, shape: readonly number[], begin: readonly number[], size: readonly number[], out: TypedArray): void {
+  let k = shape.length - 1;
+  let inner = 1;
+  while (k >= 0 && begin[k] === 0 && size[k] === shape[k]) inner *= shape[k--]!;
+  if (k < 0) {
+    out.set(x.subarray(0, inner));
+    return;
+  }
+  const run = size[k]! * inner;
+  const strides = shape.map((_, a) => sizeOf(shape.slice(a + 1)));
+  const idx = new Array<number>(k).fill(0); // odometer over the axes before k
+  const total = sizeOf(size.slice(0, k));
+  for (let n = 0, o = 0; n < total; n++, o += run) {
+    let offset = begin[k]! * strides[k]!;
+    for (let a = 0; a < k; a++) offset += (begin[a]! + idx[a]!) * strides[a]!;
+    out.set(x.subarray(offset, offset + run), o);
+    for (let a = k - 1; a >= 0 && ++idx[a]! === size[a]; a--) idx[a] = 0;
+  }
+}
+
+function sliceWasm(args: { inputs: { x: TensorInfo }; attrs: { begin: number | number[]; size: number | number[] }; backend: WasmBackend }): TensorInfo | null {
+  const { x } = args.inputs;
+  if (x.dtype === 'string') return null;
+  const [begin, size] = tf.slice_util.parseSliceParams(x as unknown as tf.Tensor, args.attrs.begin, args.attrs.size) as [number[], number[]];
+  const out = args.backend.makeOutput(size, x.dtype);
+  sliceInto(args.backend.typedArrayFromHeap(x), x.shape, begin, size, args.backend.typedArrayFromHeap(out));
+  return out;
+}
+
+function splitWasm(args: { inputs: { x: TensorInfo }; attrs: { numOrSizeSplits: number | number[]; axis: number }; backend: WasmBackend }): TensorInfo[] | null {
+  const { x } = args.inputs;
+  if (x.dtype === 'string') return null;
+  const axis = tf.util.parseAxisParam(args.attrs.axis, x.shape)[0]!;
+  const sizes = tf.backend_util.prepareSplitSize(x as unknown as tf.Tensor, args.attrs.numOrSizeSplits, axis);
+  const begin = x.shape.map(() => 0);
+  const outs = sizes.map((s) => args.backend.makeOutput(x.shape.map((d, a) => (a === axis ? s : d)), x.dtype));
+  const src = args.backend.typedArrayFromHeap(x); // after every allocation
+  outs.forEach((out, i) => {
+    sliceInto(src, x.shape, begin, out.shape, args.backend.typedArrayFromHeap(out));
+    begin[axis]! += sizes[i]!;
+  });
+  return outs;
+}
+
+function gatherRowsWasm(args: { inputs: { x: TensorInfo; indices: TensorInfo }; attrs: { axis: number; batchDims: number }; backend: WasmBackend }): TensorInfo | null {
+  const { x, indices } = args.inputs;
+  if (x.dtype === 'string' || args.attrs.batchDims !== 0 || tf.util.parseAxisParam(args.attrs.axis, x.shape)[0] !== 0) return null;
+  const rows = x.shape[0]!;
+  const inner = sizeOf(x.shape.slice(1));
+  const out = args.backend.makeOutput([...indices.shape, ...x.shape.slice(1)], x.dtype);
+  const idx = args.backend.typedArrayFromHeap(indices);
+  const src = args.backend.typedArrayFromHeap(x);
+  const dst = args.backend.typedArrayFromHeap(out);
+  for (let i = 0; i < idx.length; i++) {
+    const r = idx[i]!;
+    if (!(r >= 0 && r < rows)) throw new Error(`GatherV2: the index value ${r} is not in [0, ${rows - 1}]`);
+    dst.set(src.subarray(r * inner, (r + 1) * inner), i * inner);
+  }
   return out;
 }
 
@@ -195,7 +266,25 @@ function wasmInternalsPresent(backend: unknown): backend is WasmBackend {
 const wasmIo: KernelIo = {
   alloc: (backend, shape) => (backend as WasmBackend).makeOutput(shape, 'float32'),
   view: (backend, t) => (backend as WasmBackend).typedArrayFromHeap(t) as Float32Array | Int32Array,
+  offset: (backend, t) => (backend as WasmBackend).dataIdMap.get(t.dataId)!.memoryOffset,
 };
+
+/** The part of the WebAssembly API used here (the project's TypeScript libs leave it out). */
+interface WasmApi {
+  Memory: new (d: { initial: number }) => object;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: object };
+  validate(bytes: Uint8Array): boolean;
+}
+
+/** simd.wat instantiated on the wasm backend's own memory, or undefined where that memory is not reachable. */
+function simdRows(): SimdRows | undefined {
+  const wa = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+  const memory = (tf.findBackend('wasm') as Partial<WasmBackend> | null)?.wasm?.asm?.memory;
+  const bytes = Buffer.from(SIMD_MODULE_BASE64, 'base64');
+  if (!(memory instanceof wa.Memory) || !wa.validate(bytes)) return undefined; // no SIMD here: the JS rows run
+  return new wa.Instance(new wa.Module(bytes), { env: { memory } }).exports as SimdRows;
+}
 
 const cpuIo: KernelIo = {
   alloc: (backend, shape) => (backend as CpuBackend).makeTensorInfo(shape, 'float32', new Float32Array(sizeOf(shape))),
@@ -203,6 +292,7 @@ const cpuIo: KernelIo = {
 };
 
 const installed = new Set<string>();
+let simd: SimdRows | undefined;
 /** The kernels replaced, by backend, with what was registered before (undefined: nothing was). */
 const replaced = new Map<string, Map<string, tf.KernelConfig | undefined>>();
 
@@ -228,12 +318,16 @@ export function installFastKernels(): string[] {
   }
   if (!installed.has('wasm') && tf.findBackendFactory('wasm') && tf.getKernel('BatchMatMul', 'wasm')) {
     replaceKernel('UnsortedSegmentSum', 'wasm', segmentSumWasm as unknown as tf.KernelFunc);
-    for (const [name, kernelFunc] of xentKernels(wasmIo)) replaceKernel(name, 'wasm', kernelFunc);
+    simd = simdRows();
+    for (const [name, kernelFunc] of xentKernels(wasmIo, simd)) replaceKernel(name, 'wasm', kernelFunc);
     const identity = tf.getKernel('Identity', 'wasm');
     if (identity) replaceKernel('Identity', 'wasm', ((args: Parameters<typeof identityWasm>[0]) => (args.inputs.x.dtype === 'string' ? identity.kernelFunc(args as never) : identityWasm(args))) as unknown as tf.KernelFunc);
     const stock = tf.getKernel('BatchMatMul', 'wasm')!;
     replaceKernel('BatchMatMul', 'wasm', ((args: MatMulArgs) => (wasmInternalsPresent(args.backend) && batchedWasmMatMul(args)) || stock.kernelFunc(args as never)) as unknown as tf.KernelFunc);
     overrideWhere('Sum', sumWasm);
+    overrideWhere('GatherV2', gatherRowsWasm);
+    overrideWhere('Slice', sliceWasm);
+    overrideWhere('SplitV', splitWasm);
     overrideWhere('Transpose', transposeWasm);
     installed.add('wasm');
   }
@@ -241,7 +335,7 @@ export function installFastKernels(): string[] {
 }
 
 /** Replaces a wasm kernel with `fast` where it takes the inputs (returns a tensor), the stock kernel elsewhere. */
-function overrideWhere<A extends { backend: WasmBackend }>(kernelName: string, fast: (args: A) => TensorInfo | null): void {
+function overrideWhere<A extends { backend: WasmBackend }>(kernelName: string, fast: (args: A) => TensorInfo | TensorInfo[] | null): void {
   const stock = tf.getKernel(kernelName, 'wasm');
   if (!stock) return;
   replaceKernel(kernelName, 'wasm', ((args: A) => (wasmInternalsPresent(args.backend) && fast(args)) || stock.kernelFunc(args as never)) as unknown as tf.KernelFunc);
@@ -265,6 +359,11 @@ export function restoreStockKernels(): void {
  */
 export function fastKernelsActive(): boolean {
   return installed.has(tf.getBackend());
+}
+
+/** Whether the loss's softmax runs in simd.wat's SIMD rows on wasm (else in JavaScript). */
+export function simdKernelsActive(): boolean {
+  return installed.has('wasm') && simd !== undefined;
 }
 
 /** Whether the active backend has a fast gather gradient (native, or registered here). */

@@ -65,31 +65,66 @@ type Arr = Float32Array | Int32Array;
 export interface KernelIo {
   alloc(backend: unknown, shape: number[]): TensorInfo;
   view(backend: unknown, t: TensorInfo): Arr;
+  /** wasm: where the tensor's data starts in the backend's memory (bytes), for the SIMD row kernels. */
+  offset?(backend: unknown, t: TensorInfo): number;
 }
 
-function xentKernel(io: KernelIo): tf.KernelFunc {
+/** simd.wat's exports, instantiated on the wasm backend's memory (addresses in bytes). */
+export interface SimdRows {
+  softmaxRow(src: number, dst: number, n: number): [number, number, number];
+  scaleRow(src: number, dst: number, n: number, s: number): void;
+}
+
+function xentKernel(io: KernelIo, simd?: SimdRows): tf.KernelFunc {
   return (({ inputs: { logits, targets }, backend }: { inputs: { logits: TensorInfo; targets: TensorInfo }; backend: unknown }) => {
     const [rows, V] = logits.shape as [number, number];
     const outs = [io.alloc(backend, [rows]), io.alloc(backend, [rows]), io.alloc(backend, [rows, V])] as const;
     const [logp, entropy, probs] = outs.map((t) => io.view(backend, t) as Float32Array) as [Float32Array, Float32Array, Float32Array];
-    softmaxXentRows(io.view(backend, logits), io.view(backend, targets), V, logp, entropy, probs);
+    const x = io.view(backend, logits);
+    const t = io.view(backend, targets);
+    if (!simd || !io.offset) {
+      softmaxXentRows(x, t, V, logp, entropy, probs);
+      return [...outs];
+    }
+    const src = io.offset(backend, logits);
+    const dst = io.offset(backend, outs[2]);
+    for (let r = 0; r < rows; r++) {
+      const [max, sum, dot] = simd.softmaxRow(src + 4 * r * V, dst + 4 * r * V, V);
+      const logSum = Math.log(sum);
+      entropy[r] = logSum - dot / sum;
+      logp[r] = t[r]! >= 0 && t[r]! < V ? x[r * V + t[r]!]! - max - logSum : 0;
+    }
     return [...outs];
   }) as unknown as tf.KernelFunc;
 }
 
-function xentGradKernel(io: KernelIo): tf.KernelFunc {
+function xentGradKernel(io: KernelIo, simd?: SimdRows): tf.KernelFunc {
   return (({ inputs: { probs, targets, dy }, backend }: { inputs: { probs: TensorInfo; targets: TensorInfo; dy: TensorInfo }; backend: unknown }) => {
-    const out = io.alloc(backend, probs.shape.slice());
-    softmaxXentGradRows(io.view(backend, probs), io.view(backend, targets), io.view(backend, dy), probs.shape[1]!, io.view(backend, out) as Float32Array);
+    const [rows, V] = probs.shape as [number, number];
+    const out = io.alloc(backend, [rows, V]);
+    const o = io.view(backend, out) as Float32Array;
+    const t = io.view(backend, targets);
+    const d = io.view(backend, dy);
+    if (!simd || !io.offset) {
+      softmaxXentGradRows(io.view(backend, probs), t, d, V, o);
+      return out;
+    }
+    const src = io.offset(backend, probs);
+    const dst = io.offset(backend, out);
+    for (let r = 0; r < rows; r++) {
+      const inVocab = t[r]! >= 0 && t[r]! < V;
+      simd.scaleRow(src + 4 * r * V, dst + 4 * r * V, V, inVocab ? -d[r]! : 0);
+      if (inVocab) o[r * V + t[r]!]! += d[r]!;
+    }
     return out;
   }) as unknown as tf.KernelFunc;
 }
 
 /** Both kernels for one backend's memory (installFastKernels registers them for wasm and cpu). */
-export function xentKernels(io: KernelIo): [string, tf.KernelFunc][] {
+export function xentKernels(io: KernelIo, simd?: SimdRows): [string, tf.KernelFunc][] {
   return [
-    [XENT, xentKernel(io)],
-    [XENT_GRAD, xentGradKernel(io)],
+    [XENT, xentKernel(io, simd)],
+    [XENT_GRAD, xentGradKernel(io, simd)],
   ];
 }
 
