@@ -191,6 +191,11 @@ describe('slices on the wasm heap', () => {
         tf.slice(x, [0, 0, 3, 0], [3, 5, 2, 4]),
         ...tf.split(x, [1, 3, 2], 2),
         tf.gather(x, idx),
+        tf.transpose(tf.reshape(x, [24, 15])), // 4 x 4 blocks do not fit: the stock kernel
+        tf.transpose(tf.reshape(x, [15, 24]).slice([0, 0], [12, 24])), // SIMD blocks
+        tf.transpose(x, [0, 1, 3, 2]), // a batch of [6, 4] matrices
+        tf.transpose(tf.randomNormal([300, 301], 0, 1, 'float32', 3)), // large and odd: blocked JavaScript
+        tf.transpose(x, [2, 0, 1, 3]), // not the last two axes: the stock kernel
       ].map((t) => t.dataSync() as Float32Array));
     restoreStockKernels();
     const reference = ops();

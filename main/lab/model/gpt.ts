@@ -33,6 +33,7 @@ import { createRng, type Rng } from '../util/rng';
 import { fastKernelsActive, hasFastGatherGrad } from './kernels';
 import { DEFAULT_VOCAB_SIZE, SPECIAL_TOKENS, type SpecialToken } from './tokenizer';
 import { targetLogProbs } from './xent';
+import { gelu } from './gelu';
 
 // ---------- config ----------
 
@@ -298,12 +299,6 @@ function linear(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, ctx: Ctx): tf.Tensor {
   const nin = shape[shape.length - 1]!;
   const y = tf.add((ctx.decode ? tf.matMul : matmul)(tf.reshape(x, [-1, nin]), w), b);
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1]!]);
-}
-
-/** GELU, tanh approximation (GPT-2). */
-function gelu(x: tf.Tensor): tf.Tensor {
-  const inner = tf.mul(Math.sqrt(2 / Math.PI), tf.add(x, tf.mul(0.044715, tf.mul(x, tf.square(x))))); // x^3 without pow (slow, and its gradient more so)
-  return tf.mul(tf.mul(0.5, x), tf.add(1, tf.tanh(inner)));
 }
 
 const special = (t: SpecialToken): number => SPECIAL_TOKENS.indexOf(t);

@@ -26,6 +26,7 @@
 // there the override steps aside and the stock kernel runs (fastKernelsReport says which is in effect).
 import * as tf from '@tensorflow/tfjs';
 import { SIMD_MODULE_BASE64 } from './simd-bytes';
+import { geluKernels, type SimdGelu } from './gelu';
 import { xentKernels, type KernelIo, type SimdRows } from './xent';
 
 type TensorInfo = tf.TensorInfo;
@@ -109,13 +110,28 @@ function sumWasm(args: { inputs: { x: TensorInfo }; attrs: { axis: number | numb
   return out;
 }
 
+/**
+ * Swapping the last two axes (a matrix, or a batch of them): simd.wat's 4 x 4 block transpose when both are
+ * multiples of 4, else the blocked JavaScript one for large matrices; null for other permutations.
+ */
 function transposeWasm(args: { inputs: { x: TensorInfo }; attrs: { perm: number[] }; backend: WasmBackend }): TensorInfo | null {
   const { x } = args.inputs;
   const { perm } = args.attrs;
-  if (x.shape.length !== 2 || perm[0] !== 1 || x.dtype === 'string' || sizeOf(x.shape) < JS_TRANSPOSE_MIN) return null;
-  const [R, C] = x.shape as [number, number];
-  const out = args.backend.makeOutput([C, R], x.dtype);
-  transpose2d(args.backend.typedArrayFromHeap(x), R, C, args.backend.typedArrayFromHeap(out) as Float32Array | Int32Array);
+  const rank = x.shape.length;
+  const swapsLastTwo = rank >= 2 && perm[rank - 2] === rank - 1 && perm[rank - 1] === rank - 2 && perm.slice(0, -2).every((a, i) => a === i);
+  if (!swapsLastTwo || x.dtype === 'string' || x.dtype === 'bool') return null;
+  const [R, C] = x.shape.slice(-2) as [number, number];
+  const G = sizeOf(x.shape.slice(0, -2));
+  const viaSimd = simd !== undefined && R % 4 === 0 && C % 4 === 0;
+  if (!viaSimd && (G > 1 || R * C < JS_TRANSPOSE_MIN)) return null;
+  const out = args.backend.makeOutput([...x.shape.slice(0, -2), C, R], x.dtype);
+  if (viaSimd) {
+    const src = args.backend.dataIdMap.get(x.dataId)!.memoryOffset;
+    const dst = args.backend.dataIdMap.get(out.dataId)!.memoryOffset;
+    for (let g = 0; g < G; g++) simd!.transpose(src + 4 * g * R * C, dst + 4 * g * R * C, R, C);
+  } else {
+    transpose2d(args.backend.typedArrayFromHeap(x), R, C, args.backend.typedArrayFromHeap(out) as Float32Array | Int32Array);
+  }
   return out;
 }
 
@@ -278,12 +294,14 @@ interface WasmApi {
 }
 
 /** simd.wat instantiated on the wasm backend's own memory, or undefined where that memory is not reachable. */
-function simdRows(): SimdRows | undefined {
+type SimdExports = SimdRows & SimdGelu & { transpose(src: number, dst: number, R: number, C: number): void };
+
+function simdRows(): SimdExports | undefined {
   const wa = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
   const memory = (tf.findBackend('wasm') as Partial<WasmBackend> | null)?.wasm?.asm?.memory;
   const bytes = Buffer.from(SIMD_MODULE_BASE64, 'base64');
   if (!(memory instanceof wa.Memory) || !wa.validate(bytes)) return undefined; // no SIMD here: the JS rows run
-  return new wa.Instance(new wa.Module(bytes), { env: { memory } }).exports as SimdRows;
+  return new wa.Instance(new wa.Module(bytes), { env: { memory } }).exports as SimdExports;
 }
 
 const cpuIo: KernelIo = {
@@ -292,7 +310,7 @@ const cpuIo: KernelIo = {
 };
 
 const installed = new Set<string>();
-let simd: SimdRows | undefined;
+let simd: SimdExports | undefined;
 /** The kernels replaced, by backend, with what was registered before (undefined: nothing was). */
 const replaced = new Map<string, Map<string, tf.KernelConfig | undefined>>();
 
@@ -313,13 +331,13 @@ function replaceKernel(kernelName: string, backendName: string, kernelFunc: tf.K
 export function installFastKernels(): string[] {
   if (!installed.has('cpu') && tf.findBackendFactory('cpu')) {
     replaceKernel('UnsortedSegmentSum', 'cpu', segmentSumCpu as unknown as tf.KernelFunc);
-    for (const [name, kernelFunc] of xentKernels(cpuIo)) replaceKernel(name, 'cpu', kernelFunc);
+    for (const [name, kernelFunc] of [...xentKernels(cpuIo), ...geluKernels(cpuIo)]) replaceKernel(name, 'cpu', kernelFunc);
     installed.add('cpu');
   }
   if (!installed.has('wasm') && tf.findBackendFactory('wasm') && tf.getKernel('BatchMatMul', 'wasm')) {
     replaceKernel('UnsortedSegmentSum', 'wasm', segmentSumWasm as unknown as tf.KernelFunc);
     simd = simdRows();
-    for (const [name, kernelFunc] of xentKernels(wasmIo, simd)) replaceKernel(name, 'wasm', kernelFunc);
+    for (const [name, kernelFunc] of [...xentKernels(wasmIo, simd), ...geluKernels(wasmIo, simd)]) replaceKernel(name, 'wasm', kernelFunc);
     const identity = tf.getKernel('Identity', 'wasm');
     if (identity) replaceKernel('Identity', 'wasm', ((args: Parameters<typeof identityWasm>[0]) => (args.inputs.x.dtype === 'string' ? identity.kernelFunc(args as never) : identityWasm(args))) as unknown as tf.KernelFunc);
     const stock = tf.getKernel('BatchMatMul', 'wasm')!;

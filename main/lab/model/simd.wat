@@ -112,4 +112,79 @@
       (f32.store (i32.add (local.get $dst) (local.get $a)) (f32.mul (f32.load (i32.add (local.get $src) (local.get $a))) (local.get $s)))
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
       (br $next))))
+;; tanh on four lanes: sign(u) (1 - e) / (1 + e) with e = e^(-2 |u|) <= 1.
+  (func $tanh4 (param $u v128) (result v128)
+    (local $e v128)
+    (local.set $e (call $exp4 (f32x4.mul (f32x4.abs (local.get $u)) (f32x4.splat (f32.const -2.0)))))
+    (v128.or
+      (f32x4.div (f32x4.sub (f32x4.splat (f32.const 1.0)) (local.get $e)) (f32x4.add (f32x4.splat (f32.const 1.0)) (local.get $e)))
+      (v128.and (local.get $u) (i32x4.splat (i32.const 0x80000000)))))
+
+  ;; GELU, tanh form (GPT-2): y = x/2 (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3); t = tanh(u) is kept
+  ;; for the gradient. n must be a multiple of 4 (the caller runs the rest in JavaScript).
+  (func (export "geluRows") (param $x i32) (param $y i32) (param $t i32) (param $n i32)
+    (local $j i32) (local $a i32) (local $v v128) (local $th v128)
+    (block $end (loop $next
+      (br_if $end (i32.ge_u (local.get $j) (local.get $n)))
+      (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+      (local.set $v (v128.load (i32.add (local.get $x) (local.get $a))))
+      (local.set $th (call $tanh4 (f32x4.mul (f32x4.splat (f32.const 0.7978845608028654))
+        (f32x4.add (local.get $v) (f32x4.mul (f32x4.splat (f32.const 0.044715)) (f32x4.mul (local.get $v) (f32x4.mul (local.get $v) (local.get $v))))))))
+      (v128.store (i32.add (local.get $t) (local.get $a)) (local.get $th))
+      (v128.store (i32.add (local.get $y) (local.get $a))
+        (f32x4.mul (f32x4.mul (f32x4.splat (f32.const 0.5)) (local.get $v)) (f32x4.add (f32x4.splat (f32.const 1.0)) (local.get $th))))
+      (local.set $j (i32.add (local.get $j) (i32.const 4)))
+      (br $next))))
+
+  ;; dx = dy (1/2 (1 + t) + x/2 (1 - t^2) sqrt(2/pi) (1 + 3 0.044715 x^2)), the derivative of geluRows' y.
+  ;; n must be a multiple of 4.
+  (func (export "geluGradRows") (param $x i32) (param $t i32) (param $dy i32) (param $dx i32) (param $n i32)
+    (local $j i32) (local $a i32) (local $v v128) (local $th v128) (local $d v128)
+    (block $end (loop $next
+      (br_if $end (i32.ge_u (local.get $j) (local.get $n)))
+      (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+      (local.set $v (v128.load (i32.add (local.get $x) (local.get $a))))
+      (local.set $th (v128.load (i32.add (local.get $t) (local.get $a))))
+      (local.set $d (f32x4.add
+        (f32x4.mul (f32x4.splat (f32.const 0.5)) (f32x4.add (f32x4.splat (f32.const 1.0)) (local.get $th)))
+        (f32x4.mul
+          (f32x4.mul (f32x4.mul (f32x4.splat (f32.const 0.5)) (local.get $v)) (f32x4.sub (f32x4.splat (f32.const 1.0)) (f32x4.mul (local.get $th) (local.get $th))))
+          (f32x4.mul (f32x4.splat (f32.const 0.7978845608028654))
+            (f32x4.add (f32x4.splat (f32.const 1.0)) (f32x4.mul (f32x4.splat (f32.const 0.134145)) (f32x4.mul (local.get $v) (local.get $v))))))))
+      (v128.store (i32.add (local.get $dx) (local.get $a)) (f32x4.mul (local.get $d) (v128.load (i32.add (local.get $dy) (local.get $a)))))
+      (local.set $j (i32.add (local.get $j) (i32.const 4)))
+      (br $next))))
+
+  ;; dst = src^T for a float32 matrix [R, C] with R and C multiples of 4: four rows are read at a time and
+  ;; each 4 x 4 block turned in registers, so every load and store moves 16 bytes.
+  (func (export "transpose") (param $src i32) (param $dst i32) (param $R i32) (param $C i32)
+    (local $i i32) (local $j i32) (local $p i32) (local $q i32) (local $rowBytes i32) (local $colBytes i32)
+    (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128)
+    (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
+    (local.set $rowBytes (i32.shl (local.get $C) (i32.const 2)))
+    (local.set $colBytes (i32.shl (local.get $R) (i32.const 2)))
+    (block $rowsDone (loop $rows
+      (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $R)))
+      (local.set $j (i32.const 0))
+      (block $colsDone (loop $cols
+        (br_if $colsDone (i32.ge_u (local.get $j) (local.get $C)))
+        ;; p: src[i][j]; q: dst[j][i]
+        (local.set $p (i32.add (local.get $src) (i32.add (i32.mul (local.get $i) (local.get $rowBytes)) (i32.shl (local.get $j) (i32.const 2)))))
+        (local.set $q (i32.add (local.get $dst) (i32.add (i32.mul (local.get $j) (local.get $colBytes)) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $r0 (v128.load (local.get $p)))
+        (local.set $r1 (v128.load (i32.add (local.get $p) (local.get $rowBytes))))
+        (local.set $r2 (v128.load (i32.add (local.get $p) (i32.shl (local.get $rowBytes) (i32.const 1)))))
+        (local.set $r3 (v128.load (i32.add (local.get $p) (i32.mul (local.get $rowBytes) (i32.const 3)))))
+        (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r0) (local.get $r1)))
+        (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r0) (local.get $r1)))
+        (local.set $t2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r2) (local.get $r3)))
+        (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r2) (local.get $r3)))
+        (v128.store (local.get $q) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t2)))
+        (v128.store (i32.add (local.get $q) (local.get $colBytes)) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t2)))
+        (v128.store (i32.add (local.get $q) (i32.shl (local.get $colBytes) (i32.const 1))) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t1) (local.get $t3)))
+        (v128.store (i32.add (local.get $q) (i32.mul (local.get $colBytes) (i32.const 3))) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t1) (local.get $t3)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $cols)))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $rows))))
 )
