@@ -27,7 +27,7 @@ const flag = (name: string): string | undefined => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const backends = (flag('backends') ?? 'wasm').split(',') as ('wasm' | 'cpu')[];
-const timedSteps = Number(flag('steps') ?? 3);
+const timedSteps = Number(flag('steps') ?? 10);
 const asJson = args.includes('--json');
 const log = (...xs: unknown[]): void => console.error(...xs);
 
@@ -139,7 +139,8 @@ async function benchBackend(name: 'wasm' | 'cpu'): Promise<BackendFigures | null
       0,
     );
   const timeSteps = async (replicas?: Replicas): Promise<number> => {
-    await trainStep(model, opt, batch(), tc, replicas); // warm-up
+    // Warm-up: every thread's heap grows to its peak and its code is compiled in the first steps.
+    for (let i = 0; i < 4; i++) await trainStep(model, opt, batch(), tc, replicas);
     const stepMs: number[] = [];
     for (let i = 0; i < timedSteps; i++) {
       const b = batch();
