@@ -7,8 +7,13 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       rollupOptions: {
-        // The job worker and the training replica are their own entries: worker threads load them by path next to index.js.
-        input: { index: resolve('main/index.ts'), worker: resolve('main/lab/jobs/worker.ts'), replica: resolve('main/lab/model/replica-worker.ts') },
+        // The job worker, the training replica and the RL rollout thread are their own entries: worker threads load them by path next to index.js.
+        input: {
+          index: resolve('main/index.ts'),
+          worker: resolve('main/lab/jobs/worker.ts'),
+          replica: resolve('main/lab/model/replica-worker.ts'),
+          rollout: resolve('main/lab/train/rollout-worker.ts'),
+        },
       },
     },
   },

@@ -8,6 +8,7 @@ import { generateGroup } from '../../main/lab/model/group-sample';
 import { installFastKernels, restoreStockKernels, scatterAddRows, sliceInto } from '../../main/lab/model/kernels';
 import { makeBatch, splitBatch, type Batch } from '../../main/lab/model/mask';
 import { Replicas } from '../../main/lab/model/replicas';
+import { PublishedWeights } from '../../main/lab/model/shared-weights';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';
 import { softmaxXentGradRows, softmaxXentRows } from '../../main/lab/model/xent';
 import { createRng, seedFrom } from '../../main/lab/util/rng';
@@ -202,5 +203,30 @@ describe('slices on the wasm heap', () => {
     installFastKernels();
     ops().forEach((got, i) => expect(got).toEqual(reference[i]));
     tf.dispose([x, idx]);
+  });
+});
+
+describe('published weights', () => {
+  it('a reader loads the newest version once, and only whole versions', async () => {
+    await selectBackend({ only: ['wasm'] });
+    const cfg = resolveGPTConfig(SMALL);
+    const learner = createModel(cfg, { seed: 1 });
+    const reader = createModel(cfg, { seed: 2 });
+    const board = PublishedWeights.create(learner);
+    expect(board.version).toBe(-1);
+    expect(board.load(reader, 7)).toBe(7); // nothing published: keeps what it has
+    board.publish(learner, 0);
+    expect(board.load(reader, -1)).toBe(0);
+    const flat = (m: GPT): Float32Array => Float32Array.from([...m.params.values()].flatMap((v) => Array.from(v.dataSync())));
+    expect(flat(reader)).toEqual(flat(learner));
+    tf.tidy(() => learner.params.get('wte')!.assign(tf.add(learner.params.get('wte')!, 1)));
+    board.publish(learner, 1);
+    expect(board.version).toBe(1);
+    expect(board.load(reader, 1)).toBe(1); // already has version 1: nothing loaded
+    expect(flat(reader)).not.toEqual(flat(learner));
+    expect(board.load(reader, 0)).toBe(1);
+    expect(flat(reader)).toEqual(flat(learner));
+    disposeModel(learner);
+    disposeModel(reader);
   });
 });

@@ -179,6 +179,36 @@ describe('RL stage', () => {
   });
 });
 
+describe('async RL with the model playing its own rollouts', () => {
+  it('plays them on a thread of its own, within maxStaleness, and sends back the sampled turns', { timeout: 120_000 }, async () => {
+    const runId = 'async-thread';
+    writeRun(home, runId, {
+      ...SMALL,
+      sft: { steps: 0 },
+      init: { checkpoint: INIT },
+      rl: { algorithm: 'grpo', mode: 'async', workers: 4, maxStaleness: 1, steps: 4, groupSize: 4, batchQuestions: 2, evalEvery: 100, checkpointEvery: 100 },
+    });
+    const logs: string[] = [];
+    await runTrain({ runId }, testContext(home, undefined, logs));
+    expect(logs.some((l) => l.startsWith('RL: rollouts play on their own thread'))).toBe(true);
+    const records = rlRecords(runId, 0);
+    expect(records.map((x) => x.step)).toEqual([1, 2, 3, 4]);
+    const steps = [1, 2, 3, 4].map((s) => readRlStep(rolloutsFile(home, runId, s)));
+    const stored = steps.flatMap((x) => x.trajectories);
+    expect(stored.length).toBe(4 * 2 * 4);
+    for (const { header, trajectories } of steps) {
+      for (const t of trajectories) {
+        expect(t.staleness as number).toBeLessThanOrEqual(1);
+        expect(t.policy_version).toBe(header.policy_version - (t.staleness as number));
+      }
+    }
+    // The model's own turns came back from the thread with their sampled ids and log-probs.
+    const gen = stored.flatMap((t) => (t.steps as Array<{ gen?: { ids: number[]; logprobs: number[] } }>).flatMap((x) => (x.gen ? [x.gen] : [])));
+    expect(gen.length).toBeGreaterThan(0);
+    for (const g of gen) expect(g.logprobs.length).toBe(g.ids.length);
+  });
+});
+
 describe('SFT from a checkpoint', () => {
   it("starts from the checkpoint's weights and tokenizer, whatever the config's model and tokenizer say", { timeout: 120_000 }, async () => {
     const runId = 'sft-from-ckpt';

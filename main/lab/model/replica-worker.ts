@@ -6,6 +6,7 @@ import { selectBackend } from '../compute/backend';
 import { createModel } from './gpt';
 import { batchLoss } from './train';
 import type { FromReplica, ReplicaInit, ToReplica } from './replicas';
+import { copyWeightsOut, loadWeights, weightCount } from './shared-weights';
 
 const init = workerData as ReplicaInit;
 const port = parentPort;
@@ -15,22 +16,15 @@ const send = (msg: FromReplica): void => port.postMessage(msg);
 await selectBackend({ only: [init.backend as 'wasm' | 'cpu'] });
 const model = createModel(init.config);
 const vars = [...model.params.values()];
-const params = vars.reduce((n, v) => n + v.size, 0);
+const params = weightCount(model);
 const flat = new Float32Array(init.shared);
 const slot = flat.subarray(init.slot * params, (init.slot + 1) * params);
 
-function loadWeights(): void {
-  let offset = 0;
-  tf.tidy(() => {
-    for (const v of vars) {
-      v.assign(tf.tensor(flat.subarray(offset, offset + v.size), v.shape, 'float32'));
-      offset += v.size;
-    }
-  });
-}
+const weights = flat.subarray(0, params);
+const loadRank0 = (): void => loadWeights(model, weights);
 
 function step(msg: Extract<ToReplica, { type: 'step' }>): number {
-  loadWeights();
+  loadRank0();
   const { value, grads } = tf.variableGrads(() => batchLoss(model, msg.batch, msg.step, { seed: msg.seed }, msg.lossTokens), vars);
   let offset = 0;
   for (const v of vars) {
@@ -48,13 +42,9 @@ port.on('message', (msg: ToReplica) => {
   try {
     if (msg.type === 'step') send({ type: 'done', loss: step(msg) });
     else {
-      loadWeights();
+      loadRank0();
       const values = new Float32Array(params);
-      let offset = 0;
-      for (const v of vars) {
-        values.set(v.dataSync() as Float32Array, offset);
-        offset += v.size;
-      }
+      copyWeightsOut(model, values);
       send({ type: 'weights', values });
     }
   } catch (err) {

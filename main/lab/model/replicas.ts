@@ -24,6 +24,7 @@ import { spawnWorker } from '../util/worker-spawn';
 import type { GPT, GPTConfig } from './gpt';
 import type { Batch } from './mask';
 import type { PeerGrads } from './train';
+import { copyWeightsOut, weightCount } from './shared-weights';
 
 /** What a replica thread starts with (its workerData). */
 export interface ReplicaInit {
@@ -114,7 +115,7 @@ export class Replicas {
   static async start(model: GPT, count: number): Promise<Replicas> {
     const backend = tf.getBackend();
     if (count > 0 && !THREADED_BACKENDS.has(backend)) throw new LabError('bad_request', `data-parallel replicas need the wasm or cpu backend, not ${backend}`);
-    const params = [...model.params.values()].reduce((n, v) => n + v.size, 0);
+    const params = weightCount(model);
     const shared = new SharedArrayBuffer(4 * params * (1 + count));
     const script = replicaScript();
     const replicas = Array.from({ length: count }, (_, i) => {
@@ -157,11 +158,7 @@ export class Replicas {
   }
 
   private writeWeights(model: GPT): void {
-    let offset = 0;
-    for (const v of model.params.values()) {
-      this.flat.set(v.dataSync() as Float32Array, offset);
-      offset += v.size;
-    }
+    copyWeightsOut(model, this.flat.subarray(0, this.params));
   }
 
   async close(): Promise<void> {

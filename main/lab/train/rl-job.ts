@@ -23,6 +23,7 @@
 // With several updates per batch each update is a token-level mean over its own mini-batch.
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import * as tf from '@tensorflow/tfjs';
 import type { QA, Trajectory } from '../formats';
 import { TRAJ_FORMAT } from '../formats';
 import { LabError } from '../errors';
@@ -47,6 +48,7 @@ import { checkpointDir, dataDir, rolloutSteps, rolloutsFile } from '../runs/layo
 import { throwIfCancelled, type JobContext } from '../jobs/context';
 import { checkpointPolicy, policyPrompt, TURN_TOKENS, type SampledTurn } from './policy';
 import { rlUpdate } from './rl-update';
+import { RolloutThread } from './rollout-thread';
 
 export interface RlStageInput {
   ctx: JobContext;
@@ -229,7 +231,21 @@ export async function runRlStage(input: RlStageInput): Promise<{ step: number; v
     return [...out.values()];
   };
 
+  // Async rollouts of the model's own policy play on a thread of their own where the backend computes on the
+  // calling thread (wasm, cpu), so that rollouts and updates overlap on two cores (rollout-thread.ts).
+  const thread =
+    rl.mode === 'async' && !input.rolloutPolicy && ['wasm', 'cpu'].includes(tf.getBackend())
+      ? await RolloutThread.start(model, version, tok, {
+          backend: tf.getBackend(),
+          graphFile: join(ctx.home, 'graphs', `${config.data.graphId}.json`),
+          web: { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence },
+          policy: { temperature: rl.temperature, topP: rl.topP },
+          rollout: { n: G, limits: input.limits, reward: rolloutOpts(0).reward, concurrency: rl.workers },
+        })
+      : null;
+  if (thread) ctx.log(`RL: rollouts play on their own thread (${tf.getBackend()}), the updates on this one`);
   const asyncRollouts = rl.mode === 'async' ? new AsyncRollouts(rl, questionAt, (step - baseStep) * rl.batchQuestions, () => version, async (qa, groupId, sample) => {
+    if (thread) return thread.run(qa, sample, seedFrom(`${runId}/rl/async/${groupId}`), policyName(version));
     const turns = new Map<string, SampledTurn[]>();
     const v = version;
     const traj = await rolloutOne(qa, sample, recording(policyName(v), turns), input.tools, rolloutOpts(seedFrom(`${runId}/rl/async/${groupId}`)));
@@ -296,7 +312,10 @@ export async function runRlStage(input: RlStageInput): Promise<{ step: number; v
         const r = await train(plan.slots.map((i) => groups[i]!));
         pg = r?.pg ?? null;
         update = r?.update ?? null;
-        if (r) version++;
+        if (r) {
+          version++;
+          thread?.publish(model, version);
+        }
       }
       const skipped = update === null;
       const updateSeconds = (performance.now() - t1) / 1000;
@@ -331,7 +350,9 @@ export async function runRlStage(input: RlStageInput): Promise<{ step: number; v
     }
   } finally {
     stopRollouts = true;
+    thread?.stop();
     await asyncRollouts?.stop();
+    await thread?.close();
     if (ownOpt) opt.dispose();
   }
   return { step, version };
