@@ -3,16 +3,19 @@
 //   1. DUPO vs DAPO dynamic sampling (WebSailor 4.2: DUPO "about 2-3x faster"): the same starting policy,
 //      questions and seeds; wall time (rollouts + update) per effective batch, i.e. per step whose batch had
 //      batchQuestions groups with signal. DUPO's one-off too-easy filter is reported apart and amortised.
-//   2. sync vs async rollouts (ASearcher) with a long-tailed mix of trajectory lengths: trajectories trained
-//      per second of the RL stage, same policy, questions and update.
+//   2. sync vs async rollouts (ASearcher): trajectories trained per second of the RL stage, same policy,
+//      questions and update. (a) The tiny model plays its own rollouts, no latency added: sync rolls out and
+//      then updates on one thread; async plays on a rollout thread while the learner updates (two cores).
+//      (b) with `--turn-ms` above 0, also a long-tailed mix of scripted turns that each wait that long (a
+//      remote model or a real web search), where async gains by not waiting for the slowest rollout.
 //
 // The policy: the tiny model after a short SFT cannot answer yet (every reward 0, so every group would be
 // zero-std and both methods would only skip), so the answers are scripted to give a controlled mix:
 // a third of the questions always right, a third always wrong, a third right on even samples.
 //   part 1: each turn is sampled by the model (its real cost, tokens and log-probs go to the update);
 //           only the text the environment sees is scripted;
-//   part 2: each turn waits `--turn-ms` (a remote model or a real web search) instead of computing, because a
-//           single JS thread cannot overlap computation: async gains exactly where rollouts wait.
+//   part 2: (a) the model's own rollouts, rewarded as they come (format and answer); (b) scripted turns that
+//           wait `--turn-ms` each.
 // Run: npx tsx bench/rl.ts [--steps 6] [--turn-ms 25] [--json]
 import { parseArgs } from 'node:util';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -131,28 +134,45 @@ const latency: TrainHooks = {
     };
   },
 };
-const perMode: Record<string, { trajectories: number; seconds: number; perSecond: number; staleDropped: number; stalenessMax: number }> = {};
-for (const mode of ['sync', 'async'] as const) {
-  log(`${mode}: ${steps * 2} GRPO steps of 4 questions x 4 rollouts, ${turnMs} ms per turn...`);
-  const r = await run(`${mode}`, { sft: { steps: 0 }, init: { checkpoint: 'sft/40' }, rl: { ...rlBase, steps: steps * 2, groupSize: 4, algorithm: 'grpo', mode, workers: 8, maxStaleness: 1 } }, latency);
-  const rl = r.records.filter((x) => x.step > 0);
-  const trajectories = rl.length * 4 * 4;
-  perMode[mode] = {
-    trajectories,
-    seconds: r.seconds,
-    perSecond: trajectories / r.seconds,
-    staleDropped: rl.reduce((a, x) => a + (x.metrics['rollout/stale_dropped'] ?? 0), 0),
-    stalenessMax: Math.max(0, ...rl.map((x) => x.metrics['rollout/staleness_max'] ?? 0)),
-  };
+interface ModeFigures {
+  trajectories: number;
+  seconds: number;
+  perSecond: number;
+  updates: number;
+  staleDropped: number;
+  stalenessMax: number;
 }
+async function modes(label: string, hooks: TrainHooks): Promise<Record<'sync' | 'async', ModeFigures>> {
+  const out: Partial<Record<'sync' | 'async', ModeFigures>> = {};
+  for (const mode of ['sync', 'async'] as const) {
+    log(`${label}, ${mode}: ${steps * 2} GRPO steps of 4 questions x 4 rollouts...`);
+    const r = await run(`${label}-${mode}`, { sft: { steps: 0 }, init: { checkpoint: 'sft/40' }, rl: { ...rlBase, steps: steps * 2, groupSize: 4, algorithm: 'grpo', mode, workers: 8, maxStaleness: 1 } }, hooks);
+    const rl = r.records.filter((x) => x.step > 0);
+    const trajectories = rl.length * 4 * 4;
+    out[mode] = {
+      trajectories,
+      // The RL stage's steps (loading the checkpoint and starting threads are outside the comparison).
+      seconds: rl.reduce((a, x) => a + x.metrics['timing/rollout_s']! + x.metrics['timing/update_s']!, 0),
+      perSecond: 0,
+      updates: rl.filter((x) => x.metrics['batch/skipped'] === 0).length,
+      staleDropped: rl.reduce((a, x) => a + (x.metrics['rollout/stale_dropped'] ?? 0), 0),
+      stalenessMax: Math.max(0, ...rl.map((x) => x.metrics['rollout/staleness_max'] ?? 0)),
+    };
+    out[mode]!.perSecond = trajectories / out[mode]!.seconds;
+  }
+  return out as Record<'sync' | 'async', ModeFigures>;
+}
+const perMode = await modes('model', {});
+const perModeLatency = turnMs > 0 ? await modes('latency', latency) : null;
 rmSync(home, { recursive: true, force: true });
 // Outside the steps both runs load the checkpoint and evaluate and save at the end; DUPO also filters.
 perMethod.dupo!.filterSeconds = Math.max(0, perMethod.dupo!.filterSeconds - perMethod.dapo!.filterSeconds);
 
 const ratioMethods = perMethod.dapo!.perBatch / perMethod.dupo!.perBatch;
-const ratioModes = perMode.async!.perSecond / perMode.sync!.perSecond;
+const ratioModes = perMode.async.perSecond / perMode.sync.perSecond;
+const ratioLatency = perModeLatency ? perModeLatency.async.perSecond / perModeLatency.sync.perSecond : null;
 if (values.json) {
-  console.log(JSON.stringify({ steps, turnMs, methods: perMethod, dapoOverDupo: ratioMethods, modes: perMode, asyncOverSync: ratioModes }, null, 2));
+  console.log(JSON.stringify({ steps, turnMs, methods: perMethod, dapoOverDupo: ratioMethods, modes: perMode, asyncOverSync: ratioModes, latencyModes: perModeLatency, latencyAsyncOverSync: ratioLatency }, null, 2));
 } else {
   console.log('DUPO vs DAPO (same policy, questions, seeds; 4 questions x 8 rollouts per batch):');
   for (const [m, x] of Object.entries(perMethod)) {
@@ -160,9 +180,13 @@ if (values.json) {
   }
   console.log(`  DUPO's too-easy filter (once): ${perMethod.dupo!.filterSeconds.toFixed(1)} s, i.e. ${(perMethod.dupo!.filterSeconds / steps).toFixed(2)} s per step over this run`);
   console.log(`  DAPO / DUPO time per effective batch: ${ratioMethods.toFixed(2)}x`);
-  console.log(`sync vs async rollouts (GRPO, long-tailed lengths, ${turnMs} ms per turn, 8 in flight):`);
-  for (const [m, x] of Object.entries(perMode)) {
-    console.log(`  ${m.padEnd(5)} ${x.perSecond.toFixed(1)} trajectories/s  (${x.trajectories} in ${x.seconds.toFixed(1)} s; stale dropped ${x.staleDropped}, staleness max ${x.stalenessMax})`);
-  }
-  console.log(`  async / sync: ${ratioModes.toFixed(2)}x`);
+  const show = (title: string, rows: Record<string, ModeFigures>, ratio: number): void => {
+    console.log(title);
+    for (const [m, x] of Object.entries(rows)) {
+      console.log(`  ${m.padEnd(5)} ${x.perSecond.toFixed(1)} trajectories/s  (${x.trajectories} in ${x.seconds.toFixed(1)} s, ${x.updates} updates; stale dropped ${x.staleDropped}, staleness max ${x.stalenessMax})`);
+    }
+    console.log(`  async / sync: ${ratio.toFixed(2)}x`);
+  };
+  show('sync vs async, the tiny model playing its own rollouts (GRPO, no added latency, 8 in flight):', perMode, ratioModes);
+  if (perModeLatency) show(`sync vs async, scripted long-tailed turns of ${turnMs} ms (GRPO, 8 in flight):`, perModeLatency, ratioLatency!);
 }

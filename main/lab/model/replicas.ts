@@ -14,13 +14,10 @@
 // Shared memory: one SharedArrayBuffer of (1 + N) * P floats: rank 0's weights, then each replica's gradients,
 // all flat in paramSpecs order (P = parameter count). Messages carry only the rows and the counts.
 import { availableParallelism } from 'node:os';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
-import { spawnWorker } from '../util/worker-spawn';
+import { scriptBeside, spawnWorker } from '../util/worker-spawn';
 import type { GPT, GPTConfig } from './gpt';
 import type { Batch } from './mask';
 import type { PeerGrads } from './train';
@@ -53,14 +50,6 @@ export function defaultWorkers(backend: string, batchSize: number, cores = avail
   return THREADED_BACKENDS.has(backend) ? Math.max(1, Math.min(cores, batchSize)) : 1;
 }
 
-/** The replica script beside this module: .ts from source, replica.js beside the bundled main. */
-function replicaScript(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  if (import.meta.url.endsWith('.ts')) return join(here, 'replica-worker.ts');
-  const found = [join(here, 'replica.js'), join(here, '..', 'replica.js')].find((f) => existsSync(f));
-  if (!found) throw new LabError('internal', `replica.js is missing beside ${here}: rebuild the app (npm run build)`);
-  return found;
-}
 
 interface Pending {
   resolve: (msg: FromReplica) => void;
@@ -117,7 +106,7 @@ export class Replicas {
     if (count > 0 && !THREADED_BACKENDS.has(backend)) throw new LabError('bad_request', `data-parallel replicas need the wasm or cpu backend, not ${backend}`);
     const params = weightCount(model);
     const shared = new SharedArrayBuffer(4 * params * (1 + count));
-    const script = replicaScript();
+    const script = scriptBeside(import.meta.url, 'replica-worker.ts', 'replica.js');
     const replicas = Array.from({ length: count }, (_, i) => {
       const init: ReplicaInit = { backend, config: model.config, shared, slot: i + 1 };
       return new Replica(spawnWorker(script, init), i + 1);

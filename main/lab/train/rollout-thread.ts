@@ -4,9 +4,6 @@
 // the rollout thread loads the newest before each episode and reports the version it played under, which
 // is what the async buffer's staleness rules read. So rollouts and updates really overlap on two cores.
 import type { Worker } from 'node:worker_threads';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { QA, Trajectory } from '../formats';
 import type { RolloutOptions } from '../agent/rollout';
 import type { WebOptions } from '../agent/web';
@@ -14,7 +11,7 @@ import { LabError } from '../errors';
 import type { GPT, GPTConfig } from '../model/gpt';
 import { PublishedWeights } from '../model/shared-weights';
 import type { Tokenizer, TokenizerJSON } from '../model/tokenizer';
-import { spawnWorker } from '../util/worker-spawn';
+import { scriptBeside, spawnWorker } from '../util/worker-spawn';
 import type { SampledTurn } from './policy';
 
 /** What the rollout thread starts with (its workerData). */
@@ -36,13 +33,6 @@ export type FromRolloutThread =
   | { type: 'rollout'; id: number; traj: Trajectory; turns: SampledTurn[]; version: number }
   | { type: 'error'; id: number; message: string };
 
-function rolloutScript(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  if (import.meta.url.endsWith('.ts')) return join(here, 'rollout-worker.ts');
-  const found = [join(here, 'rollout.js'), join(here, '..', 'rollout.js')].find((f) => existsSync(f));
-  if (!found) throw new LabError('internal', `rollout.js is missing beside ${here}: rebuild the app (npm run build)`);
-  return found;
-}
 
 export class RolloutThread {
   private readonly pending = new Map<number, { resolve: (r: { traj: Trajectory; turns: SampledTurn[]; version: number }) => void; reject: (e: Error) => void }>();
@@ -73,7 +63,7 @@ export class RolloutThread {
   static async start(model: GPT, version: number, tok: Tokenizer, init: Omit<RolloutThreadInit, 'config' | 'weights' | 'tokenizer'>): Promise<RolloutThread> {
     const weights = PublishedWeights.create(model);
     weights.publish(model, version);
-    const worker = spawnWorker(rolloutScript(), { ...init, config: model.config, weights: weights.shared, tokenizer: tok.toJSON() } satisfies RolloutThreadInit);
+    const worker = spawnWorker(scriptBeside(import.meta.url, 'rollout-worker.ts', 'rollout.js'), { ...init, config: model.config, weights: weights.shared, tokenizer: tok.toJSON() } satisfies RolloutThreadInit);
     const thread = new RolloutThread(worker, weights);
     await new Promise<void>((resolve, reject) => {
       worker.once('message', () => resolve());
