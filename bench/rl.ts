@@ -80,6 +80,10 @@ async function run(runId: string, config: Record<string, unknown>, hooks: TrainH
 log(`host: load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 log('starting policy: 40 SFT steps of the tiny model...');
 await run('sft', { sft: { steps: 40, batchSize: 8, warmupSteps: 5 } });
+// Part 2 (a) needs a policy whose own rollouts differ in reward (else every group has zero std and nothing
+// updates): after 400 steps it writes well-formed turns some of the time.
+log('a second starting policy: 400 SFT steps...');
+await run('sft400', { sft: { steps: 400, batchSize: 8, warmupSteps: 20 } });
 
 const kind = (qa: QA): 'right' | 'wrong' | 'mixed' => (['right', 'wrong', 'mixed'] as const)[seedFrom(qa.id) % 3]!;
 const correct = (qa: QA, sample: number): boolean => kind(qa) === 'right' || (kind(qa) === 'mixed' && sample % 2 === 0);
@@ -142,11 +146,11 @@ interface ModeFigures {
   staleDropped: number;
   stalenessMax: number;
 }
-async function modes(label: string, hooks: TrainHooks): Promise<Record<'sync' | 'async', ModeFigures>> {
+async function modes(label: string, start: string, hooks: TrainHooks): Promise<Record<'sync' | 'async', ModeFigures>> {
   const out: Partial<Record<'sync' | 'async', ModeFigures>> = {};
   for (const mode of ['sync', 'async'] as const) {
     log(`${label}, ${mode}: ${steps * 2} GRPO steps of 4 questions x 4 rollouts...`);
-    const r = await run(`${label}-${mode}`, { sft: { steps: 0 }, init: { checkpoint: 'sft/40' }, rl: { ...rlBase, steps: steps * 2, groupSize: 4, algorithm: 'grpo', mode, workers: 8, maxStaleness: 1 } }, hooks);
+    const r = await run(`${label}-${mode}`, { sft: { steps: 0 }, init: { checkpoint: start }, rl: { ...rlBase, steps: steps * 2, groupSize: 4, algorithm: 'grpo', mode, workers: 8, maxStaleness: 1 } }, hooks);
     const rl = r.records.filter((x) => x.step > 0);
     const trajectories = rl.length * 4 * 4;
     out[mode] = {
@@ -162,8 +166,8 @@ async function modes(label: string, hooks: TrainHooks): Promise<Record<'sync' | 
   }
   return out as Record<'sync' | 'async', ModeFigures>;
 }
-const perMode = await modes('model', {});
-const perModeLatency = turnMs > 0 ? await modes('latency', latency) : null;
+const perMode = await modes('model', 'sft400/400', {});
+const perModeLatency = turnMs > 0 ? await modes('latency', 'sft/40', latency) : null;
 rmSync(home, { recursive: true, force: true });
 // Outside the steps both runs load the checkpoint and evaluate and save at the end; DUPO also filters.
 perMethod.dupo!.filterSeconds = Math.max(0, perMethod.dupo!.filterSeconds - perMethod.dapo!.filterSeconds);

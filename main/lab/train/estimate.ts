@@ -18,6 +18,7 @@ import { createModel, disposeModel, generate, resolveGPTConfig } from '../model/
 import { makeBatch } from '../model/mask';
 import { readCheckpointManifest } from '../model/checkpoint';
 import { resolveCheckpoint } from './checkpoints';
+import { defaultWorkers, Replicas } from '../model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../model/train';
 import { createRng } from '../util/rng';
 import { CancelledError, type JobContext } from '../jobs/context';
@@ -151,9 +152,12 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
     const ids = Array.from({ length: gpt.blockSize + 1 }, () => 11 + rng.int(gpt.vocabSize - 11));
     return { ids, mask: ids.map(() => 1) };
   };
+  // As many threads as the run will share each batch among (model/replicas.ts).
+  const workers = config.workers === 'auto' ? defaultWorkers(report.chosen, config.sft.batchSize) : config.workers;
+  const replicas = workers > 1 ? await Replicas.start(model, workers - 1) : undefined;
   try {
     const batch = makeBatch(Array.from({ length: config.sft.batchSize }, window), gpt.blockSize, 0);
-    const stepSeconds = await timeIt(() => trainStep(model, opt, batch, trainCfg), 2);
+    const stepSeconds = await timeIt(() => trainStep(model, opt, batch, trainCfg, replicas), 2);
     say(0.8, 'timing a policy turn');
     const prompt = window().ids.slice(0, promptBudget(gpt.blockSize, TURN_TOKENS));
     // A compact turn writes about a third of its token budget; the prefill is the full context.
@@ -161,6 +165,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
     say(1, 'measured');
     return { backend: report.chosen ?? 'unknown', stepSeconds, turnSeconds, rolloutSeconds, turnsPerTrajectory, tokenizerSeconds, trainQuestions: trainQas.length, heldOutQuestions: heldOut.length };
   } finally {
+    await replicas?.close();
     disposeModel(model);
     opt.dispose?.();
   }
