@@ -1,17 +1,14 @@
 // Entry of a data-parallel replica thread (replicas.ts): a copy of the model on its own backend that, per
 // step, loads rank 0's weights from shared memory and writes the gradients of its rows into its slot.
-import { parentPort, workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../compute/backend';
 import { createModel } from './gpt';
 import { batchLoss } from './train';
 import type { FromReplica, ReplicaInit, ToReplica } from './replicas';
 import { copyWeightsOut, loadWeights, weightCount } from './shared-weights';
+import { threadChannel } from '../util/worker-spawn';
 
-const init = workerData as ReplicaInit;
-const port = parentPort;
-if (!port) throw new Error('replica-worker must run as a worker thread');
-const send = (msg: FromReplica): void => port.postMessage(msg);
+const { init, send, onMessage } = threadChannel<ReplicaInit, ToReplica, FromReplica>('replica-worker');
 
 await selectBackend({ only: [init.backend as 'wasm' | 'cpu'] });
 const model = createModel(init.config);
@@ -38,7 +35,7 @@ function step(msg: Extract<ToReplica, { type: 'step' }>): number {
   return loss;
 }
 
-port.on('message', (msg: ToReplica) => {
+onMessage((msg) => {
   try {
     if (msg.type === 'step') send({ type: 'done', loss: step(msg) });
     else {

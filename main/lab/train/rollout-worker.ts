@@ -1,6 +1,5 @@
 // Entry of the RL rollout thread (rollout-thread.ts): plays episodes with a copy of the policy under the
 // newest weights the learner published, and sends back each trajectory with its sampled turns and version.
-import { parentPort, workerData } from 'node:worker_threads';
 import { selectBackend } from '../compute/backend';
 import { readGraphFile } from '../kg/io';
 import { SimWeb } from '../agent/web';
@@ -13,11 +12,9 @@ import { PublishedWeights } from '../model/shared-weights';
 import { Tokenizer } from '../model/tokenizer';
 import { checkpointPolicy, TURN_TOKENS, type SampledTurn } from './policy';
 import type { FromRolloutThread, RolloutThreadInit, ToRolloutThread } from './rollout-thread';
+import { threadChannel } from '../util/worker-spawn';
 
-const init = workerData as RolloutThreadInit;
-const port = parentPort;
-if (!port) throw new Error('rollout-worker must run as a worker thread');
-const send = (msg: FromRolloutThread): void => port.postMessage(msg);
+const { init, send, onMessage } = threadChannel<RolloutThreadInit, ToRolloutThread, FromRolloutThread>('rollout-worker');
 
 await selectBackend({ only: [init.backend as 'wasm' | 'cpu'] });
 const model = createModel(init.config);
@@ -47,7 +44,7 @@ async function play(msg: Extract<ToRolloutThread, { type: 'rollout' }>): Promise
   send({ type: 'rollout', id: msg.id, traj, turns, version: v });
 }
 
-port.on('message', (msg: ToRolloutThread) => {
+onMessage((msg) => {
   if (msg.type === 'stop') {
     stopped = true;
     return;

@@ -1,6 +1,6 @@
 // Starting a worker thread on a script that may be TypeScript source (CLI, tests, benches) or a bundled
 // .js beside the built main process (the app).
-import { Worker } from 'node:worker_threads';
+import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -27,4 +27,14 @@ export function scriptBeside(moduleUrl: string, source: string, bundled: string)
   const found = [join(here, bundled), join(here, '..', bundled)].find((f) => existsSync(f));
   if (!found) throw new Error(`${bundled} is missing beside ${here}: rebuild the app (npm run build)`);
   return found;
+}
+
+/**
+ * Inside a worker thread started by spawnWorker: its workerData (as the caller's init type), a sender of
+ * typed messages to the parent, and a typed message listener. Throws on the main thread.
+ */
+export function threadChannel<Init, In, Out>(entry: string): { init: Init; send: (msg: Out) => void; onMessage: (fn: (msg: In) => void) => void } {
+  const port = parentPort;
+  if (!port) throw new Error(`${entry} must run as a worker thread`);
+  return { init: workerData as Init, send: (msg) => port.postMessage(msg), onMessage: (fn) => port.on('message', fn) };
 }
