@@ -1,19 +1,16 @@
 // Entry of a job worker thread: runs one job and reports back through the parent port.
-import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { openJsonlAppender } from '../store/jsonl';
 import { jobRunners } from './runners';
 import { CancelledError, type JobContext } from './context';
 import type { FromWorker, ToWorker, WorkerInput } from './protocol';
+import { threadChannel } from '../util/worker-spawn';
 
-const input = workerData as WorkerInput;
-const port = parentPort;
-if (!port) throw new Error('jobs/worker must run as a worker thread');
-const send = (msg: FromWorker): void => port.postMessage(msg);
+const { init: input, send, onMessage } = threadChannel<WorkerInput, ToWorker, FromWorker>('jobs/worker');
 
 const abort = new AbortController();
-port.on('message', (msg: ToWorker) => {
+onMessage((msg) => {
   if (msg.type === 'cancel') abort.abort();
 });
 
