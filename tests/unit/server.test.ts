@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import WebSocket from 'ws';
 import { LabCore } from '../../main/lab/core';
 import { startServer, type RunningServer } from '../../main/lab/server/http';
@@ -114,5 +115,43 @@ describe('web mode server', () => {
     ws.close();
     expect(events[0]?.event).toBe('job.updated');
     expect(events.map((e) => e.payload.status)).toContain('succeeded');
+  });
+
+  it('survives requests it cannot parse: a bad request line before authentication, bad percent-encoding after it', async () => {
+    // Raw bytes: node's client would refuse to send these. Each gets its answer and the server stays up.
+    const rawLine = (line: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const sock = connect(server.port, '127.0.0.1', () => sock.write(`${line}\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\n\r\n`));
+        let got = '';
+        sock.on('data', (c: Buffer) => (got += c.toString()));
+        sock.on('end', () => resolve(got));
+        sock.on('close', () => resolve(got));
+        sock.on('error', reject);
+        setTimeout(() => sock.end(), 500);
+      });
+    expect(await rawLine('GET //[ HTTP/1.1')).toMatch(/^HTTP\/1\.1 400/);
+    expect(await rawLine('GET /%ff HTTP/1.1')).toMatch(/^HTTP\/1\.1 400/);
+    expect(await rawLine('GET /assets/%E0%A4%A HTTP/1.1')).toMatch(/^HTTP\/1\.1 400/);
+    expect((await raw('/api/app.info', { method: 'POST', body: '{}', headers: auth() })).status).toBe(200);
+  });
+
+  it('closes a WebSocket that sends bad frames (oversize, unmasked, a reserved opcode) and stays up', async () => {
+    const frames = [
+      Buffer.concat([Buffer.from([0x81, 0xff, 0, 0, 0, 0, 0, 2, 0, 0, 1, 2, 3, 4]), Buffer.alloc(131072)]), // 128 KiB text frame, over the 64 KiB limit
+      Buffer.from([0x81, 0x02, 0x68, 0x69]), // unmasked client frame
+      Buffer.from([0x83, 0x80, 1, 2, 3, 4]), // reserved opcode 3
+    ];
+    for (const frame of frames) {
+      const ws = new WebSocket(`ws://127.0.0.1:${server.port}/events?token=${server.token}`);
+      await new Promise<void>((resolve, reject) => {
+        ws.once('open', () => resolve());
+        ws.once('error', reject);
+      });
+      const closed = new Promise<void>((resolve) => ws.once('close', () => resolve()));
+      ws.on('error', () => {}); // the server's close is the expected outcome
+      (ws as unknown as { _socket: { write(b: Buffer): void } })._socket.write(frame);
+      await closed;
+    }
+    expect((await raw('/api/app.info', { method: 'POST', body: '{}', headers: auth() })).status).toBe(200);
   });
 });

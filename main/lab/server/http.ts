@@ -161,7 +161,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       send(res, 503, "Sailor Lab's web app is not built yet: run `npm run build` (npm start does it for you).\n", 'text/plain; charset=utf-8');
       return;
     }
-    const rel = normalize(decodeURIComponent(pathname)).replace(/^([/\\])+/, '');
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(pathname);
+    } catch {
+      send(res, 400, 'bad request: the path has invalid percent-encoding', 'text/plain; charset=utf-8');
+      return;
+    }
+    const rel = normalize(decoded).replace(/^([/\\])+/, '');
     let file = join(opts.staticDir, rel);
     if (!file.startsWith(opts.staticDir + sep) && file !== opts.staticDir) {
       send(res, 403, 'forbidden', 'text/plain; charset=utf-8');
@@ -180,10 +187,33 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     send(res, 200, readFileSync(file), CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', headers);
   }
 
+  /** The request's URL, or null when its request line does not parse (a 400, never a crash). */
+  const parseUrl = (req: IncomingMessage): URL | null => {
+    try {
+      return new URL(req.url ?? '/', origin || `http://${HOST}`);
+    } catch {
+      return null;
+    }
+  };
+
   const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', origin || `http://${HOST}`);
+    try {
+      route(req, res);
+    } catch (err) {
+      // Nothing a client sends may take the process (and the jobs running in it) down.
+      if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: 'internal', message: errorMessage(err) } satisfies WireError });
+      else res.destroy();
+    }
+  });
+
+  function route(req: IncomingMessage, res: ServerResponse): void {
     if (!trusted(req)) {
       send(res, 403, 'forbidden: wrong Host or Origin', 'text/plain; charset=utf-8');
+      return;
+    }
+    const url = parseUrl(req);
+    if (!url) {
+      send(res, 400, 'bad request: the request line does not parse as a URL', 'text/plain; charset=utf-8');
       return;
     }
     if (!authorised(req, url)) {
@@ -201,13 +231,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return;
     }
     serveStatic(res, url.pathname, url.searchParams.has('token'));
-  });
+  }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const sockets = new Set<WebSocket>();
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', origin);
-    if (url.pathname !== '/events' || !trusted(req) || !authorised(req, url)) {
+    socket.on('error', () => socket.destroy()); // a broken upgrade closes that socket only
+    const url = parseUrl(req);
+    if (!url || url.pathname !== '/events' || !trusted(req) || !authorised(req, url)) {
       socket.write('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n');
       socket.destroy();
       return;
@@ -215,6 +246,9 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
       ws.on('close', () => sockets.delete(ws));
+      // A bad frame (over maxPayload, unmasked, a reserved opcode, invalid UTF-8): ws has closed the socket
+      // with the matching code; without a listener the error would be thrown and end the process.
+      ws.on('error', () => ws.terminate());
     });
   });
   const unsubscribe = EVENT_NAMES.map((event) =>
