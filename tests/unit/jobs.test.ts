@@ -76,6 +76,12 @@ describe('jobs', () => {
   it('bad params and unknown kinds are refused before any worker starts', async () => {
     const core = await openCore();
     await expect(core.call('jobs.start', { kind: 'nope' })).rejects.toThrow(/unknown job kind 'nope'/);
+    // Names of Object.prototype's members are unknown kinds too (they answered 500 through the prototype).
+    for (const kind of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      const e = await core.call('jobs.start', { kind }).catch((x: unknown) => x);
+      expect((e as LabError).code, kind).toBe('bad_request');
+      expect((e as LabError).message).toContain(`unknown job kind '${kind}'`);
+    }
     const err = await core.call('jobs.start', { kind: 'demo', params: { records: 'many' } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LabError);
     expect((err as LabError).code).toBe('bad_request');

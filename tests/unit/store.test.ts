@@ -117,3 +117,26 @@ describe('store metadata (db.json)', () => {
     await expect(openStoreDb(home)).rejects.toThrow(/expected "sailor\.store"/);
   });
 });
+
+describe('temporary names', () => {
+  it('never collide between worker threads writing the same file at once (their counters all start at 0)', { timeout: 60_000 }, async () => {
+    const { spawnWorker } = await import('../../main/lab/util/worker-spawn');
+    const dir = mkdtempSync(join(tmpdir(), 'sailor-tmpnames-'));
+    const target = join(dir, 'db.json');
+    const script = new URL('./fixtures/atomic-writer.ts', import.meta.url).pathname;
+    const barrier = new SharedArrayBuffer(4);
+    const results = await Promise.all(
+      [0, 1, 2].map(
+        (n) =>
+          new Promise<string | null>((resolve, reject) => {
+            const w = spawnWorker(script, { target, n, writers: 3, barrier });
+            w.once('message', (m: string | null) => void w.terminate().then(() => resolve(m)));
+            w.once('error', reject);
+          }),
+      ),
+    );
+    expect(results).toEqual([null, null, null]);
+    expect(JSON.parse(readFileSync(target, 'utf8')).i).toBe(299); // some writer's last
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+});

@@ -85,7 +85,8 @@ export class JobManager {
   }
 
   async start(kind: string, rawParams: Record<string, unknown>): Promise<JobRecord> {
-    const spec = jobSpecs[kind];
+    // Own keys only: a kind such as __proto__ or toString must be unknown, not a lookup through the prototype.
+    const spec = Object.hasOwn(jobSpecs, kind) ? jobSpecs[kind] : undefined;
     if (!spec) {
       throw new LabError('bad_request', `unknown job kind '${kind}'; known kinds: ${Object.keys(jobSpecs).join(', ')}`);
     }
@@ -238,7 +239,7 @@ export class JobManager {
    */
   private register(job: StoreJob): void {
     const result = job.result as { artefact?: ArtefactRecord; also?: Array<{ collection: ArtefactCollection; artefact: ArtefactRecord }> } | undefined;
-    const collection = jobSpecs[job.kind]?.registers;
+    const collection = Object.hasOwn(jobSpecs, job.kind) ? jobSpecs[job.kind]?.registers : undefined;
     const items = [...(result?.also ?? []), ...(collection && result?.artefact ? [{ collection, artefact: result.artefact }] : [])];
     for (const { collection: c, artefact } of items) {
       const list = this.db.data[c];

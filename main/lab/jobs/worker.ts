@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     publish: (name, payload) => send({ type: 'event', name, payload }),
   };
   try {
-    const load = jobRunners[input.kind];
+    const load = Object.hasOwn(jobRunners, input.kind) ? jobRunners[input.kind] : undefined;
     if (!load) throw new Error(`no runner for job kind '${input.kind}'`);
     const run = await load();
     const result = await run(input.params, ctx);

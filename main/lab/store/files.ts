@@ -3,13 +3,23 @@
 // JSON Lines streams are append-only; a line torn by a crash is detected on read and skipped.
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { threadId } from 'node:worker_threads';
 import { inputError, LabError } from '../errors';
 
 let tmpCounter = 0;
 
+/**
+ * A temporary name beside `path` that no other writer picks: worker threads share the pid and each starts
+ * its own counter at 0, so the thread id and random bytes go in too.
+ */
+export function tempName(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${threadId}.${randomBytes(4).toString('hex')}.${tmpCounter++}.tmp`);
+}
+
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${tmpCounter++}.tmp`);
+  const tmp = tempName(path);
   const fd = openSync(tmp, 'w');
   try {
     writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
