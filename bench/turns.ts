@@ -9,7 +9,8 @@
 import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import { renderStepParts } from '../main/lab/agent/react';
-import { forward, generate } from '../main/lab/model/gpt';
+import { forward } from '../main/lab/model/gpt';
+import { generate } from '../main/lab/model/generate';
 import { buildMaskedTokens } from '../main/lab/model/mask';
 import { policyPrompt, TURN_STOP_TAGS, TURN_TOKENS } from '../main/lab/train/policy';
 import { policyView, turnWindows } from '../main/lab/train/view';

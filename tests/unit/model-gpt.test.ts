@@ -1,13 +1,12 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Decoder, generate, sampleFromLogits } from '../../main/lab/model/generate';
 import {
-  Decoder,
   createModel,
   disposeModel,
   distanceSlopes,
   flopsPerToken,
   forward,
-  generate,
   loss,
   matmul,
   observationReach,
@@ -17,7 +16,6 @@ import {
   rotaryAngle,
   rotaryTables,
   rotate,
-  sampleFromLogits,
   sequenceLogProbs,
   tokenLogProbs,
   type GPT,

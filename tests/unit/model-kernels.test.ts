@@ -3,7 +3,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../main/lab/compute/backend';
-import { createModel, disposeModel, generate, loss, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
+import { createModel, disposeModel, loss, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
+import { generate } from '../../main/lab/model/generate';
 import { generateGroup } from '../../main/lab/model/group-sample';
 import { installFastKernels, restoreStockKernels, scatterAddRows, sliceInto } from '../../main/lab/model/kernels';
 import { makeBatch, splitBatch, type Batch } from '../../main/lab/model/mask';

@@ -1,19 +1,19 @@
 // The policy model: a GPT-2 style decoder-only transformer in TensorFlow.js, read top to bottom like
 // nanoGPT's model.py: config and presets, parameters (a named map of tf.Variables), the pieces
 // (layer norm, causal self-attention, MLP, pre-norm block), forward/loss, per-token log-probs and entropy,
-// generation with and without a KV cache, and the FLOPs / MFU estimate.
+// and the FLOPs / MFU estimate. Generation with and without a KV cache is in generate.ts.
 //
 // Backend notes (checked on tfjs 4.22, cpu and wasm in Node; bench/train.ts re-checks):
-// - tf.gather's gradient needs the UnsortedSegmentSum kernel, which the wasm backend does NOT have ("Kernel
-//   'UnsortedSegmentSum' not registered for backend 'wasm'"), and whose cpu kernel is pathologically slow
-//   (measured: 23 s of a 25 s `tiny` train step on cpu). The token embedding therefore has modes:
+// - tf.gather's gradient needs the UnsortedSegmentSum kernel, which the stock wasm backend does NOT have and
+//   whose stock cpu kernel is pathologically slow (23 s of a 25 s `tiny` train step on cpu); kernels.ts
+//   registers a scatter-add for both. The token embedding has modes:
 //     'gather'  tf.gather with its own gradient (right for tfjs-node, whose kernel is native);
 //     'onehot'  oneHot(ids) @ wte both ways: a matmul, gradient everywhere, 2*N*V*C FLOPs forward and backward;
 //     'hybrid'  tf.gather forward (a lookup on every backend) with a custom gradient oneHot(ids)^T @ dy:
 //               only the backward pays the matmul;
-//     'auto'    (default) 'gather' on the native 'tensorflow' backend, 'hybrid' everywhere else.
-//   All give bit-identical forward values. The loss picks the target log-prob with a one-hot product (no
-//   gather gradient needed either).
+//     'auto'    (default) 'gather' where the gradient is fast (tfjs-node, or wasm/cpu with kernels.ts), else 'hybrid'.
+//   All give bit-identical forward values. The loss's softmax cross-entropy is xent.ts (fused kernels on
+//   wasm/cpu, tf ops elsewhere).
 // - Everything else used here has a gradient on cpu and wasm: matMul (incl. 4-D batched), transpose,
 //   reshape, split/slice (grad = pad), concat, add/sub/mul/div, square, tanh, rsqrt, moments, softmax,
 //   logSoftmax, oneHot * x, dropout. tf.where/select has no gradient through its condition (not needed):
@@ -23,7 +23,7 @@
 //   85 ms vs 11 ms), and tfjs-core's matMul gradient uses exactly those flags. Every matmul here goes through
 //   `matmul` below, whose forward and custom gradient only use flag-free matMul plus explicit transposes
 //   (neutral on cpu; on GPU backends the transposes are cheap).
-// - GELU is the tanh approximation written out (tfjs-core has no gelu op; GPT-2 uses the tanh form too).
+// - GELU is the tanh approximation (gelu.ts; tfjs-core has no gelu op; GPT-2 uses the tanh form too).
 //
 // Tensor hygiene: every public function that returns numbers disposes everything it made; functions that
 // return tensors (forward, loss, tokenLogProbs) are meant to be called inside tf.tidy by the caller.
@@ -252,7 +252,7 @@ export interface ForwardOptions {
 }
 
 /** Per-call dropout state: a base seed and a counter so every site gets a different, reproducible mask. */
-interface Ctx {
+export interface Ctx {
   cfg: GPTConfig;
   training: boolean;
   /** Decoding, no gradient: plain tf.matMul (a customGrad call costs JS overhead on every op of every token). */
@@ -570,7 +570,7 @@ function checkIds(cfg: GPTConfig, ids: tf.Tensor, pos0: number): void {
 }
 
 /** Final hidden states [B, T, C] (after ln_f) and the new KV per layer. */
-function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] | undefined): { h: tf.Tensor; kv: LayerKV[] } {
+export function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] | undefined): { h: tf.Tensor; kv: LayerKV[] } {
   const pos0 = past?.[0]?.kT.shape[3] ?? 0;
   checkIds(ctx.cfg, ids, pos0);
   let x = embed(model, ids, pos0, ctx);
@@ -613,7 +613,7 @@ const tiedLogits = tf.customGrad((h, wte, save) => {
 }) as (h: tf.Tensor, wte: tf.Tensor) => tf.Tensor;
 
 /** Logits [..., V] from hidden states [..., C]. */
-function head(model: GPT, h: tf.Tensor, wteT?: tf.Tensor): tf.Tensor {
+export function head(model: GPT, h: tf.Tensor, wteT?: tf.Tensor): tf.Tensor {
   const cfg = model.config;
   const shape = h.shape;
   const h2 = tf.reshape(h, [-1, cfg.nEmbd]) as tf.Tensor2D;
@@ -628,7 +628,7 @@ function head(model: GPT, h: tf.Tensor, wteT?: tf.Tensor): tf.Tensor {
   return tf.reshape(logits, [...shape.slice(0, -1), cfg.vocabSize]);
 }
 
-function makeCtx(model: GPT, opts: ForwardOptions, decode = false): Ctx {
+export function makeCtx(model: GPT, opts: ForwardOptions, decode = false): Ctx {
   return { cfg: model.config, training: opts.training ?? false, decode, seed: opts.seed ?? 0, site: 0 };
 }
 
@@ -712,302 +712,6 @@ export async function sequenceLogProbs(model: GPT, seqs: readonly (readonly numb
     });
   }
   return { logProbs, entropy };
-}
-
-// ---------- generation ----------
-
-export interface SampleOptions {
-  maxNewTokens: number;
-  /** Softmax temperature (default 1). 0 = greedy. */
-  temperature?: number;
-  /** Nucleus sampling mass (default 1 = off). */
-  topP?: number;
-  /** Seeded RNG for sampling (default createRng(0)). Its state advances: pass the run's RNG to keep reproducibility. */
-  rng?: Rng;
-  /** Generation stops after emitting any of these ids; the stop token is included in the output. */
-  stopTokens?: readonly number[];
-}
-
-export type FinishReason = 'stop' | 'length' | 'context';
-
-export interface GenerateResult {
-  tokens: number[];
-  /**
-   * log pi(token | context) of each generated token under the temperature-scaled distribution before top-p
-   * truncation (what verl/TRL record as old log-probs; at temperature 1 it is the policy itself).
-   * Greedy decoding (temperature 0) reports the temperature-1 log-prob.
-   */
-  logProbs: number[];
-  /** Entropy (nats) of the same distribution at each step. */
-  entropies: number[];
-  /** stop: a stop token; length: maxNewTokens; context: the blockSize positions are used up. */
-  finishReason: FinishReason;
-}
-
-/** Scratch for sampleFromLogits: the row's scaled exponentials (grown on demand, never shrunk). */
-let scratch = new Float64Array(0);
-
-/**
- * Picks the next token from one row of logits, in plain JS (V is small; one read per token). One pass for
- * the maximum, one for the exponentials (kept for the draw), so a decoding step pays V exps, not 2 V, and
- * allocates nothing without top-p.
- */
-export function sampleFromLogits(logits: Float32Array | number[], opts: { temperature?: number; topP?: number; rng: Rng }): { id: number; logProb: number; entropy: number } {
-  const V = logits.length;
-  const temp = opts.temperature ?? 1;
-  const scale = temp > 0 ? 1 / temp : 1;
-  if (scratch.length < V) scratch = new Float64Array(V);
-  const e = scratch;
-  let max = -Infinity;
-  let argmax = 0;
-  for (let i = 0; i < V; i++) {
-    const x = logits[i]! * scale;
-    if (x > max) {
-      max = x;
-      argmax = i;
-    }
-  }
-  let z = 0;
-  let dot = 0; // sum e_i * (x_i - max), for the entropy
-  for (let i = 0; i < V; i++) {
-    const x = logits[i]! * scale - max;
-    const ei = Math.exp(x);
-    e[i] = ei;
-    z += ei;
-    dot += ei * x;
-  }
-  const logZ = Math.log(z); // relative to max
-  const entropy = logZ - dot / z;
-  const logProbOf = (id: number): number => logits[id]! * scale - max - logZ;
-  if (temp <= 0) return { id: argmax, logProb: logProbOf(argmax), entropy };
-  const topP = opts.topP ?? 1;
-  if (topP < 1) {
-    // Smallest prefix of tokens sorted by probability (ties by id) whose mass reaches topP.
-    const sorted = Array.from({ length: V }, (_, i) => i).sort((a, b) => e[b]! - e[a]! || a - b);
-    let acc = 0;
-    let k = 0;
-    while (k < V && acc < topP) acc += e[sorted[k++]!]! / z;
-    let r = opts.rng.next() * acc;
-    let id = sorted[k - 1]!; // float round-off fallback
-    for (let j = 0; j < k; j++) {
-      r -= e[sorted[j]!]! / z;
-      if (r < 0) {
-        id = sorted[j]!;
-        break;
-      }
-    }
-    return { id, logProb: logProbOf(id), entropy };
-  }
-  let r = opts.rng.next() * z;
-  let id = V - 1; // float round-off fallback
-  for (let i = 0; i < V; i++) {
-    r -= e[i]!;
-    if (r < 0) {
-      id = i;
-      break;
-    }
-  }
-  return { id, logProb: logProbOf(id), entropy };
-}
-
-async function yieldToEventLoop(): Promise<void> {
-  await new Promise<void>((resolve) => setTimeout(resolve, 0));
-}
-
-/**
- * Incremental decoding state for one sequence, holding a KV cache per layer. The agent loop uses it across
- * turns: feed(prompt), sample(...) a thought + action, feed(observation tokens), sample(...) again; the
- * cache is never recomputed. Call dispose() when done (the cached tensors live outside any tidy).
- */
-export class Decoder {
-  private kv: LayerKV[] | undefined;
-  private lastLogits: tf.Tensor1D | undefined;
-  private readonly tokens: number[] = [];
-  /** Sampled tokens in the context whose forward pass is deferred until the context is needed again. */
-  private pending: number[] = [];
-
-  constructor(readonly model: GPT) {}
-
-  /** Number of positions used (fed + sampled tokens). */
-  get length(): number {
-    return this.tokens.length;
-  }
-
-  get context(): readonly number[] {
-    return this.tokens;
-  }
-
-  /** Appends tokens to the context (one forward pass over them, plus the last sampled token if still pending). */
-  feed(ids: readonly number[]): void {
-    this.append(ids, true);
-  }
-
-  /**
-   * feed(), and for sampled tokens (checkCache false) without the stale-response check: a token the model
-   * writes is decoded causally whatever it is. (A full pass over a text in which the model wrote
-   * <tool_response> would read the tokens after it bidirectionally: a policy's turn stops on that tag.)
-   */
-  private append(ids: readonly number[], checkCache: boolean): void {
-    const all = [...this.pending, ...ids];
-    if (all.length === 0) return;
-    const fed = this.tokens.length - this.pending.length;
-    if (fed + all.length > this.model.config.blockSize) {
-      throw new LabError('bad_request', `context of ${fed + all.length} tokens exceeds blockSize ${this.model.config.blockSize}`);
-    }
-    const past = this.kv;
-    const C = this.model.config.nEmbd;
-    const ctx = makeCtx(this.model, {}, true);
-    // A single sampled token needs no mask: it reads every key, as a causal query does.
-    if (this.model.config.bidirectionalObservations && (checkCache || all.length > 1)) ctx.reach = this.reachOfNew(ids, fed, checkCache);
-    const out = tf.tidy(() => {
-      const { h, kv } = hidden(this.model, tf.tensor2d(Int32Array.from(all), [1, all.length], 'int32'), ctx, past);
-      const last = tf.reshape(tf.slice(h, [0, all.length - 1, 0], [1, 1, C]), [C]);
-      return { logits: head(this.model, last) as tf.Tensor1D, kv };
-    });
-    this.disposeState();
-    this.kv = out.kv;
-    this.lastLogits = out.logits;
-    this.tokens.push(...ids);
-    this.pending = [];
-  }
-
-  /**
-   * Samples up to maxNewTokens, feeding each sampled token back; stops early on a stop token or a full context.
-   * Every sampled token (the stop token too) becomes part of the context.
-   */
-  async sample(opts: SampleOptions): Promise<GenerateResult> {
-    this.feed([]); // flush a pending token from the previous turn
-    if (!this.lastLogits) throw new LabError('bad_request', 'Decoder.sample needs a non-empty context: feed() a prompt first');
-    const res = await sampleLoop(
-      opts,
-      this.tokens.length,
-      this.model.config.blockSize,
-      async () => (await this.lastLogits!.data()) as Float32Array,
-      (id) => this.append([id], false),
-    );
-    // The loop never feeds the last sampled token (it may be the end of the episode): keep it pending.
-    const last = res.tokens.at(-1);
-    if (last !== undefined) {
-      this.tokens.push(last);
-      this.pending = [last];
-    }
-    return res;
-  }
-
-  /**
-   * observationReach of the positions from `fed` on, once `ids` are appended. Cached keys were computed
-   * without the new tokens, so a response already in the cache must not continue into them.
-   */
-  private reachOfNew(ids: readonly number[], fed: number, checkCache: boolean): Int32Array {
-    const all = [...this.tokens, ...ids];
-    const reach = observationReach(all, 1, all.length);
-    for (let k = 0; checkCache && k < fed; k++) {
-      if (reach[k]! >= fed) throw new LabError('bad_request', 'a tool response must be fed whole: part of it is already in the KV cache (did the policy write <tool_response>? stop the turn on it)');
-    }
-    return reach.subarray(fed);
-  }
-
-  dispose(): void {
-    this.disposeState();
-    this.kv = undefined;
-    this.lastLogits = undefined;
-  }
-
-  private disposeState(): void {
-    this.lastLogits?.dispose();
-    for (const l of this.kv ?? []) {
-      l.kT.dispose();
-      l.v.dispose();
-      l.kLast?.dispose();
-    }
-  }
-}
-
-/**
- * One cached decoding step for B rows that share their past length: feeds ids (B rows of T, row-major) after `past`
- * and returns the logits of each row's last position [B, V] and the new cache (the caller disposes the old).
- * No attention mask is needed for one new position, nor a response reach (a single token reads every key).
- * `wteT`: the tied head's wte^T, made once by a caller that decodes many steps with the same weights.
- */
-export function decodeStep(model: GPT, ids: readonly number[], B: number, past: LayerKV[] | undefined, wteT?: tf.Tensor): { logits: tf.Tensor2D; kv: LayerKV[] } {
-  return tf.tidy(() => {
-    const T = ids.length / B;
-    const C = model.config.nEmbd;
-    const { h, kv } = hidden(model, tf.tensor2d(Int32Array.from(ids), [B, T], 'int32'), makeCtx(model, {}, true), past);
-    return { logits: head(model, tf.reshape(tf.slice(h, [0, T - 1, 0], [B, 1, C]), [B, C]), wteT) as tf.Tensor2D, kv };
-  });
-}
-
-export function disposeKv(kv: readonly LayerKV[] | undefined): void {
-  for (const l of kv ?? []) tf.dispose([l.kT, l.v, ...(l.kLast ? [l.kLast] : [])]);
-}
-
-async function sampleLoop(
-  opts: SampleOptions,
-  startLen: number,
-  blockSize: number,
-  nextLogits: () => Promise<Float32Array>,
-  append: (id: number) => void,
-): Promise<GenerateResult> {
-  const rng = opts.rng ?? createRng(0);
-  const stops = new Set(opts.stopTokens ?? []);
-  const res: GenerateResult = { tokens: [], logProbs: [], entropies: [], finishReason: 'length' };
-  let len = startLen;
-  for (let n = 0; n < opts.maxNewTokens; n++) {
-    const s = sampleFromLogits(await nextLogits(), { temperature: opts.temperature, topP: opts.topP, rng });
-    res.tokens.push(s.id);
-    res.logProbs.push(s.logProb);
-    res.entropies.push(s.entropy);
-    if (stops.has(s.id)) {
-      res.finishReason = 'stop';
-      break;
-    }
-    if (n + 1 === opts.maxNewTokens) break;
-    if (len + 1 > blockSize) {
-      // The sampled token is kept (it is a valid output), but there is no position left to continue.
-      res.finishReason = 'context';
-      break;
-    }
-    append(s.id);
-    len++;
-    if ((n & 31) === 31) await yieldToEventLoop();
-  }
-  return res;
-}
-
-/**
- * Samples a continuation of `prompt` with a KV cache (one forward over the prompt, then one position per
- * token). Returns the tokens with their log-probs and entropies. `useCache: false` recomputes the whole
- * context every token (the bench's baseline; same results up to float rounding).
- */
-export async function generate(model: GPT, prompt: readonly number[], opts: SampleOptions & { useCache?: boolean }): Promise<GenerateResult> {
-  if (prompt.length === 0) throw new LabError('bad_request', 'generate needs a non-empty prompt (start with <|bos|>)');
-  if (opts.useCache === false) return generateNoCache(model, prompt, opts);
-  const dec = new Decoder(model);
-  try {
-    dec.feed(prompt);
-    return await dec.sample(opts);
-  } finally {
-    dec.dispose();
-  }
-}
-
-/** Generation without a cache: a full forward over the context for every new token. */
-export async function generateNoCache(model: GPT, prompt: readonly number[], opts: SampleOptions): Promise<GenerateResult> {
-  const cfg = model.config;
-  if (prompt.length > cfg.blockSize) throw new LabError('bad_request', `prompt of ${prompt.length} tokens exceeds blockSize ${cfg.blockSize}`);
-  const ctxTokens = [...prompt];
-  const nextLogits = async (): Promise<Float32Array> => {
-    const t = tf.tidy(() => {
-      const T = ctxTokens.length;
-      const { h } = hidden(model, tf.tensor2d(Int32Array.from(ctxTokens), [1, T], 'int32'), makeCtx(model, {}, true), undefined);
-      return head(model, tf.reshape(tf.slice(h, [0, T - 1, 0], [1, 1, cfg.nEmbd]), [cfg.nEmbd]));
-    });
-    const d = (await t.data()) as Float32Array;
-    t.dispose();
-    return d;
-  };
-  return sampleLoop(opts, prompt.length, cfg.blockSize, nextLogits, (id) => ctxTokens.push(id));
 }
 
 // ---------- FLOPs and MFU ----------

@@ -7,7 +7,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 import { createRng, seedFrom } from '../util/rng';
-import { decodeStep, disposeKv, sampleFromLogits, type GenerateResult, type GPT, type LayerKV, type SampleOptions } from './gpt';
+import type { GPT, LayerKV } from './gpt';
+import { decodeStep, disposeKv, sampleFromLogits, type GenerateResult, type SampleOptions } from './generate';
 
 /** Keeps the rows `keep` (indices into the batch) of every cached tensor; disposes the old cache. */
 function keepRows(kv: LayerKV[], keep: number[]): LayerKV[] {

@@ -110,7 +110,6 @@ export interface PeerGrads {
 export async function updateStep(model: GPT, opt: AdamW, lossFn: (step: number) => tf.Scalar, cfg: TrainConfig, peers?: () => Promise<PeerGrads>): Promise<UpdateResult> {
   const step = opt.step;
   const lr = lrAt(step, cfg);
-  const names = [...model.params.keys()];
   const vars = [...model.params.values()];
   // tf.tidy keeps what it returns: the loss and the gradients by variable name.
   const own = tf.tidy(() => tf.variableGrads(() => lossFn(step), vars));
@@ -124,9 +123,8 @@ export async function updateStep(model: GPT, opt: AdamW, lossFn: (step: number) 
   }
   const out = tf.tidy(() => {
     const named = new Map<string, tf.Tensor>();
-    let offset = 0;
-    names.forEach((name, i) => {
-      const v = vars[i]!;
+    let offset = 0; // peers' gradients are flat in paramSpecs order, the order of model.params
+    for (const [name, v] of model.params) {
       let g: tf.Tensor | null = own.grads[v.name] ?? null;
       for (const flat of peer?.grads ?? []) {
         const part = tf.tensor(flat.subarray(offset, offset + v.size), v.shape, 'float32');
@@ -134,7 +132,7 @@ export async function updateStep(model: GPT, opt: AdamW, lossFn: (step: number) 
       }
       offset += v.size;
       if (g) named.set(name, g);
-    });
+    }
     const clipped = clipByGlobalNorm(named, cfg.gradClip);
     opt.apply(clipped.grads, lr);
     return tf.stack([peer ? tf.add(own.value, peer.loss) : own.value, clipped.norm]);

@@ -3,8 +3,8 @@
 // windows were cut, and samples one turn with the KV cache until </tool_call>, </answer> or <|eos|>.
 // For RL, `onTurn` receives every turn as token ids: the context exactly as the policy saw it, the sampled
 // tokens (stop token included) and their sampling log-probs, so the trainer rebuilds nothing from text.
-import type { FinishReason, GPT } from '../model/gpt';
-import { generate } from '../model/gpt';
+import type { GPT } from '../model/gpt';
+import { generate, type FinishReason } from '../model/generate';
 import type { Tokenizer } from '../model/tokenizer';
 import { buildMaskedTokens } from '../model/mask';
 import type { Policy, GenerateOptions } from '../agent/runtime';
