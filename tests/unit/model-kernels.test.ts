@@ -1,4 +1,4 @@
-// The fast training paths (model/kernels.ts, model/xent.ts, gpt.ts attend, model/replicas.ts) against the
+// The fast training paths (model/kernels.ts, model/xent.ts, model/attention.ts, model/replicas.ts) against the
 // reference: tfjs's own kernels and autodiff on the same model, batch and weights.
 import { afterAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
@@ -12,6 +12,7 @@ import { Replicas } from '../../main/lab/model/replicas';
 import { PublishedWeights } from '../../main/lab/model/shared-weights';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';
 import { softmaxXentGradRows, softmaxXentRows } from '../../main/lab/model/xent';
+import { attentionBackward, attentionForward, causalReach, paddedWidth } from '../../main/lab/model/attention';
 import { createRng, seedFrom } from '../../main/lab/util/rng';
 
 afterAll(() => installFastKernels());
@@ -38,6 +39,25 @@ describe('pure kernel bodies', () => {
     softmaxXentGradRows(probs, [1, 7], [2, 1], 2, grad);
     // d/dlogits of 2 * log p_1 = 2 * (onehot(1) - p) = [-0.5, 0.5]; the out-of-range row gets none.
     expect(Array.from(grad)).toEqual([-0.5, 0.5, 0, 0]);
+  });
+
+  it('attention rows: probabilities, output and every gradient by hand', () => {
+    // One head, T = 2, D = 1, scale 1, causal. q = [1, 1], k = [0, ln 3], v = [10, 20]. Query 0 sees key 0 alone;
+    // query 1 scores [0, ln 3], so p = [1/4, 3/4] and y = 2.5 + 15.
+    const dims = { B: 1, H: 1, T: 2, D: 1 };
+    const [q, k, v] = [[1, 1], [0, Math.log(3)], [10, 20]];
+    const y = new Float32Array(2);
+    const probs = new Float32Array(2 * paddedWidth(2));
+    attentionForward(q, k, v, causalReach(1, 2), dims, 1, null, y, probs);
+    expect(Array.from(probs)).toEqual([1, 0, 0, 0, 0.25, 0.75, 0, 0].map(Math.fround));
+    expect(Array.from(y)).toEqual([10, 17.5]);
+    // dy = [0, 1]: dP_1 = [10, 20], rowsum(dP P) = 17.5, dS_1 = P (dP - 17.5) = [-1.875, 1.875].
+    const [dq, dk, dv] = [new Float32Array(2), new Float32Array(2), new Float32Array(2)];
+    attentionBackward(q, k, v, probs, causalReach(1, 2), [0, 1], dims, 1, dq, dk, dv);
+    expect(dq[0]).toBe(0);
+    expect(dq[1]).toBeCloseTo(1.875 * Math.log(3), 6);
+    expect(Array.from(dk)).toEqual([-1.875, 1.875]);
+    expect(Array.from(dv)).toEqual([0.25, 0.75]);
   });
 
   it('splits a batch into contiguous shares with their own token counts', () => {
@@ -88,6 +108,8 @@ describe.each(['cpu', 'wasm'] as const)('fast paths on %s equal tfjs autodiff', 
     ['plain', {}],
     ['bidirectional responses and distance penalties', { bidirectionalObservations: true, distanceBias: true }],
     ['rotary positions', { positions: 'rotary' as const }],
+    // Heads 16 wide: the SIMD attention on wasm (8 wide above runs its JavaScript rows).
+    ['one 16-wide head, bidirectional responses and distance penalties', { nHead: 1, bidirectionalObservations: true, distanceBias: true }],
   ])('loss and every gradient, %s', async (_, options) => {
     await selectBackend({ only: [backend] });
     const cfg = resolveGPTConfig({ ...SMALL, ...options });
@@ -196,6 +218,8 @@ describe('slices on the wasm heap', () => {
         tf.transpose(tf.reshape(x, [24, 15])), // 4 x 4 blocks do not fit: the stock kernel
         tf.transpose(tf.reshape(x, [15, 24]).slice([0, 0], [12, 24])), // SIMD blocks
         tf.transpose(x, [0, 1, 3, 2]), // a batch of [6, 4] matrices
+        tf.transpose(tf.randomNormal([68, 100], 0, 1, 'float32', 5)), // SIMD blocks over whole and partial 32 x 32 tiles
+        tf.transpose(tf.randomNormal([2, 36, 40], 0, 1, 'float32', 6), [0, 2, 1]), // a batch of them
         tf.transpose(tf.randomNormal([300, 301], 0, 1, 'float32', 3)), // large and odd: blocked JavaScript
         tf.transpose(x, [2, 0, 1, 3]), // not the last two axes: the stock kernel
       ].map((t) => t.dataSync() as Float32Array));

@@ -7,6 +7,8 @@ import { SIMD_MODULE_BASE64 } from '../../main/lab/model/simd-bytes';
 import { buildSimdModule, bytesSource } from '../../main/lab/model/simd-build';
 import { softmaxXentGradRows, softmaxXentRows, XENT, XENT_GRAD } from '../../main/lab/model/xent';
 import { readFileSync } from 'node:fs';
+import { ATTENTION, ATTENTION_GRAD, attentionBackward, attentionForward, causalReach, paddedWidth } from '../../main/lab/model/attention';
+import { createRng } from '../../main/lab/util/rng';
 
 describe('SIMD row kernels', () => {
   it('simd-bytes.ts is simd.wat built (rebuild with npx tsx main/lab/model/simd-build.ts)', async () => {
@@ -37,5 +39,35 @@ describe('SIMD row kernels', () => {
     softmaxXentGradRows(probs!.dataSync(), targets.dataSync(), dy.dataSync(), V, wantGrad);
     close(grad, wantGrad, 1e-6);
     tf.dispose([logits, targets, logp!, ent!, probs!, dy, grad]);
+  });
+
+  it.each([
+    [2, 3, 13, 16, false],
+    [1, 2, 24, 32, true],
+  ])('the wasm attention equals the JavaScript rows (B %i, H %i, T %i, D %i, bidirectional reach and slopes %s)', async (B, H, T, D, wide) => {
+    await selectBackend({ only: ['wasm'] });
+    const rng = createRng(T * D);
+    const reach = causalReach(B, T);
+    if (wide) for (let t = 3; t < 9; t++) reach[t] = 8; // positions 3 .. 8 of row 0 read one another, as a tool response does
+    const slopes = wide ? Array.from({ length: H }, (_, h) => 0.5 / (h + 1)) : [];
+    const [q, k, v, dy] = [0, 1, 2, 3].map(() => Float32Array.from({ length: B * H * T * D }, () => rng.next() * 4 - 2));
+    const shape: [number, number, number, number] = [B, H, T, D];
+    const [qt, kt, vt, dyt] = [q, k, v, dy].map((a) => tf.tensor4d(a!, shape));
+    const reachT = tf.tensor2d(reach, [B, T], 'int32');
+    const [y, probs] = tf.engine().runKernel(ATTENTION, { q: qt!, k: kt!, v: vt!, reach: reachT }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap) as tf.Tensor[];
+    const grads = tf.engine().runKernel(ATTENTION_GRAD, { q: qt!, k: kt!, v: vt!, probs: probs!, reach: reachT, dy: dyt! }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap) as tf.Tensor[];
+    const dims = { B, H, T, D };
+    const want = { y: new Float32Array(B * H * T * D), probs: new Float32Array(B * H * T * paddedWidth(T)) };
+    attentionForward(q!, k!, v!, reach, dims, 0.3, slopes.length ? slopes : null, want.y, want.probs);
+    const wantGrads = [0, 1, 2].map(() => new Float32Array(B * H * T * D)) as [Float32Array, Float32Array, Float32Array];
+    attentionBackward(q!, k!, v!, want.probs, reach, dy!, dims, 0.3, ...wantGrads);
+    const close = (got: tf.Tensor, exp: Float32Array): void => {
+      const g = got.dataSync();
+      exp.forEach((x, i) => expect(Math.abs(g[i]! - x), `index ${i}`).toBeLessThan(1e-5 * Math.max(1, Math.abs(x))));
+    };
+    close(y!, want.y);
+    close(probs!, want.probs);
+    grads.forEach((g, i) => close(g, wantGrads[i]!));
+    tf.dispose([qt!, kt!, vt!, dyt!, reachT, y!, probs!, ...grads]);
   });
 });

@@ -30,7 +30,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 import { createRng, type Rng } from '../util/rng';
-import { fastKernelsActive, hasFastGatherGrad } from './kernels';
+import { causalReach, fusedAttention, fusedAttentionAvailable } from './attention';
+import { hasFastGatherGrad } from './kernels';
 import { DEFAULT_VOCAB_SIZE, SPECIAL_TOKENS, type SpecialToken } from './tokenizer';
 import { targetLogProbs } from './xent';
 import { gelu } from './gelu';
@@ -444,35 +445,12 @@ function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor
 }
 
 /**
- * softmax(q k^T / sqrt(D) + bias) v for q, k, v [B, H, T, D] with a hand-written gradient (FlashAttention's
- * backward, unfused): dP = dY v^T, dV = P^T dY, dS = P * (dP - rowsum(dP * P)), dQ = dS K / sqrt(D),
- * dK = dS^T Q / sqrt(D). Every matmul's right operand is a [T, D] or [D, T] slice, which the wasm backend's
- * XNNPACK path packs cheaply (kernels.ts); tfjs's own gradients put the [T, T] scores there. The bias (mask
- * and distance penalties) is a constant: no gradient. Used where the fast kernels are (kernels.ts).
+ * What every layer of one forward pass shares: the rotary tables, and either the reach of each query for the
+ * fused attention kernels (attention.ts; training and scoring where they are registered) or the additive
+ * mask (attentionBias) for tf ops.
  */
-function attend(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, bias: tf.Tensor | undefined): tf.Tensor4D {
-  const scale = 1 / Math.sqrt(q.shape[3]);
-  const f = tf.customGrad((qIn, kIn, vIn, save) => {
-    const qs = tf.mul(qIn as tf.Tensor, scale);
-    let scores = tf.matMul(qs, transposeLast(kIn as tf.Tensor));
-    if (bias) scores = tf.add(scores, bias);
-    const probs = tf.softmax(scores, -1);
-    (save as tf.GradSaveFunc)([qs, kIn as tf.Tensor, vIn as tf.Tensor, probs]);
-    return {
-      value: tf.matMul(probs, vIn as tf.Tensor),
-      gradFunc: (dy, saved) => {
-        const [qsS, kS, vS, p] = saved as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor];
-        const dp = tf.matMul(dy, transposeLast(vS));
-        const ds = tf.mul(p, tf.sub(dp, tf.sum(tf.mul(dp, p), -1, true)));
-        return [tf.mul(tf.matMul(ds, kS), scale), tf.matMul(transposeLast(ds), qsS), tf.matMul(transposeLast(p), dy)];
-      },
-    };
-  });
-  return f(q, k, v) as tf.Tensor4D;
-}
-
-/** What every layer of one forward pass shares: the additive mask (attentionBias) and the rotary tables. */
 interface LayerInputs {
+  reach?: tf.Tensor2D;
   bias?: tf.Tensor;
   rot?: Rotary;
 }
@@ -481,7 +459,7 @@ interface LayerInputs {
  * Self-attention under the additive mask `bias` (attentionBias), queries and keys rotated by `rot` (rotary
  * positions); with `past`, the new keys/values are appended to the cached ones (cached keys are stored rotated).
  */
-function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, { bias, rot }: LayerInputs): { y: tf.Tensor; kv: LayerKV } {
+function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, { reach, bias, rot }: LayerInputs): { y: tf.Tensor; kv: LayerKV } {
   const { nHead: H, nEmbd: C } = ctx.cfg;
   const D = C / H;
   const [B, T] = x.shape as [number, number, number];
@@ -503,14 +481,14 @@ function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV 
     v = tf.concat([past.v, v], 2);
   }
   let y: tf.Tensor; // [B, H, T, D]
-  if (ctx.decode || (ctx.training && ctx.cfg.dropout > 0) || !fastKernelsActive()) {
+  if (reach) {
+    y = fusedAttention(q, k, v, reach, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []);
+  } else {
     const mm = ctx.decode ? tf.matMul : matmul;
     let att = tf.mul(mm(q, kT), 1 / Math.sqrt(D)); // [B, H, T, Tk]
     if (bias) att = tf.add(att, bias); // a single new query sees every key: no mask, only distance penalties if on
     att = dropout(tf.softmax(att, -1), ctx);
     y = mm(att, v);
-  } else {
-    y = attend(q, k, v, bias);
   }
   y = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [B, T, C]);
   y = dropout(linear(y, p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
@@ -577,7 +555,12 @@ export function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] |
   const [B, T] = ids.shape;
   const shared: LayerInputs = {};
   if (ctx.cfg.positions === 'rotary') shared.rot = rotaryTables(pos0, T, ctx.cfg.nEmbd / ctx.cfg.nHead);
-  if (T > 1) {
+  // The fused kernels take no dropout and no KV cache; a forward pass from position 0 is what training and
+  // scoring run.
+  if (!ctx.decode && pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && fusedAttentionAvailable()) {
+    const reach = ctx.cfg.bidirectionalObservations ? observationReach(ids.dataSync(), B, T) : causalReach(B, T);
+    shared.reach = tf.tensor2d(reach, [B, T], 'int32');
+  } else if (T > 1) {
     let reach: Int32Array | undefined;
     if (ctx.cfg.bidirectionalObservations) {
       // After a cache, a response may have opened before this call: the caller (Decoder) knows the tokens.
@@ -586,7 +569,7 @@ export function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] |
     }
     shared.bias = attentionBias(B, T, pos0, reach);
   }
-  if (ctx.cfg.distanceBias) {
+  if (ctx.cfg.distanceBias && !shared.reach) {
     const penalty = distancePenalty(ctx.cfg.nHead, T, pos0);
     shared.bias = shared.bias ? tf.add(shared.bias, penalty) : penalty; // one [.., nHead, T, Tk] sum for every layer
   }

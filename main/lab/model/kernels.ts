@@ -28,6 +28,7 @@ import * as tf from '@tensorflow/tfjs';
 import { SIMD_MODULE_BASE64 } from './simd-bytes';
 import { geluKernels, type SimdGelu } from './gelu';
 import { xentKernels, type KernelIo, type SimdRows } from './xent';
+import { attentionKernels, type SimdAttention } from './attention';
 
 type TensorInfo = tf.TensorInfo;
 type TypedArray = Float32Array | Int32Array | Uint8Array;
@@ -42,6 +43,7 @@ interface WasmBackend {
   dataIdMap: { get: (dataId: object) => { id: number; memoryOffset: number } | undefined };
   dataIdNextNumber: number;
   makeOutput: (shape: number[], dtype: tf.DataType) => TensorInfo;
+  disposeData: (dataId: object, force?: boolean) => boolean;
   typedArrayFromHeap: (t: TensorInfo) => TypedArray;
 }
 
@@ -283,6 +285,7 @@ const wasmIo: KernelIo = {
   alloc: (backend, shape) => (backend as WasmBackend).makeOutput(shape, 'float32'),
   view: (backend, t) => (backend as WasmBackend).typedArrayFromHeap(t) as Float32Array | Int32Array,
   offset: (backend, t) => (backend as WasmBackend).dataIdMap.get(t.dataId)!.memoryOffset,
+  free: (backend, t) => void (backend as WasmBackend).disposeData(t.dataId, true),
 };
 
 /** The part of the WebAssembly API used here (the project's TypeScript libs leave it out). */
@@ -294,7 +297,7 @@ interface WasmApi {
 }
 
 /** simd.wat instantiated on the wasm backend's own memory, or undefined where that memory is not reachable. */
-type SimdExports = SimdRows & SimdGelu & { transpose(src: number, dst: number, R: number, C: number): void };
+type SimdExports = SimdRows & SimdGelu & SimdAttention & { transpose(src: number, dst: number, R: number, C: number): void };
 
 function simdRows(): SimdExports | undefined {
   const wa = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
@@ -331,13 +334,13 @@ function replaceKernel(kernelName: string, backendName: string, kernelFunc: tf.K
 export function installFastKernels(): string[] {
   if (!installed.has('cpu') && tf.findBackendFactory('cpu')) {
     replaceKernel('UnsortedSegmentSum', 'cpu', segmentSumCpu as unknown as tf.KernelFunc);
-    for (const [name, kernelFunc] of [...xentKernels(cpuIo), ...geluKernels(cpuIo)]) replaceKernel(name, 'cpu', kernelFunc);
+    for (const [name, kernelFunc] of [...xentKernels(cpuIo), ...geluKernels(cpuIo), ...attentionKernels(cpuIo)]) replaceKernel(name, 'cpu', kernelFunc);
     installed.add('cpu');
   }
   if (!installed.has('wasm') && tf.findBackendFactory('wasm') && tf.getKernel('BatchMatMul', 'wasm')) {
     replaceKernel('UnsortedSegmentSum', 'wasm', segmentSumWasm as unknown as tf.KernelFunc);
     simd = simdRows();
-    for (const [name, kernelFunc] of [...xentKernels(wasmIo, simd), ...geluKernels(wasmIo, simd)]) replaceKernel(name, 'wasm', kernelFunc);
+    for (const [name, kernelFunc] of [...xentKernels(wasmIo, simd), ...geluKernels(wasmIo, simd), ...attentionKernels(wasmIo, simd)]) replaceKernel(name, 'wasm', kernelFunc);
     const identity = tf.getKernel('Identity', 'wasm');
     if (identity) replaceKernel('Identity', 'wasm', ((args: Parameters<typeof identityWasm>[0]) => (args.inputs.x.dtype === 'string' ? identity.kernelFunc(args as never) : identityWasm(args))) as unknown as tf.KernelFunc);
     const stock = tf.getKernel('BatchMatMul', 'wasm')!;

@@ -156,35 +156,300 @@
       (br $next))))
 
   ;; dst = src^T for a float32 matrix [R, C] with R and C multiples of 4: four rows are read at a time and
-  ;; each 4 x 4 block turned in registers, so every load and store moves 16 bytes.
+  ;; each 4 x 4 block turned in registers, so every load and store moves 16 bytes. The blocks go tile by tile
+  ;; (32 x 32): a tile's 32 source and 32 destination rows stay in the cache and the TLB, where a whole row
+  ;; of blocks at a time wrote to 2048 pages of a [2048, 2048] transpose (4 ns a value against 1).
   (func (export "transpose") (param $src i32) (param $dst i32) (param $R i32) (param $C i32)
+    (local $i0 i32) (local $j0 i32) (local $i1 i32) (local $j1 i32)
     (local $i i32) (local $j i32) (local $p i32) (local $q i32) (local $rowBytes i32) (local $colBytes i32)
     (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128)
     (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
     (local.set $rowBytes (i32.shl (local.get $C) (i32.const 2)))
     (local.set $colBytes (i32.shl (local.get $R) (i32.const 2)))
-    (block $rowsDone (loop $rows
-      (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $R)))
+    (block $tileRowsDone (loop $tileRows
+      (br_if $tileRowsDone (i32.ge_u (local.get $i0) (local.get $R)))
+      (local.set $i1 (select (i32.add (local.get $i0) (i32.const 32)) (local.get $R)
+        (i32.lt_u (i32.add (local.get $i0) (i32.const 32)) (local.get $R))))
+      (local.set $j0 (i32.const 0))
+      (block $tileColsDone (loop $tileCols
+        (br_if $tileColsDone (i32.ge_u (local.get $j0) (local.get $C)))
+        (local.set $j1 (select (i32.add (local.get $j0) (i32.const 32)) (local.get $C)
+          (i32.lt_u (i32.add (local.get $j0) (i32.const 32)) (local.get $C))))
+        (local.set $i (local.get $i0))
+        (block $rowsDone (loop $rows
+          (br_if $rowsDone (i32.ge_u (local.get $i) (local.get $i1)))
+          (local.set $j (local.get $j0))
+          (block $colsDone (loop $cols
+            (br_if $colsDone (i32.ge_u (local.get $j) (local.get $j1)))
+            ;; p: src[i][j]; q: dst[j][i]
+            (local.set $p (i32.add (local.get $src) (i32.add (i32.mul (local.get $i) (local.get $rowBytes)) (i32.shl (local.get $j) (i32.const 2)))))
+            (local.set $q (i32.add (local.get $dst) (i32.add (i32.mul (local.get $j) (local.get $colBytes)) (i32.shl (local.get $i) (i32.const 2)))))
+            (local.set $r0 (v128.load (local.get $p)))
+            (local.set $r1 (v128.load (i32.add (local.get $p) (local.get $rowBytes))))
+            (local.set $r2 (v128.load (i32.add (local.get $p) (i32.shl (local.get $rowBytes) (i32.const 1)))))
+            (local.set $r3 (v128.load (i32.add (local.get $p) (i32.mul (local.get $rowBytes) (i32.const 3)))))
+            (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r0) (local.get $r1)))
+            (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r0) (local.get $r1)))
+            (local.set $t2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r2) (local.get $r3)))
+            (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r2) (local.get $r3)))
+            (v128.store (local.get $q) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t2)))
+            (v128.store (i32.add (local.get $q) (local.get $colBytes)) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t2)))
+            (v128.store (i32.add (local.get $q) (i32.shl (local.get $colBytes) (i32.const 1))) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t1) (local.get $t3)))
+            (v128.store (i32.add (local.get $q) (i32.mul (local.get $colBytes) (i32.const 3))) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t1) (local.get $t3)))
+            (local.set $j (i32.add (local.get $j) (i32.const 4)))
+            (br $cols)))
+          (local.set $i (i32.add (local.get $i) (i32.const 4)))
+          (br $rows)))
+        (local.set $j0 (local.get $j1))
+        (br $tileCols)))
+      (local.set $i0 (local.get $i1))
+      (br $tileRows))))
+
+  ;; ---------- attention, one head per call (attention.ts) ----------
+  ;; q, k, v, y, dq, dk, dv are [T, D] float32 rows with D a multiple of 16; probs rows are T4 = T rounded up
+  ;; to 4 wide; reach is i32 [T], the last key each query sees. scratch holds a [D, T4] transposed copy of k
+  ;; or v (keys along the lanes, so four scores come out of one pass over d), D splatted values of the query
+  ;; row and a row of T4 floats. Keys past a query's reach are never touched.
+
+  ;; dst [D, T4] = src [T, D] transposed, zero past column T.
+  (func $transposePad (param $src i32) (param $dst i32) (param $T i32) (param $D i32) (param $T4 i32)
+    (local $d i32) (local $t i32)
+    (block $dDone (loop $dLoop
+      (br_if $dDone (i32.ge_u (local.get $d) (local.get $D)))
+      (local.set $t (i32.const 0))
+      (block $tDone (loop $tLoop
+        (br_if $tDone (i32.ge_u (local.get $t) (local.get $T4)))
+        (f32.store (i32.add (local.get $dst) (i32.shl (i32.add (i32.mul (local.get $d) (local.get $T4)) (local.get $t)) (i32.const 2)))
+          (if (result f32) (i32.lt_u (local.get $t) (local.get $T))
+            (then (f32.load (i32.add (local.get $src) (i32.shl (i32.add (i32.mul (local.get $t) (local.get $D)) (local.get $d)) (i32.const 2)))))
+            (else (f32.const 0))))
+        (local.set $t (i32.add (local.get $t) (i32.const 1)))
+        (br $tLoop)))
+      (local.set $d (i32.add (local.get $d) (i32.const 1)))
+      (br $dLoop))))
+
+  ;; dst[d] = splat(src[d]) for d < D: one 16-byte lane group per value.
+  (func $splatRow (param $src i32) (param $dst i32) (param $D i32)
+    (local $d i32)
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $d) (local.get $D)))
+      (v128.store (i32.add (local.get $dst) (i32.shl (local.get $d) (i32.const 4)))
+        (f32x4.splat (f32.load (i32.add (local.get $src) (i32.shl (local.get $d) (i32.const 2))))))
+      (local.set $d (i32.add (local.get $d) (i32.const 1)))
+      (br $next))))
+
+  ;; Four products of a splatted row with columns j .. j + 3 of a transposed [D, T4] matrix:
+  ;; out[l] = sum_d row[d] mT[d][j + l]. Four channels an iteration (D is a multiple of 16).
+  (func $dot4 (param $splats i32) (param $mT i32) (param $j i32) (param $D i32) (param $T4 i32) (result v128)
+    (local $s i32) (local $end i32) (local $acc v128) (local $col i32) (local $stride i32)
+    (local.set $col (i32.add (local.get $mT) (i32.shl (local.get $j) (i32.const 2))))
+    (local.set $stride (i32.shl (local.get $T4) (i32.const 2)))
+    (local.set $s (local.get $splats))
+    (local.set $end (i32.add (local.get $splats) (i32.shl (local.get $D) (i32.const 4))))
+    (block $done (loop $next
+      (br_if $done (i32.ge_u (local.get $s) (local.get $end)))
+      (local.set $acc (f32x4.add (local.get $acc) (f32x4.add
+        (f32x4.add
+          (f32x4.mul (v128.load (local.get $s)) (v128.load (local.get $col)))
+          (f32x4.mul (v128.load offset=16 (local.get $s)) (v128.load (i32.add (local.get $col) (local.get $stride)))))
+        (f32x4.add
+          (f32x4.mul (v128.load offset=32 (local.get $s)) (v128.load (i32.add (local.get $col) (i32.shl (local.get $stride) (i32.const 1)))))
+          (f32x4.mul (v128.load offset=48 (local.get $s)) (v128.load (i32.add (local.get $col) (i32.mul (local.get $stride) (i32.const 3)))))))))
+      (local.set $col (i32.add (local.get $col) (i32.shl (local.get $stride) (i32.const 2))))
+      (local.set $s (i32.add (local.get $s) (i32.const 64)))
+      (br $next)))
+    (local.get $acc))
+
+  ;; out[0 .. D) = sum_{j < n} w[j] m[j][0 .. D) for m [n, D] rows: a weighted sum of rows, 16 channels at a
+  ;; time in four registers.
+  (func $weightedRows (param $w i32) (param $m i32) (param $n i32) (param $D i32) (param $out i32)
+    (local $dc i32) (local $j i32) (local $a i32) (local $rowBytes i32) (local $wj v128)
+    (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local.set $rowBytes (i32.shl (local.get $D) (i32.const 2)))
+    (block $dDone (loop $dLoop
+      (br_if $dDone (i32.ge_u (local.get $dc) (local.get $rowBytes)))
+      (local.set $a0 (v128.const i32x4 0 0 0 0))
+      (local.set $a1 (v128.const i32x4 0 0 0 0))
+      (local.set $a2 (v128.const i32x4 0 0 0 0))
+      (local.set $a3 (v128.const i32x4 0 0 0 0))
+      (local.set $a (i32.add (local.get $m) (local.get $dc)))
       (local.set $j (i32.const 0))
-      (block $colsDone (loop $cols
-        (br_if $colsDone (i32.ge_u (local.get $j) (local.get $C)))
-        ;; p: src[i][j]; q: dst[j][i]
-        (local.set $p (i32.add (local.get $src) (i32.add (i32.mul (local.get $i) (local.get $rowBytes)) (i32.shl (local.get $j) (i32.const 2)))))
-        (local.set $q (i32.add (local.get $dst) (i32.add (i32.mul (local.get $j) (local.get $colBytes)) (i32.shl (local.get $i) (i32.const 2)))))
-        (local.set $r0 (v128.load (local.get $p)))
-        (local.set $r1 (v128.load (i32.add (local.get $p) (local.get $rowBytes))))
-        (local.set $r2 (v128.load (i32.add (local.get $p) (i32.shl (local.get $rowBytes) (i32.const 1)))))
-        (local.set $r3 (v128.load (i32.add (local.get $p) (i32.mul (local.get $rowBytes) (i32.const 3)))))
-        (local.set $t0 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r0) (local.get $r1)))
-        (local.set $t1 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r0) (local.get $r1)))
-        (local.set $t2 (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $r2) (local.get $r3)))
-        (local.set $t3 (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $r2) (local.get $r3)))
-        (v128.store (local.get $q) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t0) (local.get $t2)))
-        (v128.store (i32.add (local.get $q) (local.get $colBytes)) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t0) (local.get $t2)))
-        (v128.store (i32.add (local.get $q) (i32.shl (local.get $colBytes) (i32.const 1))) (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $t1) (local.get $t3)))
-        (v128.store (i32.add (local.get $q) (i32.mul (local.get $colBytes) (i32.const 3))) (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $t1) (local.get $t3)))
+      (block $jDone (loop $jLoop
+        (br_if $jDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $wj (f32x4.splat (f32.load (i32.add (local.get $w) (i32.shl (local.get $j) (i32.const 2))))))
+        (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (local.get $wj) (v128.load (local.get $a)))))
+        (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (local.get $wj) (v128.load offset=16 (local.get $a)))))
+        (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (local.get $wj) (v128.load offset=32 (local.get $a)))))
+        (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (local.get $wj) (v128.load offset=48 (local.get $a)))))
+        (local.set $a (i32.add (local.get $a) (local.get $rowBytes)))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $jLoop)))
+      (local.set $a (i32.add (local.get $out) (local.get $dc)))
+      (v128.store (local.get $a) (local.get $a0))
+      (v128.store offset=16 (local.get $a) (local.get $a1))
+      (v128.store offset=32 (local.get $a) (local.get $a2))
+      (v128.store offset=48 (local.get $a) (local.get $a3))
+      (local.set $dc (i32.add (local.get $dc) (i32.const 64)))
+      (br $dLoop))))
+
+  ;; The keys query i sees: reach[i] + 1, at least i + 1 and at most T.
+  (func $visible (param $reach i32) (param $i i32) (param $T i32) (result i32)
+    (local $n i32)
+    (local.set $n (i32.add (i32.load (i32.add (local.get $reach) (i32.shl (local.get $i) (i32.const 2)))) (i32.const 1)))
+    (if (i32.lt_s (local.get $n) (i32.add (local.get $i) (i32.const 1))) (then (local.set $n (i32.add (local.get $i) (i32.const 1)))))
+    (if (i32.gt_s (local.get $n) (local.get $T)) (then (local.set $n (local.get $T))))
+    (local.get $n))
+
+  (func $hsum (param $x v128) (result f32)
+    (f32.add
+      (f32.add (f32x4.extract_lane 0 (local.get $x)) (f32x4.extract_lane 1 (local.get $x)))
+      (f32.add (f32x4.extract_lane 2 (local.get $x)) (f32x4.extract_lane 3 (local.get $x)))))
+
+  ;; Forward for one head: probs[i] = softmax(scale q_i k_j - slope |i - j|, j < n_i), 0 past n_i;
+  ;; y_i = sum_j probs[i][j] v_j.
+  (func (export "attnForward") (param $q i32) (param $k i32) (param $v i32) (param $reach i32) (param $y i32) (param $probs i32) (param $scratch i32)
+    (param $T i32) (param $D i32) (param $scale f32) (param $slope f32)
+    (local $T4 i32) (local $kT i32) (local $splats i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32) (local $a i32)
+    (local $jv v128) (local $nv v128) (local $iv v128) (local $s v128) (local $x v128) (local $e v128) (local $vmax v128) (local $vsum v128)
+    (local $max f32)
+    (local.set $T4 (i32.and (i32.add (local.get $T) (i32.const 3)) (i32.const -4)))
+    (local.set $kT (local.get $scratch))
+    (local.set $splats (i32.add (local.get $kT) (i32.shl (i32.mul (local.get $D) (local.get $T4)) (i32.const 2))))
+    (call $transposePad (local.get $k) (local.get $kT) (local.get $T) (local.get $D) (local.get $T4))
+    (block $iDone (loop $iLoop
+      (br_if $iDone (i32.ge_u (local.get $i) (local.get $T)))
+      (local.set $n (call $visible (local.get $reach) (local.get $i) (local.get $T)))
+      (local.set $row (i32.add (local.get $probs) (i32.shl (i32.mul (local.get $i) (local.get $T4)) (i32.const 2))))
+      (call $splatRow (i32.add (local.get $q) (i32.shl (i32.mul (local.get $i) (local.get $D)) (i32.const 2))) (local.get $splats) (local.get $D))
+      ;; scores, -inf on the lanes past n, and their maximum
+      (local.set $jv (v128.const i32x4 0 1 2 3))
+      (local.set $nv (i32x4.splat (local.get $n)))
+      (local.set $iv (f32x4.splat (f32.convert_i32_s (local.get $i))))
+      (local.set $vmax (f32x4.splat (f32.const -inf)))
+      (local.set $j (i32.const 0))
+      (block $sDone (loop $sLoop
+        (br_if $sDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $s (f32x4.sub
+          (f32x4.mul (call $dot4 (local.get $splats) (local.get $kT) (local.get $j) (local.get $D) (local.get $T4)) (f32x4.splat (local.get $scale)))
+          (f32x4.mul (f32x4.splat (local.get $slope)) (f32x4.abs (f32x4.sub (local.get $iv) (f32x4.convert_i32x4_s (local.get $jv)))))))
+        (local.set $s (v128.bitselect (local.get $s) (f32x4.splat (f32.const -inf)) (i32x4.lt_s (local.get $jv) (local.get $nv))))
+        (v128.store (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))) (local.get $s))
+        (local.set $vmax (f32x4.max (local.get $vmax) (local.get $s)))
+        (local.set $jv (i32x4.add (local.get $jv) (i32x4.splat (i32.const 4))))
         (local.set $j (i32.add (local.get $j) (i32.const 4)))
-        (br $cols)))
-      (local.set $i (i32.add (local.get $i) (i32.const 4)))
-      (br $rows))))
+        (br $sLoop)))
+      (local.set $max (f32.max
+        (f32.max (f32x4.extract_lane 0 (local.get $vmax)) (f32x4.extract_lane 1 (local.get $vmax)))
+        (f32.max (f32x4.extract_lane 2 (local.get $vmax)) (f32x4.extract_lane 3 (local.get $vmax)))))
+      ;; exponentials (0 where the score is -inf) and their sum
+      (local.set $vsum (v128.const i32x4 0 0 0 0))
+      (local.set $j (i32.const 0))
+      (block $eDone (loop $eLoop
+        (br_if $eDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $a (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))))
+        (local.set $x (v128.load (local.get $a)))
+        (local.set $e (v128.and (call $exp4 (f32x4.sub (local.get $x) (f32x4.splat (local.get $max))))
+          (f32x4.ne (local.get $x) (f32x4.splat (f32.const -inf)))))
+        (v128.store (local.get $a) (local.get $e))
+        (local.set $vsum (f32x4.add (local.get $vsum) (local.get $e)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $eLoop)))
+      ;; normalise; zero the rest of the row
+      (local.set $e (f32x4.splat (f32.div (f32.const 1) (call $hsum (local.get $vsum)))))
+      (local.set $j (i32.const 0))
+      (block $nDone (loop $nLoop
+        (br_if $nDone (i32.ge_u (local.get $j) (local.get $T4)))
+        (local.set $a (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))))
+        (v128.store (local.get $a)
+          (if (result v128) (i32.lt_u (local.get $j) (local.get $n))
+            (then (f32x4.mul (v128.load (local.get $a)) (local.get $e)))
+            (else (v128.const i32x4 0 0 0 0))))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $nLoop)))
+      (call $weightedRows (local.get $row) (local.get $v) (local.get $n) (local.get $D)
+        (i32.add (local.get $y) (i32.shl (i32.mul (local.get $i) (local.get $D)) (i32.const 2))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $iLoop))))
+
+  ;; Backward for one head: dP_ij = dy_i . v_j, dS_ij = scale P_ij (dP_ij - sum_j dP_ij P_ij),
+  ;; dq_i = sum_j dS_ij k_j, dk_j += dS_ij q_i, dv_j += P_ij dy_i. dk and dv must be zero on entry.
+  (func (export "attnBackward") (param $q i32) (param $k i32) (param $v i32) (param $probs i32) (param $reach i32) (param $dy i32)
+    (param $dq i32) (param $dk i32) (param $dv i32) (param $scratch i32) (param $T i32) (param $D i32) (param $scale f32)
+    (local $T4 i32) (local $vT i32) (local $splats i32) (local $ds i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32)
+    (local $a i32) (local $dc i32) (local $qi i32) (local $jrow i32) (local $rowBytes i32)
+    (local $acc v128) (local $vdelta v128) (local $delta v128) (local $sj v128) (local $pj v128)
+    (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128) (local $g0 v128) (local $g1 v128) (local $g2 v128) (local $g3 v128)
+    (local.set $T4 (i32.and (i32.add (local.get $T) (i32.const 3)) (i32.const -4)))
+    (local.set $rowBytes (i32.shl (local.get $D) (i32.const 2)))
+    (local.set $vT (local.get $scratch))
+    (local.set $splats (i32.add (local.get $vT) (i32.shl (i32.mul (local.get $D) (local.get $T4)) (i32.const 2))))
+    (local.set $ds (i32.add (local.get $splats) (i32.shl (local.get $D) (i32.const 4))))
+    (call $transposePad (local.get $v) (local.get $vT) (local.get $T) (local.get $D) (local.get $T4))
+    (block $iDone (loop $iLoop
+      (br_if $iDone (i32.ge_u (local.get $i) (local.get $T)))
+      (local.set $n (call $visible (local.get $reach) (local.get $i) (local.get $T)))
+      (local.set $row (i32.add (local.get $probs) (i32.shl (i32.mul (local.get $i) (local.get $T4)) (i32.const 2))))
+      (local.set $qi (i32.mul (local.get $i) (local.get $rowBytes)))
+      (call $splatRow (i32.add (local.get $dy) (local.get $qi)) (local.get $splats) (local.get $D))
+      ;; dP into the ds row, and delta = sum_j dP_ij P_ij (P is 0 on the lanes past n)
+      (local.set $vdelta (v128.const i32x4 0 0 0 0))
+      (local.set $j (i32.const 0))
+      (block $pDone (loop $pLoop
+        (br_if $pDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+        (local.set $acc (call $dot4 (local.get $splats) (local.get $vT) (local.get $j) (local.get $D) (local.get $T4)))
+        (v128.store (i32.add (local.get $ds) (local.get $a)) (local.get $acc))
+        (local.set $vdelta (f32x4.add (local.get $vdelta) (f32x4.mul (local.get $acc) (v128.load (i32.add (local.get $row) (local.get $a))))))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $pLoop)))
+      (local.set $delta (f32x4.splat (call $hsum (local.get $vdelta))))
+      ;; dS = scale P (dP - delta)
+      (local.set $j (i32.const 0))
+      (block $sDone (loop $sLoop
+        (br_if $sDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $a (i32.shl (local.get $j) (i32.const 2)))
+        (v128.store (i32.add (local.get $ds) (local.get $a))
+          (f32x4.mul (f32x4.mul (f32x4.splat (local.get $scale)) (v128.load (i32.add (local.get $row) (local.get $a))))
+            (f32x4.sub (v128.load (i32.add (local.get $ds) (local.get $a))) (local.get $delta))))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $sLoop)))
+      ;; dq_i = sum_j dS_ij k_j
+      (call $weightedRows (local.get $ds) (local.get $k) (local.get $n) (local.get $D) (i32.add (local.get $dq) (local.get $qi)))
+      ;; dk_j += dS_ij q_i and dv_j += P_ij dy_i, 16 channels at a time with q_i and dy_i in registers
+      (local.set $dc (i32.const 0))
+      (block $dDone (loop $dLoop
+        (br_if $dDone (i32.ge_u (local.get $dc) (local.get $rowBytes)))
+        (local.set $a (i32.add (local.get $q) (i32.add (local.get $qi) (local.get $dc))))
+        (local.set $q0 (v128.load (local.get $a)))
+        (local.set $q1 (v128.load offset=16 (local.get $a)))
+        (local.set $q2 (v128.load offset=32 (local.get $a)))
+        (local.set $q3 (v128.load offset=48 (local.get $a)))
+        (local.set $a (i32.add (local.get $dy) (i32.add (local.get $qi) (local.get $dc))))
+        (local.set $g0 (v128.load (local.get $a)))
+        (local.set $g1 (v128.load offset=16 (local.get $a)))
+        (local.set $g2 (v128.load offset=32 (local.get $a)))
+        (local.set $g3 (v128.load offset=48 (local.get $a)))
+        (local.set $jrow (local.get $dc))
+        (local.set $j (i32.const 0))
+        (block $kDone (loop $kLoop
+          (br_if $kDone (i32.ge_u (local.get $j) (local.get $n)))
+          (local.set $sj (f32x4.splat (f32.load (i32.add (local.get $ds) (i32.shl (local.get $j) (i32.const 2))))))
+          (local.set $pj (f32x4.splat (f32.load (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))))))
+          (local.set $a (i32.add (local.get $dk) (local.get $jrow)))
+          (v128.store (local.get $a) (f32x4.add (v128.load (local.get $a)) (f32x4.mul (local.get $sj) (local.get $q0))))
+          (v128.store offset=16 (local.get $a) (f32x4.add (v128.load offset=16 (local.get $a)) (f32x4.mul (local.get $sj) (local.get $q1))))
+          (v128.store offset=32 (local.get $a) (f32x4.add (v128.load offset=32 (local.get $a)) (f32x4.mul (local.get $sj) (local.get $q2))))
+          (v128.store offset=48 (local.get $a) (f32x4.add (v128.load offset=48 (local.get $a)) (f32x4.mul (local.get $sj) (local.get $q3))))
+          (local.set $a (i32.add (local.get $dv) (local.get $jrow)))
+          (v128.store (local.get $a) (f32x4.add (v128.load (local.get $a)) (f32x4.mul (local.get $pj) (local.get $g0))))
+          (v128.store offset=16 (local.get $a) (f32x4.add (v128.load offset=16 (local.get $a)) (f32x4.mul (local.get $pj) (local.get $g1))))
+          (v128.store offset=32 (local.get $a) (f32x4.add (v128.load offset=32 (local.get $a)) (f32x4.mul (local.get $pj) (local.get $g2))))
+          (v128.store offset=48 (local.get $a) (f32x4.add (v128.load offset=48 (local.get $a)) (f32x4.mul (local.get $pj) (local.get $g3))))
+          (local.set $jrow (i32.add (local.get $jrow) (local.get $rowBytes)))
+          (local.set $j (i32.add (local.get $j) (i32.const 1)))
+          (br $kLoop)))
+        (local.set $dc (i32.add (local.get $dc) (i32.const 64)))
+        (br $dLoop)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $iLoop))))
 )

@@ -67,6 +67,8 @@ export interface KernelIo {
   view(backend: unknown, t: TensorInfo): Arr;
   /** wasm: where the tensor's data starts in the backend's memory (bytes), for the SIMD row kernels. */
   offset?(backend: unknown, t: TensorInfo): number;
+  /** wasm: releases a scratch tensor a kernel allocated for itself. */
+  free?(backend: unknown, t: TensorInfo): void;
 }
 
 /** simd.wat's exports, instantiated on the wasm backend's memory (addresses in bytes). */

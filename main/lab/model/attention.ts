@@ -1,0 +1,211 @@
+// Self-attention fused into one kernel each way on the wasm and cpu backends: scores, mask, distance
+// penalties, softmax and the weighted sum of values forward; the five products of the gradient backward,
+// one query row at a time. The mask is a reach per query (the last key it may see: its own position when
+// causal, the end of its tool response under bidirectionalObservations), so keys past it are never
+// computed: half the work of a causal [T, T] product.
+//
+// Why: as tf ops a `tiny` step's attention was batched matmuls over [B, H, T, T] scores, their transposes,
+// a softmax, the mask's add and the gradient's multiplies and sums: about 75 ms of a 290 ms step on wasm,
+// with six passes over 8 MB tensors. Elsewhere (tfjs-node, decoding, dropout) gpt.ts keeps the tf ops.
+import * as tf from '@tensorflow/tfjs';
+import type { KernelIo } from './xent';
+
+export const ATTENTION = 'SailorAttention';
+export const ATTENTION_GRAD = 'SailorAttentionGrad';
+
+/** Shape of one call: B rows of H heads of T positions of D channels; probability rows are T4 wide. */
+export interface AttentionDims {
+  B: number;
+  H: number;
+  T: number;
+  D: number;
+}
+
+/** Probability rows are padded to a multiple of 4 so the SIMD kernels move whole lanes. */
+export const paddedWidth = (T: number): number => (T + 3) & ~3;
+
+/** Keys query i of a row may see: 0 .. reach, clamped to the row (a query always sees itself). */
+const visibleKeys = (reach: number, i: number, T: number): number => Math.min(T, Math.max(i, reach) + 1);
+
+/**
+ * y = softmax(scale q k^T - slope_h |i - j|, keys j <= reach[b, i]) v, for q, k, v, y [B, H, T, D] and
+ * reach [B, T]; probs [B, H, T, T4] gets the softmax (0 past each row's reach), kept for the gradient. Pure.
+ */
+export function attentionForward(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, reach: ArrayLike<number>, dims: AttentionDims, scale: number, slopes: readonly number[] | null, y: Float32Array, probs: Float32Array): void {
+  const { B, H, T, D } = dims;
+  const T4 = paddedWidth(T);
+  probs.fill(0);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < H; h++) {
+      const head = (b * H + h) * T * D;
+      const slope = slopes ? slopes[h]! : 0;
+      for (let i = 0; i < T; i++) {
+        const n = visibleKeys(reach[b * T + i]!, i, T);
+        const row = ((b * H + h) * T + i) * T4;
+        const qi = head + i * D;
+        let max = -Infinity;
+        for (let j = 0; j < n; j++) {
+          let s = 0;
+          for (let d = 0; d < D; d++) s += q[qi + d]! * k[head + j * D + d]!;
+          s = s * scale - slope * Math.abs(i - j);
+          probs[row + j] = s;
+          if (s > max) max = s;
+        }
+        let sum = 0;
+        for (let j = 0; j < n; j++) {
+          const e = Math.exp(probs[row + j]! - max);
+          probs[row + j] = e;
+          sum += e;
+        }
+        for (let j = 0; j < n; j++) probs[row + j]! /= sum;
+        for (let d = 0; d < D; d++) {
+          let acc = 0;
+          for (let j = 0; j < n; j++) acc += probs[row + j]! * v[head + j * D + d]!;
+          y[qi + d] = acc;
+        }
+      }
+    }
+  }
+}
+
+/**
+ * The gradient of attentionForward for dy [B, H, T, D]: with dP = dy v^T and dS = scale P (dP - rowsum(dP P)),
+ * dq = dS k, dk = dS^T q, dv = P^T dy. Overwrites dq, dk, dv. Pure.
+ */
+export function attentionBackward(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, probs: ArrayLike<number>, reach: ArrayLike<number>, dy: ArrayLike<number>, dims: AttentionDims, scale: number, dq: Float32Array, dk: Float32Array, dv: Float32Array): void {
+  const { B, H, T, D } = dims;
+  const T4 = paddedWidth(T);
+  dq.fill(0);
+  dk.fill(0);
+  dv.fill(0);
+  const ds = new Float32Array(T);
+  for (let b = 0; b < B; b++) {
+    for (let h = 0; h < H; h++) {
+      const head = (b * H + h) * T * D;
+      for (let i = 0; i < T; i++) {
+        const n = visibleKeys(reach[b * T + i]!, i, T);
+        const row = ((b * H + h) * T + i) * T4;
+        const qi = head + i * D;
+        let delta = 0;
+        for (let j = 0; j < n; j++) {
+          let dp = 0;
+          for (let d = 0; d < D; d++) dp += dy[qi + d]! * v[head + j * D + d]!;
+          ds[j] = dp;
+          delta += dp * probs[row + j]!;
+        }
+        for (let j = 0; j < n; j++) {
+          const p = probs[row + j]!;
+          const s = scale * p * (ds[j]! - delta);
+          const kj = head + j * D;
+          for (let d = 0; d < D; d++) {
+            dq[qi + d]! += s * k[kj + d]!;
+            dk[kj + d]! += s * q[qi + d]!;
+            dv[kj + d]! += p * dy[qi + d]!;
+          }
+        }
+      }
+    }
+  }
+}
+
+/** simd.wat's attention exports: one head per call (byte addresses; D a multiple of 16). */
+export interface SimdAttention {
+  attnForward(q: number, k: number, v: number, reach: number, y: number, probs: number, scratch: number, T: number, D: number, scale: number, slope: number): void;
+  attnBackward(q: number, k: number, v: number, probs: number, reach: number, dy: number, dq: number, dk: number, dv: number, scratch: number, T: number, D: number, scale: number): void;
+}
+
+/** Floats of scratch one SIMD head needs: a transposed [D, T4] copy of k or v, D splats and a row of T4. */
+const scratchFloats = (T: number, D: number): number => D * paddedWidth(T) + 4 * D + paddedWidth(T);
+
+interface AttentionAttrs {
+  scale: number;
+  /** ALiBi slopes per head (gpt.ts distanceSlopes), or empty for none. */
+  slopes: number[];
+}
+
+type Info = tf.TensorInfo;
+
+/** Both kernels for one backend's memory (installFastKernels registers them for wasm and cpu). */
+export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, tf.KernelFunc][] {
+  const useSimd = (D: number): boolean => simd !== undefined && io.offset !== undefined && io.free !== undefined && D % 16 === 0;
+  const forward = (({ inputs: { q, k, v, reach }, attrs: { scale, slopes }, backend }: { inputs: Record<'q' | 'k' | 'v' | 'reach', Info>; attrs: AttentionAttrs; backend: unknown }) => {
+    const [B, H, T, D] = q.shape as [number, number, number, number];
+    const outs = [io.alloc(backend, [B, H, T, D]), io.alloc(backend, [B, H, T, paddedWidth(T)])] as const;
+    if (!useSimd(D)) {
+      const [y, probs] = outs.map((o) => io.view(backend, o) as Float32Array) as [Float32Array, Float32Array];
+      attentionForward(io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, reach), { B, H, T, D }, scale, slopes.length ? slopes : null, y, probs);
+      return [...outs];
+    }
+    const scratch = io.alloc(backend, [scratchFloats(T, D)]);
+    const at = (t: Info): number => io.offset!(backend, t);
+    const [qa, ka, va, ra, ya, pa, sa] = [q, k, v, reach, outs[0], outs[1], scratch].map(at) as number[];
+    for (let b = 0; b < B; b++) {
+      for (let h = 0; h < H; h++) {
+        const head = 4 * (b * H + h) * T * D;
+        simd!.attnForward(qa! + head, ka! + head, va! + head, ra! + 4 * b * T, ya! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), sa!, T, D, scale, slopes[h] ?? 0);
+      }
+    }
+    io.free!(backend, scratch);
+    return [...outs];
+  }) as unknown as tf.KernelFunc;
+
+  const backward = (({ inputs: { q, k, v, probs, reach, dy }, attrs: { scale }, backend }: { inputs: Record<'q' | 'k' | 'v' | 'probs' | 'reach' | 'dy', Info>; attrs: AttentionAttrs; backend: unknown }) => {
+    const [B, H, T, D] = q.shape as [number, number, number, number];
+    const outs = [0, 1, 2].map(() => io.alloc(backend, [B, H, T, D]));
+    if (!useSimd(D)) {
+      const [dq, dk, dv] = outs.map((o) => io.view(backend, o) as Float32Array) as [Float32Array, Float32Array, Float32Array];
+      attentionBackward(io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, probs), io.view(backend, reach), io.view(backend, dy), { B, H, T, D }, scale, dq, dk, dv);
+      return outs;
+    }
+    const scratch = io.alloc(backend, [scratchFloats(T, D)]);
+    for (const o of outs.slice(1)) (io.view(backend, o) as Float32Array).fill(0); // dk and dv accumulate
+    const at = (t: Info): number => io.offset!(backend, t);
+    const [qa, ka, va, pa, ra, dya, dqa, dka, dva, sa] = [q, k, v, probs, reach, dy, ...outs, scratch].map(at) as number[];
+    for (let b = 0; b < B; b++) {
+      for (let h = 0; h < H; h++) {
+        const head = 4 * (b * H + h) * T * D;
+        simd!.attnBackward(qa! + head, ka! + head, va! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), ra! + 4 * b * T, dya! + head, dqa! + head, dka! + head, dva! + head, sa!, T, D, scale);
+      }
+    }
+    io.free!(backend, scratch);
+    return outs;
+  }) as unknown as tf.KernelFunc;
+
+  return [
+    [ATTENTION, forward],
+    [ATTENTION_GRAD, backward],
+  ];
+}
+
+tf.registerGradient({
+  kernelName: ATTENTION,
+  inputsToSave: ['q', 'k', 'v', 'reach'],
+  outputsToSave: [false, true],
+  gradFunc: (dy, saved, attrs) => {
+    const [q, k, v, reach, probs] = saved as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor];
+    const dY = (Array.isArray(dy) ? dy[0] : dy) as tf.Tensor;
+    const [dq, dk, dv] = tf.engine().runKernel(ATTENTION_GRAD, { q, k, v, probs, reach, dy: dY }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor[];
+    return { q: () => dq!, k: () => dk!, v: () => dv!, reach: () => tf.zerosLike(reach) };
+  },
+});
+
+/** Whether the fused kernels are registered for the active backend (gpt.ts uses them when training). */
+export function fusedAttentionAvailable(): boolean {
+  return tf.getKernel(ATTENTION, tf.getBackend()) !== undefined;
+}
+
+/**
+ * softmax(scale q k^T - slopes_h |i - j|) v over the keys each query reaches, for q, k, v [B, H, T, D] and
+ * int32 reach [B, T] (see attentionForward). Differentiable in q, k and v. Needs fusedAttentionAvailable().
+ */
+export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, reach: tf.Tensor2D, scale: number, slopes: readonly number[] = []): tf.Tensor4D {
+  const attrs: AttentionAttrs = { scale, slopes: [...slopes] };
+  return (tf.engine().runKernel(ATTENTION, { q, k, v, reach }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor[])[0] as tf.Tensor4D;
+}
+
+/** The causal reach [B * T]: each position sees itself and what comes before it. */
+export function causalReach(B: number, T: number): Int32Array {
+  const reach = new Int32Array(B * T);
+  for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) reach[b * T + t] = t;
+  return reach;
+}
