@@ -13,6 +13,7 @@ import { PublishedWeights } from '../../main/lab/model/shared-weights';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';
 import { softmaxXentGradRows, softmaxXentRows } from '../../main/lab/model/xent';
 import { attentionBackward, attentionForward, causalReach, paddedWidth } from '../../main/lab/model/attention';
+import { layerNormGradRows, layerNormRows } from '../../main/lab/model/layernorm';
 import { createRng, seedFrom } from '../../main/lab/util/rng';
 
 afterAll(() => installFastKernels());
@@ -58,6 +59,24 @@ describe('pure kernel bodies', () => {
     expect(dq[1]).toBeCloseTo(1.875 * Math.log(3), 6);
     expect(Array.from(dk)).toEqual([-1.875, 1.875]);
     expect(Array.from(dv)).toEqual([0.25, 0.75]);
+  });
+
+  it('layer-norm rows: output, saved statistics and gradients by hand', () => {
+    // x = [1, 3]: mean 2, variance 1. With two values the normalised row is [-1, 1] whatever x is, so dx = 0
+    // (up to what eps = 1e-5 adds to the variance).
+    const rs = 1 / Math.sqrt(1 + 1e-5);
+    const [y, mean, rstd] = [new Float32Array(2), new Float32Array(1), new Float32Array(1)];
+    layerNormRows([1, 3], [2, 1], [0.5, 0], 2, y, mean, rstd);
+    expect(mean[0]).toBe(2);
+    expect(rstd[0]).toBeCloseTo(rs, 7);
+    expect(y[0]).toBeCloseTo(-2 * rs + 0.5, 6);
+    expect(y[1]).toBeCloseTo(rs, 6);
+    const [dx, dg, db] = [new Float32Array(2), new Float32Array(2), new Float32Array(2)];
+    layerNormGradRows([1, 3], [2, 1], mean, rstd, [1, 0], 2, dx, dg, db);
+    expect(Math.abs(dx[0]!) + Math.abs(dx[1]!)).toBeLessThan(1e-4);
+    expect(dg[0]).toBeCloseTo(-rs, 6);
+    expect(dg[1]).toBe(0);
+    expect(Array.from(db)).toEqual([1, 0]);
   });
 
   it('splits a batch into contiguous shares with their own token counts', () => {

@@ -9,6 +9,7 @@ import { softmaxXentGradRows, softmaxXentRows, XENT, XENT_GRAD } from '../../mai
 import { readFileSync } from 'node:fs';
 import { ATTENTION, ATTENTION_GRAD, attentionBackward, attentionForward, causalReach, paddedWidth } from '../../main/lab/model/attention';
 import { createRng } from '../../main/lab/util/rng';
+import { LAYER_NORM, LAYER_NORM_GRAD, layerNormGradRows, layerNormRows } from '../../main/lab/model/layernorm';
 
 describe('SIMD row kernels', () => {
   it('simd-bytes.ts is simd.wat built (rebuild with npx tsx main/lab/model/simd-build.ts)', async () => {
@@ -69,5 +70,27 @@ describe('SIMD row kernels', () => {
     close(probs!, want.probs);
     grads.forEach((g, i) => close(g, wantGrads[i]!));
     tf.dispose([qt!, kt!, vt!, dyt!, reachT, y!, probs!, ...grads]);
+  });
+
+  it('the wasm layer norm equals the JavaScript rows', async () => {
+    await selectBackend({ only: ['wasm'] });
+    const [rows, C] = [37, 24];
+    const rng = createRng(5);
+    const rand = (n: number, lo: number, hi: number): Float32Array => Float32Array.from({ length: n }, () => lo + (hi - lo) * rng.next());
+    const [x, g, b, dy] = [rand(rows * C, -3, 5), rand(C, 0.5, 1.5), rand(C, -1, 1), rand(rows * C, -1, 1)];
+    const [xt, gt, bt, dyt] = [tf.tensor2d(x, [rows, C]), tf.tensor1d(g), tf.tensor1d(b), tf.tensor2d(dy, [rows, C])];
+    const outs = tf.engine().runKernel(LAYER_NORM, { x: xt, g: gt, b: bt }) as tf.Tensor[];
+    const grads = tf.engine().runKernel(LAYER_NORM_GRAD, { x: xt, g: gt, mean: outs[1]!, rstd: outs[2]!, dy: dyt }) as tf.Tensor[];
+    const want = [new Float32Array(rows * C), new Float32Array(rows), new Float32Array(rows)] as const;
+    layerNormRows(x, g, b, C, ...want);
+    const wantGrads = [new Float32Array(rows * C), new Float32Array(C), new Float32Array(C)] as const;
+    layerNormGradRows(x, g, want[1], want[2], dy, C, ...wantGrads);
+    const close = (got: tf.Tensor, exp: Float32Array): void => {
+      const d = got.dataSync();
+      exp.forEach((v, i) => expect(Math.abs(d[i]! - v), `index ${i}`).toBeLessThan(1e-5 * Math.max(1, Math.abs(v))));
+    };
+    outs.forEach((o, i) => close(o, want[i]!));
+    grads.forEach((o, i) => close(o, wantGrads[i]!));
+    tf.dispose([xt, gt, bt, dyt, ...outs, ...grads]);
   });
 });

@@ -35,6 +35,7 @@ import { hasFastGatherGrad } from './kernels';
 import { DEFAULT_VOCAB_SIZE, SPECIAL_TOKENS, type SpecialToken } from './tokenizer';
 import { targetLogProbs } from './xent';
 import { gelu } from './gelu';
+import { layerNorm } from './layernorm';
 
 // ---------- config ----------
 
@@ -267,11 +268,6 @@ export interface Ctx {
 function dropout(x: tf.Tensor, ctx: Ctx): tf.Tensor {
   if (!ctx.training || ctx.cfg.dropout === 0) return x;
   return tf.dropout(x, ctx.cfg.dropout, undefined, ctx.seed * 1000 + ctx.site++);
-}
-
-function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
-  const { mean, variance } = tf.moments(x, -1, true);
-  return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, 1e-5))), g), b);
 }
 
 /** Swaps the last two axes. */

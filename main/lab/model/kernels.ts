@@ -29,6 +29,7 @@ import { SIMD_MODULE_BASE64 } from './simd-bytes';
 import { geluKernels, type SimdGelu } from './gelu';
 import { xentKernels, type KernelIo, type SimdRows } from './xent';
 import { attentionKernels, type SimdAttention } from './attention';
+import { layerNormKernels, type SimdLayerNorm } from './layernorm';
 
 type TensorInfo = tf.TensorInfo;
 type TypedArray = Float32Array | Int32Array | Uint8Array;
@@ -297,7 +298,7 @@ interface WasmApi {
 }
 
 /** simd.wat instantiated on the wasm backend's own memory, or undefined where that memory is not reachable. */
-type SimdExports = SimdRows & SimdGelu & SimdAttention & { transpose(src: number, dst: number, R: number, C: number): void };
+type SimdExports = SimdRows & SimdGelu & SimdAttention & SimdLayerNorm & { transpose(src: number, dst: number, R: number, C: number): void };
 
 function simdRows(): SimdExports | undefined {
   const wa = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
@@ -334,13 +335,13 @@ function replaceKernel(kernelName: string, backendName: string, kernelFunc: tf.K
 export function installFastKernels(): string[] {
   if (!installed.has('cpu') && tf.findBackendFactory('cpu')) {
     replaceKernel('UnsortedSegmentSum', 'cpu', segmentSumCpu as unknown as tf.KernelFunc);
-    for (const [name, kernelFunc] of [...xentKernels(cpuIo), ...geluKernels(cpuIo), ...attentionKernels(cpuIo)]) replaceKernel(name, 'cpu', kernelFunc);
+    for (const [name, kernelFunc] of [...xentKernels(cpuIo), ...geluKernels(cpuIo), ...attentionKernels(cpuIo), ...layerNormKernels(cpuIo)]) replaceKernel(name, 'cpu', kernelFunc);
     installed.add('cpu');
   }
   if (!installed.has('wasm') && tf.findBackendFactory('wasm') && tf.getKernel('BatchMatMul', 'wasm')) {
     replaceKernel('UnsortedSegmentSum', 'wasm', segmentSumWasm as unknown as tf.KernelFunc);
     simd = simdRows();
-    for (const [name, kernelFunc] of [...xentKernels(wasmIo, simd), ...geluKernels(wasmIo, simd), ...attentionKernels(wasmIo, simd)]) replaceKernel(name, 'wasm', kernelFunc);
+    for (const [name, kernelFunc] of [...xentKernels(wasmIo, simd), ...geluKernels(wasmIo, simd), ...attentionKernels(wasmIo, simd), ...layerNormKernels(wasmIo, simd)]) replaceKernel(name, 'wasm', kernelFunc);
     const identity = tf.getKernel('Identity', 'wasm');
     if (identity) replaceKernel('Identity', 'wasm', ((args: Parameters<typeof identityWasm>[0]) => (args.inputs.x.dtype === 'string' ? identity.kernelFunc(args as never) : identityWasm(args))) as unknown as tf.KernelFunc);
     const stock = tf.getKernel('BatchMatMul', 'wasm')!;

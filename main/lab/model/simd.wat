@@ -452,4 +452,101 @@
         (br $dLoop)))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $iLoop))))
+
+  ;; ---------- layer norm (layernorm.ts) ----------
+  ;; Rows of C floats, C a multiple of 4: y = (x - mean) rstd g + b with rstd = 1 / sqrt(var + eps); each row's
+  ;; mean and rstd are written for the gradient.
+  (func (export "layerNormRows") (param $x i32) (param $g i32) (param $b i32) (param $y i32) (param $mean i32) (param $rstd i32)
+    (param $rows i32) (param $C i32) (param $eps f32)
+    (local $r i32) (local $c i32) (local $rowBytes i32) (local $xr i32) (local $yr i32)
+    (local $acc v128) (local $mu v128) (local $rs v128) (local $d v128) (local $mus f32) (local $rss f32)
+    (local.set $rowBytes (i32.shl (local.get $C) (i32.const 2)))
+    (block $rDone (loop $rLoop
+      (br_if $rDone (i32.ge_u (local.get $r) (local.get $rows)))
+      (local.set $xr (i32.add (local.get $x) (i32.mul (local.get $r) (local.get $rowBytes))))
+      (local.set $yr (i32.add (local.get $y) (i32.mul (local.get $r) (local.get $rowBytes))))
+      ;; the mean
+      (local.set $acc (v128.const i32x4 0 0 0 0))
+      (local.set $c (i32.const 0))
+      (block $done (loop $next
+        (br_if $done (i32.ge_u (local.get $c) (local.get $rowBytes)))
+        (local.set $acc (f32x4.add (local.get $acc) (v128.load (i32.add (local.get $xr) (local.get $c)))))
+        (local.set $c (i32.add (local.get $c) (i32.const 16)))
+        (br $next)))
+      (local.set $mus (f32.div (call $hsum (local.get $acc)) (f32.convert_i32_u (local.get $C))))
+      (local.set $mu (f32x4.splat (local.get $mus)))
+      ;; the variance about it
+      (local.set $acc (v128.const i32x4 0 0 0 0))
+      (local.set $c (i32.const 0))
+      (block $done (loop $next
+        (br_if $done (i32.ge_u (local.get $c) (local.get $rowBytes)))
+        (local.set $d (f32x4.sub (v128.load (i32.add (local.get $xr) (local.get $c))) (local.get $mu)))
+        (local.set $acc (f32x4.add (local.get $acc) (f32x4.mul (local.get $d) (local.get $d))))
+        (local.set $c (i32.add (local.get $c) (i32.const 16)))
+        (br $next)))
+      (local.set $rss (f32.div (f32.const 1)
+        (f32.sqrt (f32.add (f32.div (call $hsum (local.get $acc)) (f32.convert_i32_u (local.get $C))) (local.get $eps)))))
+      (local.set $rs (f32x4.splat (local.get $rss)))
+      (f32.store (i32.add (local.get $mean) (i32.shl (local.get $r) (i32.const 2))) (local.get $mus))
+      (f32.store (i32.add (local.get $rstd) (i32.shl (local.get $r) (i32.const 2))) (local.get $rss))
+      ;; y
+      (local.set $c (i32.const 0))
+      (block $done (loop $next
+        (br_if $done (i32.ge_u (local.get $c) (local.get $rowBytes)))
+        (v128.store (i32.add (local.get $yr) (local.get $c))
+          (f32x4.add
+            (f32x4.mul (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $xr) (local.get $c))) (local.get $mu)) (local.get $rs))
+              (v128.load (i32.add (local.get $g) (local.get $c))))
+            (v128.load (i32.add (local.get $b) (local.get $c)))))
+        (local.set $c (i32.add (local.get $c) (i32.const 16)))
+        (br $next)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $rLoop))))
+
+  ;; The gradient of layerNormRows: with xhat = (x - mean) rstd and dxhat = dy g,
+  ;; dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)); dg += dy xhat and db += dy over the rows
+  ;; (zero them first).
+  (func (export "layerNormGradRows") (param $x i32) (param $g i32) (param $mean i32) (param $rstd i32) (param $dy i32)
+    (param $dx i32) (param $dg i32) (param $db i32) (param $rows i32) (param $C i32)
+    (local $r i32) (local $c i32) (local $rowBytes i32) (local $xr i32) (local $dyr i32) (local $dxr i32)
+    (local $mu v128) (local $rs v128) (local $xh v128) (local $dyv v128) (local $dxh v128) (local $s1 v128) (local $s2 v128)
+    (local $inv f32)
+    (local.set $rowBytes (i32.shl (local.get $C) (i32.const 2)))
+    (local.set $inv (f32.div (f32.const 1) (f32.convert_i32_u (local.get $C))))
+    (block $rDone (loop $rLoop
+      (br_if $rDone (i32.ge_u (local.get $r) (local.get $rows)))
+      (local.set $xr (i32.add (local.get $x) (i32.mul (local.get $r) (local.get $rowBytes))))
+      (local.set $dyr (i32.add (local.get $dy) (i32.mul (local.get $r) (local.get $rowBytes))))
+      (local.set $dxr (i32.add (local.get $dx) (i32.mul (local.get $r) (local.get $rowBytes))))
+      (local.set $mu (f32x4.splat (f32.load (i32.add (local.get $mean) (i32.shl (local.get $r) (i32.const 2))))))
+      (local.set $rs (f32x4.splat (f32.load (i32.add (local.get $rstd) (i32.shl (local.get $r) (i32.const 2))))))
+      (local.set $s1 (v128.const i32x4 0 0 0 0))
+      (local.set $s2 (v128.const i32x4 0 0 0 0))
+      (local.set $c (i32.const 0))
+      (block $done (loop $next
+        (br_if $done (i32.ge_u (local.get $c) (local.get $rowBytes)))
+        (local.set $xh (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $xr) (local.get $c))) (local.get $mu)) (local.get $rs)))
+        (local.set $dyv (v128.load (i32.add (local.get $dyr) (local.get $c))))
+        (local.set $dxh (f32x4.mul (local.get $dyv) (v128.load (i32.add (local.get $g) (local.get $c)))))
+        (local.set $s1 (f32x4.add (local.get $s1) (local.get $dxh)))
+        (local.set $s2 (f32x4.add (local.get $s2) (f32x4.mul (local.get $dxh) (local.get $xh))))
+        (v128.store (i32.add (local.get $dg) (local.get $c))
+          (f32x4.add (v128.load (i32.add (local.get $dg) (local.get $c))) (f32x4.mul (local.get $dyv) (local.get $xh))))
+        (v128.store (i32.add (local.get $db) (local.get $c))
+          (f32x4.add (v128.load (i32.add (local.get $db) (local.get $c))) (local.get $dyv)))
+        (local.set $c (i32.add (local.get $c) (i32.const 16)))
+        (br $next)))
+      (local.set $s1 (f32x4.splat (f32.mul (call $hsum (local.get $s1)) (local.get $inv))))
+      (local.set $s2 (f32x4.splat (f32.mul (call $hsum (local.get $s2)) (local.get $inv))))
+      (local.set $c (i32.const 0))
+      (block $done (loop $next
+        (br_if $done (i32.ge_u (local.get $c) (local.get $rowBytes)))
+        (local.set $xh (f32x4.mul (f32x4.sub (v128.load (i32.add (local.get $xr) (local.get $c))) (local.get $mu)) (local.get $rs)))
+        (local.set $dxh (f32x4.mul (v128.load (i32.add (local.get $dyr) (local.get $c))) (v128.load (i32.add (local.get $g) (local.get $c)))))
+        (v128.store (i32.add (local.get $dxr) (local.get $c))
+          (f32x4.mul (local.get $rs) (f32x4.sub (f32x4.sub (local.get $dxh) (local.get $s1)) (f32x4.mul (local.get $xh) (local.get $s2)))))
+        (local.set $c (i32.add (local.get $c) (i32.const 16)))
+        (br $next)))
+      (local.set $r (i32.add (local.get $r) (i32.const 1)))
+      (br $rLoop))))
 )
