@@ -52,7 +52,7 @@ describe('SIMD row kernels', () => {
     if (wide) for (let t = 3; t < 9; t++) reach[t] = 8; // positions 3 .. 8 of row 0 read one another, as a tool response does
     const slopes = wide ? Array.from({ length: H }, (_, h) => 0.5 / (h + 1)) : [];
     const [q, k, v, dy] = [0, 1, 2, 3].map(() => Float32Array.from({ length: B * H * T * D }, () => rng.next() * 4 - 2));
-    const shape: [number, number, number, number] = [B, H, T, D];
+    const shape: [number, number, number, number] = [B, T, H, D];
     const [qt, kt, vt, dyt] = [q, k, v, dy].map((a) => tf.tensor4d(a!, shape));
     const reachT = tf.tensor2d(reach, [B, T], 'int32');
     const [y, probs] = tf.engine().runKernel(ATTENTION, { q: qt!, k: kt!, v: vt!, reach: reachT }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap) as tf.Tensor[];

@@ -13,7 +13,10 @@ import type { KernelIo } from './xent';
 export const ATTENTION = 'SailorAttention';
 export const ATTENTION_GRAD = 'SailorAttentionGrad';
 
-/** Shape of one call: B rows of H heads of T positions of D channels; probability rows are T4 wide. */
+/**
+ * Shape of one call: B rows of T positions of H heads of D channels, laid out [B, T, H, D] as the q, k, v
+ * projection makes them (no transposes into heads); probabilities are [B, H, T, T4], rows T4 wide.
+ */
 export interface AttentionDims {
   B: number;
   H: number;
@@ -28,25 +31,26 @@ export const paddedWidth = (T: number): number => (T + 3) & ~3;
 const visibleKeys = (reach: number, i: number, T: number): number => Math.min(T, Math.max(i, reach) + 1);
 
 /**
- * y = softmax(scale q k^T - slope_h |i - j|, keys j <= reach[b, i]) v, for q, k, v, y [B, H, T, D] and
+ * y = softmax(scale q k^T - slope_h |i - j|, keys j <= reach[b, i]) v per head, for q, k, v, y [B, T, H, D] and
  * reach [B, T]; probs [B, H, T, T4] gets the softmax (0 past each row's reach), kept for the gradient. Pure.
  */
 export function attentionForward(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, reach: ArrayLike<number>, dims: AttentionDims, scale: number, slopes: readonly number[] | null, y: Float32Array, probs: Float32Array): void {
   const { B, H, T, D } = dims;
   const T4 = paddedWidth(T);
+  const ld = H * D;
   probs.fill(0);
   for (let b = 0; b < B; b++) {
     for (let h = 0; h < H; h++) {
-      const head = (b * H + h) * T * D;
+      const head = (b * T * H + h) * D; // (b, t, h, d) is at head + t * ld + d
       const slope = slopes ? slopes[h]! : 0;
       for (let i = 0; i < T; i++) {
         const n = visibleKeys(reach[b * T + i]!, i, T);
         const row = ((b * H + h) * T + i) * T4;
-        const qi = head + i * D;
+        const qi = head + i * ld;
         let max = -Infinity;
         for (let j = 0; j < n; j++) {
           let s = 0;
-          for (let d = 0; d < D; d++) s += q[qi + d]! * k[head + j * D + d]!;
+          for (let d = 0; d < D; d++) s += q[qi + d]! * k[head + j * ld + d]!;
           s = s * scale - slope * Math.abs(i - j);
           probs[row + j] = s;
           if (s > max) max = s;
@@ -60,7 +64,7 @@ export function attentionForward(q: ArrayLike<number>, k: ArrayLike<number>, v: 
         for (let j = 0; j < n; j++) probs[row + j]! /= sum;
         for (let d = 0; d < D; d++) {
           let acc = 0;
-          for (let j = 0; j < n; j++) acc += probs[row + j]! * v[head + j * D + d]!;
+          for (let j = 0; j < n; j++) acc += probs[row + j]! * v[head + j * ld + d]!;
           y[qi + d] = acc;
         }
       }
@@ -69,34 +73,35 @@ export function attentionForward(q: ArrayLike<number>, k: ArrayLike<number>, v: 
 }
 
 /**
- * The gradient of attentionForward for dy [B, H, T, D]: with dP = dy v^T and dS = scale P (dP - rowsum(dP P)),
+ * The gradient of attentionForward for dy [B, T, H, D]: with dP = dy v^T and dS = scale P (dP - rowsum(dP P)),
  * dq = dS k, dk = dS^T q, dv = P^T dy. Overwrites dq, dk, dv. Pure.
  */
 export function attentionBackward(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, probs: ArrayLike<number>, reach: ArrayLike<number>, dy: ArrayLike<number>, dims: AttentionDims, scale: number, dq: Float32Array, dk: Float32Array, dv: Float32Array): void {
   const { B, H, T, D } = dims;
   const T4 = paddedWidth(T);
+  const ld = H * D;
   dq.fill(0);
   dk.fill(0);
   dv.fill(0);
   const ds = new Float32Array(T);
   for (let b = 0; b < B; b++) {
     for (let h = 0; h < H; h++) {
-      const head = (b * H + h) * T * D;
+      const head = (b * T * H + h) * D;
       for (let i = 0; i < T; i++) {
         const n = visibleKeys(reach[b * T + i]!, i, T);
         const row = ((b * H + h) * T + i) * T4;
-        const qi = head + i * D;
+        const qi = head + i * ld;
         let delta = 0;
         for (let j = 0; j < n; j++) {
           let dp = 0;
-          for (let d = 0; d < D; d++) dp += dy[qi + d]! * v[head + j * D + d]!;
+          for (let d = 0; d < D; d++) dp += dy[qi + d]! * v[head + j * ld + d]!;
           ds[j] = dp;
           delta += dp * probs[row + j]!;
         }
         for (let j = 0; j < n; j++) {
           const p = probs[row + j]!;
           const s = scale * p * (ds[j]! - delta);
-          const kj = head + j * D;
+          const kj = head + j * ld;
           for (let d = 0; d < D; d++) {
             dq[qi + d]! += s * k[kj + d]!;
             dk[kj + d]! += s * q[qi + d]!;
@@ -110,8 +115,8 @@ export function attentionBackward(q: ArrayLike<number>, k: ArrayLike<number>, v:
 
 /** simd.wat's attention exports: one head per call (byte addresses; D a multiple of 16). */
 export interface SimdAttention {
-  attnForward(q: number, k: number, v: number, reach: number, y: number, probs: number, scratch: number, T: number, D: number, scale: number, slope: number): void;
-  attnBackward(q: number, k: number, v: number, probs: number, reach: number, dy: number, dq: number, dk: number, dv: number, scratch: number, T: number, D: number, scale: number): void;
+  attnForward(q: number, k: number, v: number, reach: number, y: number, probs: number, scratch: number, T: number, D: number, ld: number, scale: number, slope: number): void;
+  attnBackward(q: number, k: number, v: number, probs: number, reach: number, dy: number, dq: number, dk: number, dv: number, scratch: number, T: number, D: number, ld: number, scale: number): void;
 }
 
 /** Floats of scratch one SIMD head needs: a transposed [D, T4] copy of k or v, D splats and a row of T4. */
@@ -129,8 +134,8 @@ type Info = tf.TensorInfo;
 export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, tf.KernelFunc][] {
   const useSimd = (D: number): boolean => simd !== undefined && io.offset !== undefined && io.free !== undefined && D % 16 === 0;
   const forward = (({ inputs: { q, k, v, reach }, attrs: { scale, slopes }, backend }: { inputs: Record<'q' | 'k' | 'v' | 'reach', Info>; attrs: AttentionAttrs; backend: unknown }) => {
-    const [B, H, T, D] = q.shape as [number, number, number, number];
-    const outs = [io.alloc(backend, [B, H, T, D]), io.alloc(backend, [B, H, T, paddedWidth(T)])] as const;
+    const [B, T, H, D] = q.shape as [number, number, number, number];
+    const outs = [io.alloc(backend, [B, T, H, D]), io.alloc(backend, [B, H, T, paddedWidth(T)])] as const;
     if (!useSimd(D)) {
       const [y, probs] = outs.map((o) => io.view(backend, o) as Float32Array) as [Float32Array, Float32Array];
       attentionForward(io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, reach), { B, H, T, D }, scale, slopes.length ? slopes : null, y, probs);
@@ -141,8 +146,8 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
     const [qa, ka, va, ra, ya, pa, sa] = [q, k, v, reach, outs[0], outs[1], scratch].map(at) as number[];
     for (let b = 0; b < B; b++) {
       for (let h = 0; h < H; h++) {
-        const head = 4 * (b * H + h) * T * D;
-        simd!.attnForward(qa! + head, ka! + head, va! + head, ra! + 4 * b * T, ya! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), sa!, T, D, scale, slopes[h] ?? 0);
+        const head = 4 * (b * T * H + h) * D;
+        simd!.attnForward(qa! + head, ka! + head, va! + head, ra! + 4 * b * T, ya! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), sa!, T, D, H * D, scale, slopes[h] ?? 0);
       }
     }
     io.free!(backend, scratch);
@@ -150,8 +155,8 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
   }) as unknown as tf.KernelFunc;
 
   const backward = (({ inputs: { q, k, v, probs, reach, dy }, attrs: { scale }, backend }: { inputs: Record<'q' | 'k' | 'v' | 'probs' | 'reach' | 'dy', Info>; attrs: AttentionAttrs; backend: unknown }) => {
-    const [B, H, T, D] = q.shape as [number, number, number, number];
-    const outs = [0, 1, 2].map(() => io.alloc(backend, [B, H, T, D]));
+    const [B, T, H, D] = q.shape as [number, number, number, number];
+    const outs = [0, 1, 2].map(() => io.alloc(backend, [B, T, H, D]));
     if (!useSimd(D)) {
       const [dq, dk, dv] = outs.map((o) => io.view(backend, o) as Float32Array) as [Float32Array, Float32Array, Float32Array];
       attentionBackward(io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, probs), io.view(backend, reach), io.view(backend, dy), { B, H, T, D }, scale, dq, dk, dv);
@@ -163,8 +168,8 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
     const [qa, ka, va, pa, ra, dya, dqa, dka, dva, sa] = [q, k, v, probs, reach, dy, ...outs, scratch].map(at) as number[];
     for (let b = 0; b < B; b++) {
       for (let h = 0; h < H; h++) {
-        const head = 4 * (b * H + h) * T * D;
-        simd!.attnBackward(qa! + head, ka! + head, va! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), ra! + 4 * b * T, dya! + head, dqa! + head, dka! + head, dva! + head, sa!, T, D, scale);
+        const head = 4 * (b * T * H + h) * D;
+        simd!.attnBackward(qa! + head, ka! + head, va! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), ra! + 4 * b * T, dya! + head, dqa! + head, dka! + head, dva! + head, sa!, T, D, H * D, scale);
       }
     }
     io.free!(backend, scratch);
@@ -195,8 +200,8 @@ export function fusedAttentionAvailable(): boolean {
 }
 
 /**
- * softmax(scale q k^T - slopes_h |i - j|) v over the keys each query reaches, for q, k, v [B, H, T, D] and
- * int32 reach [B, T] (see attentionForward). Differentiable in q, k and v. Needs fusedAttentionAvailable().
+ * softmax(scale q k^T - slopes_h |i - j|) v over the keys each query reaches, for q, k, v [B, T, H, D] and
+ * int32 reach [B, T] (see attentionForward); y is [B, T, H, D]. Differentiable in q, k and v. Needs fusedAttentionAvailable().
  */
 export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, reach: tf.Tensor2D, scale: number, slopes: readonly number[] = []): tf.Tensor4D {
   const attrs: AttentionAttrs = { scale, slopes: [...slopes] };

@@ -384,14 +384,14 @@ export function rotaryTables(pos0: number, T: number, D: number): Rotary {
 }
 
 /**
- * Rotates each channel pair (d, d + D/2) of x [B, H, T, D] by its position's angle: x * cos + rotateHalf(x) * sin,
+ * Rotates each channel pair (d, d + D/2) of x [B, H, T, D] (or [B, T, H, D] with [T, 1, D] tables) by its position's angle: x * cos + rotateHalf(x) * sin,
  * rotateHalf(x) = [-x2, x1]. Then q_i . k_j depends on i - j only (and on the contents).
  */
-export function rotate(x: tf.Tensor4D, rot: Rotary): tf.Tensor4D {
-  const [B, H, T, D] = x.shape;
+export function rotate(x: tf.Tensor4D, rot: { cos: tf.Tensor; sin: tf.Tensor }): tf.Tensor4D {
+  const [B, A, T, D] = x.shape; // [B, H, T, D], or [B, T, H, D] with the tables shaped [T, 1, D]
   const half = D / 2;
-  const x1 = tf.slice(x, [0, 0, 0, 0], [B, H, T, half]);
-  const x2 = tf.slice(x, [0, 0, 0, half], [B, H, T, half]);
+  const x1 = tf.slice(x, [0, 0, 0, 0], [B, A, T, half]);
+  const x2 = tf.slice(x, [0, 0, 0, half], [B, A, T, half]);
   return tf.add(tf.mul(x, rot.cos), tf.mul(tf.concat([tf.neg(x2), x1], 3), rot.sin)) as tf.Tensor4D;
 }
 
@@ -429,15 +429,23 @@ function splitHeads(x: tf.Tensor, B: number, T: number, H: number, D: number): t
 }
 
 /**
- * Smeared keys [B, H, T, D] (see GPTConfig.smearKeys): s * k_t + (1 - s) * k_(t-1) per head, with k_(-1) the
- * cached last key of the previous call (decoding) or zero (position 0). Also returns the raw last key.
+ * Smeared keys (see GPTConfig.smearKeys): s * k_t + (1 - s) * k_(t-1) per head, with k_(-1) the cached last key
+ * of the previous call (decoding) or zero (position 0). k is [B, H, T, D] (time axis 2) or [B, T, H, D] (time
+ * axis 1, the fused attention's layout). Also returns the raw last key.
  */
-function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor): { k: tf.Tensor4D; last: tf.Tensor4D } {
-  const [B, H, T, D] = k.shape;
-  const first = before ?? tf.zeros([B, H, 1, D]);
-  const prev = T > 1 ? tf.concat([first, tf.slice(k, [0, 0, 0, 0], [B, H, T - 1, D])], 2) : first;
-  const s = tf.reshape(tf.sigmoid(a), [1, H, 1, 1]);
-  return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]) };
+function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor, timeAxis: 1 | 2 = 2): { k: tf.Tensor4D; last: tf.Tensor4D } {
+  const T = k.shape[timeAxis];
+  const at = (t: number): [number, number, number, number] => timeAxis === 2 ? [0, 0, t, 0] : [0, t, 0, 0];
+  const sized = (t: number): [number, number, number, number] => {
+    const shape = [...k.shape] as [number, number, number, number];
+    shape[timeAxis] = t;
+    return shape;
+  };
+  const first = before ?? tf.zeros(sized(1));
+  const prev = T > 1 ? tf.concat([first, tf.slice(k, at(0), sized(T - 1))], timeAxis) : first;
+  const perHead: [number, number, number, number] = timeAxis === 2 ? [1, k.shape[1], 1, 1] : [1, 1, k.shape[2], 1];
+  const s = tf.reshape(tf.sigmoid(a), perHead);
+  return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: tf.slice(k, at(T - 1), sized(1)) };
 }
 
 /**
@@ -452,17 +460,45 @@ interface LayerInputs {
 }
 
 /**
- * Self-attention under the additive mask `bias` (attentionBias), queries and keys rotated by `rot` (rotary
- * positions); with `past`, the new keys/values are appended to the cached ones (cached keys are stored rotated).
+ * Self-attention: the fused kernels (attention.ts) when the forward pass has each query's reach, else tf ops
+ * under the additive mask `bias` (attentionBias). Queries and keys are rotated by `rot` (rotary positions);
+ * with `past` (decoding), the new keys/values are appended to the cached ones (cached keys are stored rotated).
+ * The new KV is returned when decoding only.
  */
-function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, { reach, bias, rot }: LayerInputs): { y: tf.Tensor; kv: LayerKV } {
-  const { nHead: H, nEmbd: C } = ctx.cfg;
-  const D = C / H;
+function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, shared: LayerInputs): { y: tf.Tensor; kv?: LayerKV } {
+  const C = ctx.cfg.nEmbd;
   const [B, T] = x.shape as [number, number, number];
   const qkv = linear(x, p(model, `h.${i}.attn.c_attn.weight`), p(model, `h.${i}.attn.c_attn.bias`), ctx);
   const [q0, k0, v0] = tf.split(qkv, 3, -1) as [tf.Tensor, tf.Tensor, tf.Tensor];
-  let q = splitHeads(q0, B, T, H, D);
-  let k = splitHeads(k0, B, T, H, D);
+  const { y, kv } = shared.reach ? fusedHeads(model, i, [q0, k0, v0], ctx, shared.reach, shared.rot) : opHeads(model, i, [q0, k0, v0], ctx, past, shared);
+  const out = dropout(linear(tf.reshape(y, [B, T, C]), p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
+  return kv ? { y: out, kv } : { y: out };
+}
+
+/** The heads through the fused kernels, in the [B, T, H, D] layout the projection makes: no transposes. */
+function fusedHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, reach: tf.Tensor2D, rot: Rotary | undefined): { y: tf.Tensor; kv?: LayerKV } {
+  const { nHead: H, nEmbd: C } = ctx.cfg;
+  const D = C / H;
+  const [B, T] = q0!.shape as [number, number, number];
+  const heads = (t: tf.Tensor): tf.Tensor4D => tf.reshape(t, [B, T, H, D]) as tf.Tensor4D;
+  let q = heads(q0!);
+  let k = heads(k0!);
+  if (ctx.cfg.smearKeys) k = smearKeys(k, undefined, p(model, `h.${i}.attn.smear`), 1).k;
+  if (rot) {
+    const perPosition = { cos: tf.reshape(rot.cos, [T, 1, D]), sin: tf.reshape(rot.sin, [T, 1, D]) };
+    q = rotate(q, perPosition);
+    k = rotate(k, perPosition);
+  }
+  return { y: fusedAttention(q, k, heads(v0!), reach, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []) };
+}
+
+/** The heads as tf ops in the [B, H, T, D] layout, with the KV cache when decoding; y comes back [B, T, H, D]. */
+function opHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, past: LayerKV | undefined, { bias, rot }: LayerInputs): { y: tf.Tensor; kv?: LayerKV } {
+  const { nHead: H, nEmbd: C } = ctx.cfg;
+  const D = C / H;
+  const [B, T] = q0!.shape as [number, number, number];
+  let q = splitHeads(q0!, B, T, H, D);
+  let k = splitHeads(k0!, B, T, H, D);
   let kLast: tf.Tensor4D | undefined;
   if (ctx.cfg.smearKeys) ({ k, last: kLast } = smearKeys(k, past?.kLast, p(model, `h.${i}.attn.smear`)));
   if (rot) {
@@ -471,23 +507,17 @@ function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV 
     k = rotate(k, rot);
   }
   let kT = transposeLast(k) as tf.Tensor4D; // [B, H, D, T]
-  let v = splitHeads(v0, B, T, H, D);
+  let v = splitHeads(v0!, B, T, H, D);
   if (past) {
     kT = tf.concat([past.kT, kT], 3);
     v = tf.concat([past.v, v], 2);
   }
-  let y: tf.Tensor; // [B, H, T, D]
-  if (reach) {
-    y = fusedAttention(q, k, v, reach, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []);
-  } else {
-    const mm = ctx.decode ? tf.matMul : matmul;
-    let att = tf.mul(mm(q, kT), 1 / Math.sqrt(D)); // [B, H, T, Tk]
-    if (bias) att = tf.add(att, bias); // a single new query sees every key: no mask, only distance penalties if on
-    att = dropout(tf.softmax(att, -1), ctx);
-    y = mm(att, v);
-  }
-  y = tf.reshape(tf.transpose(y, [0, 2, 1, 3]), [B, T, C]);
-  y = dropout(linear(y, p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
+  const mm = ctx.decode ? tf.matMul : matmul;
+  let att = tf.mul(mm(q, kT), 1 / Math.sqrt(D)); // [B, H, T, Tk]
+  if (bias) att = tf.add(att, bias); // a single new query sees every key: no mask, only distance penalties if on
+  att = dropout(tf.softmax(att, -1), ctx);
+  const y = tf.transpose(mm(att, v), [0, 2, 1, 3]);
+  if (!ctx.decode) return { y };
   return { y, kv: kLast ? { kT, v, kLast } : { kT, v } };
 }
 
@@ -497,7 +527,7 @@ function mlp(model: GPT, i: number, x: tf.Tensor, ctx: Ctx): tf.Tensor {
 }
 
 /** Pre-norm block: x + attn(ln_1(x)), then x + mlp(ln_2(x)). */
-function block(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, shared: LayerInputs): { x: tf.Tensor; kv: LayerKV } {
+function block(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, shared: LayerInputs): { x: tf.Tensor; kv?: LayerKV } {
   const a = attention(model, i, layerNorm(x, p(model, `h.${i}.ln_1.weight`), p(model, `h.${i}.ln_1.bias`)), ctx, past, shared);
   const x1 = tf.add(x, a.y);
   const x2 = tf.add(x1, mlp(model, i, layerNorm(x1, p(model, `h.${i}.ln_2.weight`), p(model, `h.${i}.ln_2.bias`)), ctx));
@@ -543,7 +573,7 @@ function checkIds(cfg: GPTConfig, ids: tf.Tensor, pos0: number): void {
   }
 }
 
-/** Final hidden states [B, T, C] (after ln_f) and the new KV per layer. */
+/** Final hidden states [B, T, C] (after ln_f) and, when decoding (ctx.decode), the new KV per layer. */
 export function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] | undefined): { h: tf.Tensor; kv: LayerKV[] } {
   const pos0 = past?.[0]?.kT.shape[3] ?? 0;
   checkIds(ctx.cfg, ids, pos0);
@@ -573,7 +603,7 @@ export function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] |
   for (let i = 0; i < ctx.cfg.nLayer; i++) {
     const r = block(model, i, x, ctx, past?.[i], shared);
     x = r.x;
-    kv.push(r.kv);
+    if (r.kv) kv.push(r.kv);
   }
   return { h: layerNorm(x, p(model, 'ln_f.weight'), p(model, 'ln_f.bias')), kv };
 }

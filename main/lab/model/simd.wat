@@ -206,13 +206,13 @@
       (br $tileRows))))
 
   ;; ---------- attention, one head per call (attention.ts) ----------
-  ;; q, k, v, y, dq, dk, dv are [T, D] float32 rows with D a multiple of 16; probs rows are T4 = T rounded up
-  ;; to 4 wide; reach is i32 [T], the last key each query sees. scratch holds a [D, T4] transposed copy of k
+  ;; q, k, v, y, dq, dk, dv are T rows of D float32 with D a multiple of 16, ld floats apart (a head of a
+  ;; [B, T, H, D] tensor: ld = H D); probs rows are T4 = T rounded up to 4 wide; reach is i32 [T], the last key each query sees. scratch holds a [D, T4] transposed copy of k
   ;; or v (keys along the lanes, so four scores come out of one pass over d), D splatted values of the query
   ;; row and a row of T4 floats. Keys past a query's reach are never touched.
 
-  ;; dst [D, T4] = src [T, D] transposed, zero past column T.
-  (func $transposePad (param $src i32) (param $dst i32) (param $T i32) (param $D i32) (param $T4 i32)
+  ;; dst [D, T4] = src (T rows of D, ld apart) transposed, zero past column T.
+  (func $transposePad (param $src i32) (param $dst i32) (param $T i32) (param $D i32) (param $T4 i32) (param $ld i32)
     (local $d i32) (local $t i32)
     (block $dDone (loop $dLoop
       (br_if $dDone (i32.ge_u (local.get $d) (local.get $D)))
@@ -221,7 +221,7 @@
         (br_if $tDone (i32.ge_u (local.get $t) (local.get $T4)))
         (f32.store (i32.add (local.get $dst) (i32.shl (i32.add (i32.mul (local.get $d) (local.get $T4)) (local.get $t)) (i32.const 2)))
           (if (result f32) (i32.lt_u (local.get $t) (local.get $T))
-            (then (f32.load (i32.add (local.get $src) (i32.shl (i32.add (i32.mul (local.get $t) (local.get $D)) (local.get $d)) (i32.const 2)))))
+            (then (f32.load (i32.add (local.get $src) (i32.shl (i32.add (i32.mul (local.get $t) (local.get $ld)) (local.get $d)) (i32.const 2)))))
             (else (f32.const 0))))
         (local.set $t (i32.add (local.get $t) (i32.const 1)))
         (br $tLoop)))
@@ -260,14 +260,15 @@
       (br $next)))
     (local.get $acc))
 
-  ;; out[0 .. D) = sum_{j < n} w[j] m[j][0 .. D) for m [n, D] rows: a weighted sum of rows, 16 channels at a
-  ;; time in four registers.
-  (func $weightedRows (param $w i32) (param $m i32) (param $n i32) (param $D i32) (param $out i32)
-    (local $dc i32) (local $j i32) (local $a i32) (local $rowBytes i32) (local $wj v128)
+  ;; out[0 .. D) = sum_{j < n} w[j] m[j][0 .. D) for n rows of D, ld floats apart: a weighted sum of rows,
+  ;; 16 channels at a time in four registers.
+  (func $weightedRows (param $w i32) (param $m i32) (param $n i32) (param $D i32) (param $ld i32) (param $out i32)
+    (local $dc i32) (local $j i32) (local $a i32) (local $rowBytes i32) (local $dBytes i32) (local $wj v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
-    (local.set $rowBytes (i32.shl (local.get $D) (i32.const 2)))
+    (local.set $rowBytes (i32.shl (local.get $ld) (i32.const 2)))
+    (local.set $dBytes (i32.shl (local.get $D) (i32.const 2)))
     (block $dDone (loop $dLoop
-      (br_if $dDone (i32.ge_u (local.get $dc) (local.get $rowBytes)))
+      (br_if $dDone (i32.ge_u (local.get $dc) (local.get $dBytes)))
       (local.set $a0 (v128.const i32x4 0 0 0 0))
       (local.set $a1 (v128.const i32x4 0 0 0 0))
       (local.set $a2 (v128.const i32x4 0 0 0 0))
@@ -308,19 +309,19 @@
   ;; Forward for one head: probs[i] = softmax(scale q_i k_j - slope |i - j|, j < n_i), 0 past n_i;
   ;; y_i = sum_j probs[i][j] v_j.
   (func (export "attnForward") (param $q i32) (param $k i32) (param $v i32) (param $reach i32) (param $y i32) (param $probs i32) (param $scratch i32)
-    (param $T i32) (param $D i32) (param $scale f32) (param $slope f32)
+    (param $T i32) (param $D i32) (param $ld i32) (param $scale f32) (param $slope f32)
     (local $T4 i32) (local $kT i32) (local $splats i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32) (local $a i32)
     (local $jv v128) (local $nv v128) (local $iv v128) (local $s v128) (local $x v128) (local $e v128) (local $vmax v128) (local $vsum v128)
     (local $max f32)
     (local.set $T4 (i32.and (i32.add (local.get $T) (i32.const 3)) (i32.const -4)))
     (local.set $kT (local.get $scratch))
     (local.set $splats (i32.add (local.get $kT) (i32.shl (i32.mul (local.get $D) (local.get $T4)) (i32.const 2))))
-    (call $transposePad (local.get $k) (local.get $kT) (local.get $T) (local.get $D) (local.get $T4))
+    (call $transposePad (local.get $k) (local.get $kT) (local.get $T) (local.get $D) (local.get $T4) (local.get $ld))
     (block $iDone (loop $iLoop
       (br_if $iDone (i32.ge_u (local.get $i) (local.get $T)))
       (local.set $n (call $visible (local.get $reach) (local.get $i) (local.get $T)))
       (local.set $row (i32.add (local.get $probs) (i32.shl (i32.mul (local.get $i) (local.get $T4)) (i32.const 2))))
-      (call $splatRow (i32.add (local.get $q) (i32.shl (i32.mul (local.get $i) (local.get $D)) (i32.const 2))) (local.get $splats) (local.get $D))
+      (call $splatRow (i32.add (local.get $q) (i32.shl (i32.mul (local.get $i) (local.get $ld)) (i32.const 2))) (local.get $splats) (local.get $D))
       ;; scores, -inf on the lanes past n, and their maximum
       (local.set $jv (v128.const i32x4 0 1 2 3))
       (local.set $nv (i32x4.splat (local.get $n)))
@@ -366,25 +367,26 @@
             (else (v128.const i32x4 0 0 0 0))))
         (local.set $j (i32.add (local.get $j) (i32.const 4)))
         (br $nLoop)))
-      (call $weightedRows (local.get $row) (local.get $v) (local.get $n) (local.get $D)
-        (i32.add (local.get $y) (i32.shl (i32.mul (local.get $i) (local.get $D)) (i32.const 2))))
+      (call $weightedRows (local.get $row) (local.get $v) (local.get $n) (local.get $D) (local.get $ld)
+        (i32.add (local.get $y) (i32.shl (i32.mul (local.get $i) (local.get $ld)) (i32.const 2))))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $iLoop))))
 
   ;; Backward for one head: dP_ij = dy_i . v_j, dS_ij = scale P_ij (dP_ij - sum_j dP_ij P_ij),
   ;; dq_i = sum_j dS_ij k_j, dk_j += dS_ij q_i, dv_j += P_ij dy_i. dk and dv must be zero on entry.
   (func (export "attnBackward") (param $q i32) (param $k i32) (param $v i32) (param $probs i32) (param $reach i32) (param $dy i32)
-    (param $dq i32) (param $dk i32) (param $dv i32) (param $scratch i32) (param $T i32) (param $D i32) (param $scale f32)
+    (param $dq i32) (param $dk i32) (param $dv i32) (param $scratch i32) (param $T i32) (param $D i32) (param $ld i32) (param $scale f32)
     (local $T4 i32) (local $vT i32) (local $splats i32) (local $ds i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32)
-    (local $a i32) (local $dc i32) (local $qi i32) (local $jrow i32) (local $rowBytes i32)
+    (local $a i32) (local $dc i32) (local $qi i32) (local $jrow i32) (local $rowBytes i32) (local $dBytes i32)
     (local $acc v128) (local $vdelta v128) (local $delta v128) (local $sj v128) (local $pj v128)
     (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128) (local $g0 v128) (local $g1 v128) (local $g2 v128) (local $g3 v128)
     (local.set $T4 (i32.and (i32.add (local.get $T) (i32.const 3)) (i32.const -4)))
-    (local.set $rowBytes (i32.shl (local.get $D) (i32.const 2)))
+    (local.set $rowBytes (i32.shl (local.get $ld) (i32.const 2)))
+    (local.set $dBytes (i32.shl (local.get $D) (i32.const 2)))
     (local.set $vT (local.get $scratch))
     (local.set $splats (i32.add (local.get $vT) (i32.shl (i32.mul (local.get $D) (local.get $T4)) (i32.const 2))))
     (local.set $ds (i32.add (local.get $splats) (i32.shl (local.get $D) (i32.const 4))))
-    (call $transposePad (local.get $v) (local.get $vT) (local.get $T) (local.get $D) (local.get $T4))
+    (call $transposePad (local.get $v) (local.get $vT) (local.get $T) (local.get $D) (local.get $T4) (local.get $ld))
     (block $iDone (loop $iLoop
       (br_if $iDone (i32.ge_u (local.get $i) (local.get $T)))
       (local.set $n (call $visible (local.get $reach) (local.get $i) (local.get $T)))
@@ -414,11 +416,11 @@
         (local.set $j (i32.add (local.get $j) (i32.const 4)))
         (br $sLoop)))
       ;; dq_i = sum_j dS_ij k_j
-      (call $weightedRows (local.get $ds) (local.get $k) (local.get $n) (local.get $D) (i32.add (local.get $dq) (local.get $qi)))
+      (call $weightedRows (local.get $ds) (local.get $k) (local.get $n) (local.get $D) (local.get $ld) (i32.add (local.get $dq) (local.get $qi)))
       ;; dk_j += dS_ij q_i and dv_j += P_ij dy_i, 16 channels at a time with q_i and dy_i in registers
       (local.set $dc (i32.const 0))
       (block $dDone (loop $dLoop
-        (br_if $dDone (i32.ge_u (local.get $dc) (local.get $rowBytes)))
+        (br_if $dDone (i32.ge_u (local.get $dc) (local.get $dBytes)))
         (local.set $a (i32.add (local.get $q) (i32.add (local.get $qi) (local.get $dc))))
         (local.set $q0 (v128.load (local.get $a)))
         (local.set $q1 (v128.load offset=16 (local.get $a)))
