@@ -14,6 +14,7 @@ import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/m
 import { softmaxXentGradRows, softmaxXentRows } from '../../main/lab/model/xent';
 import { attentionBackward, attentionForward, causalReach, paddedWidth } from '../../main/lab/model/attention';
 import { layerNormGradRows, layerNormRows } from '../../main/lab/model/layernorm';
+import { smearGradRows, smearRows } from '../../main/lab/model/smear';
 import { createRng, seedFrom } from '../../main/lab/util/rng';
 
 afterAll(() => installFastKernels());
@@ -77,6 +78,19 @@ describe('pure kernel bodies', () => {
     expect(dg[0]).toBeCloseTo(-rs, 6);
     expect(dg[1]).toBe(0);
     expect(Array.from(db)).toEqual([1, 0]);
+  });
+
+  it('smeared-key rows and their gradients by hand', () => {
+    // One row, T = 2, one head of D = 1, a = 0 so s = 1/2: y = [k0 / 2, (k1 + k0) / 2].
+    const y = new Float32Array(2);
+    smearRows([2, 6], [0], [1, 2, 1, 1], y);
+    expect(Array.from(y)).toEqual([1, 4]);
+    // dy = [1, 10]: dk0 = s dy0 + (1 - s) dy1 = 5.5, dk1 = s dy1 = 5;
+    // da = s (1 - s) (dy0 (k0 - 0) + dy1 (k1 - k0)) = 1/4 (2 + 40).
+    const [dk, da] = [new Float32Array(2), new Float32Array(1)];
+    smearGradRows([2, 6], [0], [1, 10], [1, 2, 1, 1], dk, da);
+    expect(Array.from(dk)).toEqual([5.5, 5]);
+    expect(da[0]).toBeCloseTo(10.5, 6);
   });
 
   it('splits a batch into contiguous shares with their own token counts', () => {

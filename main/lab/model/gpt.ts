@@ -36,6 +36,7 @@ import { DEFAULT_VOCAB_SIZE, SPECIAL_TOKENS, type SpecialToken } from './tokeniz
 import { targetLogProbs } from './xent';
 import { gelu } from './gelu';
 import { layerNorm } from './layernorm';
+import { fusedSmearAvailable, fusedSmearKeys } from './smear';
 
 // ---------- config ----------
 
@@ -483,7 +484,10 @@ function fusedHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, 
   const heads = (t: tf.Tensor): tf.Tensor4D => tf.reshape(t, [B, T, H, D]) as tf.Tensor4D;
   let q = heads(q0!);
   let k = heads(k0!);
-  if (ctx.cfg.smearKeys) k = smearKeys(k, undefined, p(model, `h.${i}.attn.smear`), 1).k;
+  if (ctx.cfg.smearKeys) {
+    const a = p(model, `h.${i}.attn.smear`);
+    k = fusedSmearAvailable() ? fusedSmearKeys(k, a) : smearKeys(k, undefined, a, 1).k;
+  }
   if (rot) {
     const perPosition = { cos: tf.reshape(rot.cos, [T, 1, D]), sin: tf.reshape(rot.sin, [T, 1, D]) };
     q = rotate(q, perPosition);
@@ -666,11 +670,13 @@ export function loss(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, mask: t
   const kept: number[] = [];
   for (let i = 0; i < weights.length; i++) if (weights[i] !== 0) kept.push(i);
   if (kept.length === 0) return tf.mul(tf.sum(hidden(model, ids, makeCtx(model, opts), undefined).h), 0) as tf.Scalar; // 0, with a (zero) gradient
-  const rows = tf.tensor1d(kept, 'int32');
   const { h } = hidden(model, ids, makeCtx(model, opts), undefined);
-  const logits = head(model, tf.gather(tf.reshape(h, [B * T, model.config.nEmbd]), rows)) as tf.Tensor2D;
-  const lp = targetLogProbs(logits, tf.gather(tf.reshape(targets, [B * T]), rows) as tf.Tensor1D).logProbs;
-  return tf.div(tf.neg(tf.sum(tf.mul(lp, tf.gather(tf.reshape(mask, [B * T]), rows)))), n) as tf.Scalar;
+  const all = kept.length === B * T; // every position in the loss: no rows to pick
+  const rows = all ? null : tf.tensor1d(kept, 'int32');
+  const pick = (t: tf.Tensor): tf.Tensor => (rows ? tf.gather(t, rows) : t);
+  const logits = head(model, pick(tf.reshape(h, [B * T, model.config.nEmbd]))) as tf.Tensor2D;
+  const lp = targetLogProbs(logits, pick(tf.reshape(targets, [B * T])) as tf.Tensor1D).logProbs;
+  return tf.div(tf.neg(tf.sum(tf.mul(lp, pick(tf.reshape(mask, [B * T]))))), n) as tf.Scalar;
 }
 
 /** Differentiable log pi(targets[b, t] | ids[b, <= t]) as [B, T] (for RL ratios). Call inside tf.tidy. */

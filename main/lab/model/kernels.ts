@@ -30,6 +30,7 @@ import { geluKernels, type SimdGelu } from './gelu';
 import { xentKernels, type KernelIo, type SimdRows } from './xent';
 import { attentionKernels, type SimdAttention } from './attention';
 import { layerNormKernels, type SimdLayerNorm } from './layernorm';
+import { smearKernels } from './smear';
 
 type TensorInfo = tf.TensorInfo;
 type TypedArray = Float32Array | Int32Array | Uint8Array;
@@ -198,7 +199,9 @@ function gatherRowsWasm(args: { inputs: { x: TensorInfo; indices: TensorInfo }; 
   for (let i = 0; i < idx.length; i++) {
     const r = idx[i]!;
     if (!(r >= 0 && r < rows)) throw new Error(`GatherV2: the index value ${r} is not in [0, ${rows - 1}]`);
-    dst.set(src.subarray(r * inner, (r + 1) * inner), i * inner);
+    // A short row copies faster value by value than through a subarray view made for it.
+    if (inner <= 128) for (let j = 0, s = r * inner, d = i * inner; j < inner; j++) dst[d + j] = src[s + j]!;
+    else dst.set(src.subarray(r * inner, (r + 1) * inner), i * inner);
   }
   return out;
 }
@@ -335,13 +338,13 @@ function replaceKernel(kernelName: string, backendName: string, kernelFunc: tf.K
 export function installFastKernels(): string[] {
   if (!installed.has('cpu') && tf.findBackendFactory('cpu')) {
     replaceKernel('UnsortedSegmentSum', 'cpu', segmentSumCpu as unknown as tf.KernelFunc);
-    for (const [name, kernelFunc] of [...xentKernels(cpuIo), ...geluKernels(cpuIo), ...attentionKernels(cpuIo), ...layerNormKernels(cpuIo)]) replaceKernel(name, 'cpu', kernelFunc);
+    for (const [name, kernelFunc] of [...xentKernels(cpuIo), ...geluKernels(cpuIo), ...attentionKernels(cpuIo), ...layerNormKernels(cpuIo), ...smearKernels(cpuIo)]) replaceKernel(name, 'cpu', kernelFunc);
     installed.add('cpu');
   }
   if (!installed.has('wasm') && tf.findBackendFactory('wasm') && tf.getKernel('BatchMatMul', 'wasm')) {
     replaceKernel('UnsortedSegmentSum', 'wasm', segmentSumWasm as unknown as tf.KernelFunc);
     simd = simdRows();
-    for (const [name, kernelFunc] of [...xentKernels(wasmIo, simd), ...geluKernels(wasmIo, simd), ...attentionKernels(wasmIo, simd), ...layerNormKernels(wasmIo, simd)]) replaceKernel(name, 'wasm', kernelFunc);
+    for (const [name, kernelFunc] of [...xentKernels(wasmIo, simd), ...geluKernels(wasmIo, simd), ...attentionKernels(wasmIo, simd), ...layerNormKernels(wasmIo, simd), ...smearKernels(wasmIo)]) replaceKernel(name, 'wasm', kernelFunc);
     const identity = tf.getKernel('Identity', 'wasm');
     if (identity) replaceKernel('Identity', 'wasm', ((args: Parameters<typeof identityWasm>[0]) => (args.inputs.x.dtype === 'string' ? identity.kernelFunc(args as never) : identityWasm(args))) as unknown as tf.KernelFunc);
     const stock = tf.getKernel('BatchMatMul', 'wasm')!;

@@ -1,0 +1,88 @@
+// Smeared keys (GPTConfig.smearKeys) as one kernel each way on the wasm and cpu backends, for the fused
+// attention's [B, T, H, D] layout: as tf ops they were a shifted concat, two broadcast multiplies and, in the
+// gradient, sums over every axis but the head's (which the wasm backend runs by transposing first): about
+// 10 ms of a `tiny` step. Decoding keeps the tf ops (gpt.ts smearKeys).
+import * as tf from '@tensorflow/tfjs';
+import type { KernelIo } from './xent';
+
+export const SMEAR = 'SailorSmearKeys';
+export const SMEAR_GRAD = 'SailorSmearKeysGrad';
+
+const sigmoid = (a: number): number => 1 / (1 + Math.exp(-a));
+
+/** y[b, t, h] = s_h k[b, t, h] + (1 - s_h) k[b, t - 1, h] (k[b, -1] = 0), s = sigmoid(a), for k [B, T, H, D]. Pure. */
+export function smearRows(k: ArrayLike<number>, a: ArrayLike<number>, [B, T, H, D]: readonly number[], y: Float32Array): void {
+  for (let h = 0; h < H!; h++) {
+    const s = sigmoid(a[h]!);
+    for (let b = 0; b < B!; b++) {
+      for (let t = 0; t < T!; t++) {
+        const o = ((b * T! + t) * H! + h) * D!;
+        const prev = o - H! * D!;
+        for (let d = 0; d < D!; d++) y[o + d] = s * k[o + d]! + (t > 0 ? (1 - s) * k[prev + d]! : 0);
+      }
+    }
+  }
+}
+
+/**
+ * The gradient of smearRows for dy [B, T, H, D]: dk[t] = s dy[t] + (1 - s) dy[t + 1], and
+ * da_h = s (1 - s) sum over b, t, d of dy[t] (k[t] - k[t - 1]). Overwrites dk and da. Pure.
+ */
+export function smearGradRows(k: ArrayLike<number>, a: ArrayLike<number>, dy: ArrayLike<number>, [B, T, H, D]: readonly number[], dk: Float32Array, da: Float32Array): void {
+  const step = H! * D!;
+  for (let h = 0; h < H!; h++) {
+    const s = sigmoid(a[h]!);
+    let ds = 0;
+    for (let b = 0; b < B!; b++) {
+      for (let t = 0; t < T!; t++) {
+        const o = ((b * T! + t) * H! + h) * D!;
+        for (let d = 0; d < D!; d++) {
+          dk[o + d] = s * dy[o + d]! + (t + 1 < T! ? (1 - s) * dy[o + step + d]! : 0);
+          ds += dy[o + d]! * (k[o + d]! - (t > 0 ? k[o - step + d]! : 0));
+        }
+      }
+    }
+    da[h] = ds * s * (1 - s);
+  }
+}
+
+type Info = tf.TensorInfo;
+
+/** Both kernels for one backend's memory (installFastKernels registers them for wasm and cpu). */
+export function smearKernels(io: KernelIo): [string, tf.KernelFunc][] {
+  const forward = (({ inputs: { k, a }, backend }: { inputs: Record<'k' | 'a', Info>; backend: unknown }) => {
+    const out = io.alloc(backend, k.shape.slice());
+    smearRows(io.view(backend, k), io.view(backend, a), k.shape, io.view(backend, out) as Float32Array);
+    return out;
+  }) as unknown as tf.KernelFunc;
+  const backward = (({ inputs: { k, a, dy }, backend }: { inputs: Record<'k' | 'a' | 'dy', Info>; backend: unknown }) => {
+    const outs = [io.alloc(backend, k.shape.slice()), io.alloc(backend, a.shape.slice())] as const;
+    const [dk, da] = outs.map((o) => io.view(backend, o) as Float32Array) as [Float32Array, Float32Array];
+    smearGradRows(io.view(backend, k), io.view(backend, a), io.view(backend, dy), k.shape, dk, da);
+    return [...outs];
+  }) as unknown as tf.KernelFunc;
+  return [
+    [SMEAR, forward],
+    [SMEAR_GRAD, backward],
+  ];
+}
+
+tf.registerGradient({
+  kernelName: SMEAR,
+  inputsToSave: ['k', 'a'],
+  gradFunc: (dy, saved) => {
+    const [k, a] = saved as [tf.Tensor, tf.Tensor];
+    const [dk, da] = tf.engine().runKernel(SMEAR_GRAD, { k, a, dy: (Array.isArray(dy) ? dy[0] : dy) as tf.Tensor }) as tf.Tensor[];
+    return { k: () => dk!, a: () => da! };
+  },
+});
+
+/** Whether the fused kernels are registered for the active backend. */
+export function fusedSmearAvailable(): boolean {
+  return tf.getKernel(SMEAR, tf.getBackend()) !== undefined;
+}
+
+/** Smeared keys of k [B, T, H, D] with per-head logits a [H] (see smearRows). Needs fusedSmearAvailable(). */
+export function fusedSmearKeys(k: tf.Tensor4D, a: tf.Tensor): tf.Tensor4D {
+  return tf.engine().runKernel(SMEAR, { k, a }) as tf.Tensor4D;
+}
