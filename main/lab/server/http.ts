@@ -220,10 +220,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     send(res, 200, readFileSync(file), CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', headers);
   }
 
-  /** The request's URL, or null when its request line does not parse (a 400, never a crash). */
+  /**
+   * The request's URL, or null when its request line does not parse (a 400, never a crash). Only a path
+   * (`/…`) or an absolute URL is a request target here: `*` and bare words would resolve to app routes.
+   */
   const parseUrl = (req: IncomingMessage): URL | null => {
+    const target = req.url ?? '/';
+    if (!target.startsWith('/') && !/^https?:\/\//i.test(target)) return null;
     try {
-      return new URL(req.url ?? '/', origin || `http://${HOST}`);
+      return new URL(target, origin || `http://${HOST}`);
     } catch {
       return null;
     }
