@@ -11,6 +11,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { EVENT_NAMES, type WireError } from '../contract';
 import type { LabCore } from '../core';
 import { errorMessage, LabError, type ErrorCode } from '../errors';
+import { CSP } from './csp';
+
+export { CSP };
 
 export interface ServerOptions {
   core: LabCore;
@@ -32,10 +35,6 @@ const COOKIE = 'sailor_token';
 const MAX_BODY = 1 << 20;
 const DRAIN_LIMIT = 64 << 20;
 
-/** The CSP of the app page; the renderer's index.html carries the same policy for the desktop app. */
-export const CSP =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
-  "font-src 'self'; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
