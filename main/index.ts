@@ -1,23 +1,23 @@
 // Electron main process: opens the lab core on the user's data directory, wires IPC, opens the window.
 import { app, BrowserWindow } from 'electron';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { LabCore } from './lab/core';
 import { registerIpc } from './desktop/ipc';
 import { applySecurityRules, secureWebPreferences } from './desktop/security';
+import { APP_INDEX_URL, isAppUrl as isAppOrDevUrl } from './desktop/app-protocol';
+import { registerAppScheme, serveApp } from './desktop/protocol';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const indexHtml = join(here, '../renderer/index.html');
-const indexUrl = pathToFileURL(indexHtml).href;
+const rendererDir = join(here, '../renderer');
 const devServer = process.env.ELECTRON_RENDERER_URL; // set by `electron-vite dev` only
+const isAppUrl = (url: string): boolean => isAppOrDevUrl(url, devServer);
 
-function isAppUrl(url: string): boolean {
-  const bare = url.split('#')[0]!.split('?')[0]!;
-  return bare === indexUrl || (devServer !== undefined && url.startsWith(devServer));
-}
+registerAppScheme(); // before ready, or the scheme gets no origin
 
 async function main(): Promise<void> {
   await app.whenReady();
+  serveApp(rendererDir);
   applySecurityRules(isAppUrl, devServer);
   const home = process.env.SAILOR_HOME || join(app.getPath('userData'), 'lab');
   const core = await LabCore.open({ home });
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     windows.add(win);
     win.on('closed', () => windows.delete(win));
     win.once('ready-to-show', () => win.show());
-    void (devServer ? win.loadURL(devServer) : win.loadFile(indexHtml));
+    void win.loadURL(devServer ?? APP_INDEX_URL);
   };
   createWindow();
   app.on('activate', () => {

@@ -13,6 +13,7 @@ import { readDataset } from './synth/dataset';
 import { buildIndex, type GraphIndex } from './graph';
 import { canonicalOrbits } from './synth/build';
 import { cycleEdges } from './graph/cycles';
+import { recordOf } from './util/own';
 
 const MAX_VIEW_EDGES = 50_000; // beyond this the explorer would not draw it usefully anyway
 
@@ -41,9 +42,9 @@ export class ArtefactReader {
     const artefact = this.find('comparisons', id);
     this.mtime(artefact);
     const file = readJsonFile(join(this.home, artefact.path)) as ComparisonFile;
-    const questionText: Record<string, string> = {};
     const datasetId = String(artefact.info.datasetId ?? '');
-    if (this.data().datasets.some((d) => d.id === datasetId)) for (const qa of this.dataset(datasetId).qas) questionText[qa.id] = qa.question;
+    const qas = this.data().datasets.some((d) => d.id === datasetId) ? this.dataset(datasetId).qas : [];
+    const questionText = recordOf(qas.map((qa) => [qa.id, qa.question] as const));
     return { artefact, ...file, questionText };
   }
 

@@ -14,6 +14,7 @@ import { evaluate, sampleFromTrajectory } from './agent/eval';
 import { evalFile } from './runs/layout';
 import { checkRlHeader, rlSetId, rlStepView, rolloutsFile, RL_SET } from './runs/rollouts';
 import type { RunConfig } from './contract/run-config';
+import { recordOf } from './util/own';
 
 const CACHED_SETS = 4;
 const TERMINATIONS: readonly Termination[] = ['answer', 'max_steps', 'max_tokens', 'format_error'];
@@ -217,11 +218,13 @@ export class TrajectoryReader {
 
   get(id: string): TrajSetView {
     const { artefact, set } = this.load(id);
-    const questions: Record<string, TrajQuestion> = {};
     const wanted = new Set(set.summaries.map((s) => s.qa_id));
-    for (const qa of this.qas(this.datasetId(artefact, set.header))) {
-      if (wanted.has(qa.id)) questions[qa.id] = { question: qa.question, answer: qa.answer, answer_id: qa.answer_id };
-    }
+    // Keyed by QA ids from a dataset file: recordOf keeps an id such as __proto__ an ordinary key.
+    const questions = recordOf<TrajQuestion>(
+      this.qas(this.datasetId(artefact, set.header))
+        .filter((qa) => wanted.has(qa.id))
+        .map((qa) => [qa.id, { question: qa.question, answer: qa.answer, answer_id: qa.answer_id }] as const),
+    );
     const stored = artefact.info.eval as TrajEval | undefined;
     // An RL step's header has no `n`: its groups' size is the k of pass@k.
     const groups = (set.header.plan as { groups?: Array<{ rewards?: unknown[] }> } | undefined)?.groups;

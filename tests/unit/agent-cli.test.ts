@@ -120,9 +120,18 @@ describe('QA dataset reader', () => {
   it('checks the header format, duplicate ids and filter ops', () => {
     const [a] = demoQAs();
     expect(() => readQaDataset(write('h.jsonl', [{ format: 'sailor.qa/9' }, a]))).toThrow(/:1: format: expected format "sailor.qa\/1"/);
-    expect(() => readQaDataset(write('dup.jsonl', [a, a]))).toThrow(/:2: id: duplicate QA id 'qa-demo-1'/);
+    const header = { format: 'sailor.qa/1' };
+    expect(() => readQaDataset(write('dup.jsonl', [header, a, a]))).toThrow(/:3: id: duplicate QA id 'qa-demo-1'/);
     const op = { ...a!, query: { ...a!.query, filters: [{ var: '?a', attr: 'name', op: 'like', value: 'F' }] } };
-    expect(() => readQaDataset(write('op.jsonl', [op]))).toThrow(/:1: query\.filters\[0\]\.op:/);
-    expect(readQaDataset(write('ok.jsonl', [a])).qas).toHaveLength(1); // the header line is optional
+    expect(() => readQaDataset(write('op.jsonl', [header, op]))).toThrow(/:2: query\.filters\[0\]\.op:/);
+    expect(readQaDataset(write('ok.jsonl', [header, a])).qas).toHaveLength(1);
+  });
+
+  it('refuses a dataset without its header line: exit 2 naming file and line', async () => {
+    const p = write('headless.jsonl', demoQAs());
+    expect(() => readQaDataset(p)).toThrow(`${p}:1: format: expected the header line`);
+    const r = await run('rollout', '--graph', graph, '--dataset', p, '--policy', 'oracle', '--out', join(dir, 'y.jsonl'));
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(`${p}:1: format: expected the header line {"format": "sailor.qa/1", …} first`);
   });
 });

@@ -35,6 +35,22 @@ describe('parseTurn', () => {
     expect(t.issues).toEqual([]);
   });
 
+  it('a tag inside the answer, the tool call or the thought breaks the format', () => {
+    const cases = [
+      `<think>x</think><answer>${SEARCH}</answer>`,
+      '<think>x</think><answer><think>y</think>Moscow</answer>',
+      `<think>I will write ${SEARCH} next</think><answer>Moscow</answer>`,
+      '<think>the <answer>Moscow</answer> it is</think><answer>Moscow</answer>',
+      '<think>x</think><tool_call>\n{"name": "search", "arguments": {"query": "<answer>"}}\n</tool_call>',
+    ];
+    for (const text of cases) {
+      const t = parseTurn(text);
+      expect(t.issues, text).toContain('nested_tags');
+      expect(t.formatValid, text).toBe(false);
+    }
+    expect(parseTurn('<think>I think 3 < 4 and a > b</think><answer>Moscow</answer>').formatValid).toBe(true);
+  });
+
   it('two tool calls in one turn: the first wins, the format is broken', () => {
     const t = parseTurn(`<think>x</think>${SEARCH}\n<tool_call>{"name": "visit", "arguments": {"url": ["sim://a"], "goal": "g"}}</tool_call>`);
     expect(t.kind).toBe('tool');
@@ -192,6 +208,26 @@ describe('runEpisode', () => {
     expect(t.limit).toBe('time');
     expect(t.termination).toBe('max_steps');
     expect(t.prediction).toBe('A');
+  });
+
+  it('a turn over the per-turn token cap is not run, says why, and keeps only its start', async () => {
+    const huge = `<think>${'word '.repeat(1_000_000)}</think><answer>A</answer>`; // 5 MB
+    const p = scripted([huge]);
+    const t = await runEpisode({ id: 't', qaId: 'q', question: 'Q', policy: p, tools, limits: { maxNewTokens: 512 } });
+    expect(t.termination).toBe('format_error');
+    expect(t.prediction).toBeNull();
+    const step = t.steps[0] as AgentStep;
+    expect(step.issues).toEqual(['too_long']);
+    expect(step.observation).toMatch(/The turn is \d+ tokens, over the limit of 512 tokens per turn; it was not run/);
+    expect(step.raw!.length).toBeLessThanOrEqual(512 * 4);
+    expect(t.tokens.generated).toBeLessThan(3 * 2048);
+  });
+
+  it('a search call over the query cap gets a clear observation', async () => {
+    const queries = JSON.stringify(Array.from({ length: 5000 }, (_, i) => `q${i}`));
+    const p = scripted([`<think>x</think><tool_call>{"name": "search", "arguments": {"query": ${queries}}}</tool_call>`, '<think>ok</think><answer>A</answer>']);
+    const t = await runEpisode({ id: 't', qaId: 'q', question: 'Q', policy: p, tools, limits: { maxNewTokens: 100_000 } });
+    expect(t.steps[0]!.observation).toBe('[search] Too many queries: got 5000, the limit is 5 per call.');
   });
 
   it('malformed turns get error observations; three in a row end with format_error', async () => {

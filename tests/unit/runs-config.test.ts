@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseRunConfig } from '../../main/lab/contract/run-config';
+import { MODEL_PRESETS, parseRunConfig, PRESET_WIDTHS } from '../../main/lab/contract/run-config';
+import { GPT_PRESETS } from '../../main/lab/model/gpt';
 import { freshModelConfig } from '../../main/lab/train/sft-job';
 
 const data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' };
@@ -31,7 +32,20 @@ describe('run config', () => {
     expect(wider).toMatchObject({ nLayer: 2, nEmbd: 128, nHead: 8, blockSize: 256, positions: 'rotary' });
     expect(freshModelConfig(parseRunConfig({ data }).model, 1024).positions).toBe('learned');
     expect(() => parseRunConfig({ data, model: { positions: 'absolute' } })).toThrow(/model\.positions/);
-    expect(() => freshModelConfig(parseRunConfig({ data, model: { nEmbd: 100, nHead: 8 } }).model, 1024)).toThrow(/nEmbd 100 is not divisible by nHead 8/);
+  });
+
+  it('refuses a width that does not split across the heads when the config is read, naming the field', () => {
+    expect(() => parseRunConfig({ data, model: { nEmbd: 100, nHead: 8 } })).toThrow(/model\.nEmbd: nEmbd 100 must be divisible by nHead 8/);
+    expect(() => parseRunConfig({ data, model: { nHead: 6 } })).toThrow(/model\.nHead: nEmbd 64 must be divisible by nHead 6/);
+    expect(() => parseRunConfig({ data, model: { preset: 'small', nEmbd: 512 } })).toThrow(/model\.nEmbd: nEmbd 512 must be divisible by nHead 6/);
+    expect(() => parseRunConfig({ data, model: { nEmbd: 100, positions: 'rotary' } })).toThrow(/model\.nEmbd: rotary positions need an even head size/);
+    expect(parseRunConfig({ data, model: { preset: 'small', nHead: 8 } }).model.nHead).toBe(8);
+  });
+
+  it('keeps the contract\'s preset widths equal to the model\'s presets', () => {
+    for (const preset of MODEL_PRESETS) {
+      expect(PRESET_WIDTHS[preset]).toEqual({ nEmbd: GPT_PRESETS[preset].nEmbd, nHead: GPT_PRESETS[preset].nHead });
+    }
   });
 
   it('refuses cross-field mistakes', () => {

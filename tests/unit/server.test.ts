@@ -140,6 +140,7 @@ describe('web mode server', () => {
       Buffer.concat([Buffer.from([0x81, 0xff, 0, 0, 0, 0, 0, 2, 0, 0, 1, 2, 3, 4]), Buffer.alloc(131072)]), // 128 KiB text frame, over the 64 KiB limit
       Buffer.from([0x81, 0x02, 0x68, 0x69]), // unmasked client frame
       Buffer.from([0x83, 0x80, 1, 2, 3, 4]), // reserved opcode 3
+      maskedFrame(0x81, Buffer.from([0xc3, 0x28])), // text frame with invalid UTF-8
     ];
     for (const frame of frames) {
       const ws = new WebSocket(`ws://127.0.0.1:${server.port}/events?token=${server.token}`);
@@ -154,4 +155,49 @@ describe('web mode server', () => {
     }
     expect((await raw('/api/app.info', { method: 'POST', body: '{}', headers: auth() })).status).toBe(200);
   });
+
+  it('answers a body over the limit with 413, whether declared up front or found while reading', async () => {
+    const big = 'x'.repeat((1 << 20) + 10);
+    const streamed = await raw('/api/app.info', { method: 'POST', headers: auth(), body: `"${big}"` });
+    expect(streamed.status).toBe(413);
+    expect(JSON.parse(streamed.body).error.message).toContain('over 1048576 bytes');
+    const declared = await rawRequest(`POST /api/app.info HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\nContent-Length: 999999999\r\n\r\n{}`);
+    expect(declared).toMatch(/^HTTP\/1\.1 413/);
+    expect((await raw('/api/app.info', { method: 'POST', body: '{}', headers: auth() })).status).toBe(200);
+  });
+
+  it('refuses a request line that does not parse with any Host, before authentication', async () => {
+    expect(await rawRequest(`GET //[ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(await rawRequest(`GET //[ HTTP/1.1\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(await rawRequest(`GET //[ HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
+    expect(await rawRequest(`GET /%ff HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nCookie: sailor_token=${server.token}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
+    expect((await raw('/api/app.info', { method: 'POST', body: '{}', headers: auth() })).status).toBe(200);
+  });
+
+  it('treats prototype names as unknown methods and job kinds (400, not 500)', async () => {
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf']) {
+      const method = await raw(`/api/${name}`, { method: 'POST', headers: auth(), body: '{}' });
+      expect(method.status, name).toBe(400);
+      expect(JSON.parse(method.body).error.message).toContain('unknown method');
+      const job = await raw('/api/jobs.start', { method: 'POST', headers: auth(), body: JSON.stringify({ kind: name, params: {} }) });
+      expect(job.status, name).toBe(400);
+    }
+  });
 });
+
+/** Writes `text` on a fresh socket and returns everything the server sent until it closed (or 1 s passed). */
+function rawRequest(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connect(server.port, '127.0.0.1', () => sock.write(text));
+    let got = '';
+    sock.on('data', (c: Buffer) => (got += c.toString()));
+    sock.on('close', () => resolve(got));
+    sock.on('error', reject);
+    setTimeout(() => sock.destroy(), 1000);
+  });
+}
+
+/** A client frame (FIN set) with a zero mask, as the protocol requires of clients. */
+function maskedFrame(firstByte: number, payload: Buffer): Buffer {
+  return Buffer.concat([Buffer.from([firstByte, 0x80 | payload.length, 0, 0, 0, 0]), payload]);
+}

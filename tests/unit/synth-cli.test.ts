@@ -115,11 +115,14 @@ describe('sailor check', () => {
       ],
       [variant('op.jsonl', 4, (qa) => ({ ...qa, query: { ...(qa.query as object), filters: [{ var: '?a', attr: 'x', op: 'near', value: 1 }] } })), /op\.jsonl:4: query\.filters\[0\]\.op: expected one of eq, lt, gt, between, prefix, contains/],
       [variant('between.jsonl', 5, (qa) => ({ ...qa, query: { ...(qa.query as object), filters: [{ var: '?a', attr: 'x', op: 'between', value: [9, 1] }] } })), /between\.jsonl:5: query\.filters\[0\]\.value: expected lo <= hi, got \[9, 1\]/],
-      [variant('answer.jsonl', 6, (qa) => ({ ...qa, answer_id: undefined })), /answer\.jsonl:6: answer_id: expected a string, got undefined/],
+      [variant('answer.jsonl', 6, (qa) => ({ ...qa, answer_id: undefined })), /answer\.jsonl:6: answer_id: expected a string, got nothing \(the field is missing\)$/m],
       [variant('var.jsonl', 8, (qa) => ({ ...qa, query: { ...(qa.query as object), answer: 'a' } })), /var\.jsonl:8: query\.answer: expected a variable starting with '\?'/],
       [variant('header.jsonl', 1, () => ({ format: 'sailor.qa/0' })), /header\.jsonl:1: format: expected format "sailor\.qa\/1", got "sailor\.qa\/0"/],
       [variant('dup.jsonl', 3, (qa) => ({ ...qa, id: 'qa-000001' })), /dup\.jsonl:3: id: duplicate QA id 'qa-000001'/],
     ];
+    const headless = join(dir, 'headless.jsonl');
+    writeFileSync(headless, lines.slice(1).join('\n') + '\n');
+    cases.push([headless, /headless\.jsonl:1: format: expected the header line \{"format": "sailor\.qa\/1", …\} first/]);
     const broken = join(dir, 'broken.jsonl');
     writeFileSync(broken, [lines[0], lines[1], '{"id": ', lines[2]].join('\n') + '\n');
     cases.push([broken, /broken\.jsonl:3: not valid JSON/]);

@@ -126,6 +126,8 @@ export type FormatIssue =
   | 'unknown_tool'
   | 'bad_arguments'
   | 'multiple_actions'
+  | 'nested_tags'
+  | 'too_long'
   | 'hallucinated_observation';
 
 export type TurnKind = 'tool' | 'answer' | 'invalid' | 'empty';
@@ -145,6 +147,12 @@ export interface ParsedTurn {
 }
 
 const TOOL_RESPONSE_OPEN = '<tool_response>';
+const PROTOCOL_TAGS = ['<think>', '</think>', '<tool_call>', '</tool_call>', '<answer>', '</answer>'];
+
+/** A thought or an action body holding a protocol tag: `<answer><tool_call>…</tool_call></answer>` is not one action. */
+function holdsTag(segment: string): boolean {
+  return PROTOCOL_TAGS.some((tag) => segment.includes(tag));
+}
 
 function firstIndex(text: string, needles: string[], from = 0): { at: number; tag: string } | null {
   let best: { at: number; tag: string } | null = null;
@@ -221,6 +229,7 @@ export function parseTurn(output: string, tools: readonly ToolSpec[] = DEFAULT_T
   const after = closeAt >= 0 ? rest.slice(closeAt + closeTag.length) : '';
   if (firstIndex(after, ['<tool_call>', '<answer>'])) issues.push('multiple_actions');
   else if (after.trim() !== '') issues.push('text_outside_tags');
+  if (holdsTag(think) || holdsTag(body)) issues.push('nested_tags');
 
   const done = (p: Omit<ParsedTurn, 'formatValid' | 'issues' | 'text' | 'think'>): ParsedTurn => ({
     ...p,

@@ -11,6 +11,7 @@ import {
   DEFAULT_TOOLS,
   finalAnswerNotice,
   parseTurn,
+  type ParsedTurn,
   renderPrompt,
   renderStepParts,
   systemPrompt,
@@ -86,7 +87,25 @@ export function contextText(question: string, steps: readonly AgentStep[], tools
   return text;
 }
 
-function stepFromTurn(turn: ReturnType<typeof parseTurn>): AgentStep {
+/**
+ * A turn longer than the per-turn cap (a server that ignores max_tokens, a runaway sample) is not parsed or
+ * run: it becomes a format error that says why, and only its first part is kept on the trajectory.
+ * Counters give at least one character per token, so a turn of at most `cap` characters is never counted.
+ */
+export function parseCappedTurn(output: string, cap: number, count: TokenCounter, tools: readonly ToolSpec[]): ParsedTurn {
+  const tokens = output.length > cap ? count(output) : 0;
+  if (tokens <= cap) return parseTurn(output, tools);
+  return {
+    kind: 'invalid',
+    think: '',
+    error: `[format error] The turn is ${tokens} tokens, over the limit of ${cap} tokens per turn; it was not run. Write a short <think> and one action.`,
+    formatValid: false,
+    issues: ['too_long'],
+    text: output.slice(0, cap * 4),
+  };
+}
+
+function stepFromTurn(turn: ParsedTurn): AgentStep {
   const action: ToolAction = turn.action ?? { name: 'format_error', arguments: {} };
   const step: AgentStep = { think: turn.think, action };
   if (!turn.formatValid) {
@@ -145,7 +164,7 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
     limit = hitLimit();
     if (limit) break;
     const output = await generate();
-    const turn = parseTurn(output, tools);
+    const turn = parseCappedTurn(output, limits.maxNewTokens, count, tools);
     generated += count(turn.text);
     if (turn.kind === 'empty') {
       termination = 'format_error';
@@ -182,7 +201,7 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
       last.observation += `\n\n${notice}`;
       observed += count(notice);
       const output = await generate();
-      const turn = parseTurn(output, tools);
+      const turn = parseCappedTurn(output, limits.maxNewTokens, count, tools);
       generated += count(turn.text);
       if (turn.kind !== 'empty') steps.push(stepFromTurn(turn));
       if (turn.kind === 'answer') prediction = String(turn.action!.arguments.answer ?? '').trim();

@@ -292,7 +292,7 @@ export function getPath(value: unknown, path: string): unknown {
 
 /** Fills `{name}` placeholders with URL-encoded values. */
 export function fillTemplate(template: string, values: Record<string, string>): string {
-  return template.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? encodeURIComponent(values[k]!) : m));
+  return template.replace(/\{(\w+)\}/g, (m, k: string) => (Object.hasOwn(values, k) ? encodeURIComponent(values[k]!) : m));
 }
 
 async function httpText(source: string, url: string, init: RequestInit, signal: AbortSignal): Promise<string> {

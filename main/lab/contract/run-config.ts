@@ -10,6 +10,13 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 export const BACKEND_CHOICES = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
 export const MODEL_PRESETS = ['tiny', 'small', 'base'] as const;
 
+/** Each preset's width and heads (model/gpt.ts GPT_PRESETS has the whole shape; a test keeps the two equal). */
+export const PRESET_WIDTHS: Record<(typeof MODEL_PRESETS)[number], { nEmbd: number; nHead: number }> = {
+  tiny: { nEmbd: 64, nHead: 4 },
+  small: { nEmbd: 384, nHead: 6 },
+  base: { nEmbd: 768, nHead: 12 },
+};
+
 export const RL_ALGORITHMS = ['dupo', 'dapo', 'grpo'] as const;
 
 /**
@@ -79,6 +86,24 @@ export const rlConfigSchema = z
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
 
+/**
+ * The width must split evenly across the heads (and into pairs for rotary positions): caught here, with the
+ * field, rather than when the model is built at step 0. A field left out takes the preset's value.
+ */
+function checkHeads(m: { preset: (typeof MODEL_PRESETS)[number]; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' }, ctx: z.RefinementCtx): void {
+  const { nEmbd, nHead } = { ...PRESET_WIDTHS[m.preset], ...definedOnly({ nEmbd: m.nEmbd, nHead: m.nHead }) };
+  const path = [m.nEmbd !== undefined ? 'nEmbd' : 'nHead'];
+  if (nEmbd % nHead !== 0) {
+    ctx.addIssue({ code: 'custom', path, message: `nEmbd ${nEmbd} must be divisible by nHead ${nHead}` });
+  } else if (m.positions === 'rotary' && (nEmbd / nHead) % 2 !== 0) {
+    ctx.addIssue({ code: 'custom', path, message: `rotary positions need an even head size, got nEmbd / nHead = ${nEmbd / nHead}` });
+  }
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
 export const runConfigSchema = z
   .object({
     name: z.string().trim().min(1).max(80).optional(),
@@ -143,6 +168,7 @@ export const runConfigSchema = z
         distanceBias: z.boolean().optional(),
       })
       .strict()
+      .superRefine(checkHeads)
       .default({ preset: 'tiny' }),
     sft: z
       .object({

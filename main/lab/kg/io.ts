@@ -5,6 +5,7 @@
 import type { AttrValue, Graph, GraphEdge, GraphNode } from '../formats/index';
 import { GRAPH_FORMAT } from '../formats/index';
 import { Fields, describeValue } from '../util/fields';
+import { recordOf } from '../util/own';
 import { readJsonFile, writeJsonAtomic } from '../store/files';
 
 const SNAKE_CASE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
@@ -61,10 +62,9 @@ class Checker extends Fields {
       if (!Array.isArray(n.aliases)) throw this.fail(`${field}.aliases`, `expected an array of strings, got ${describe(n.aliases)}`);
       n.aliases.forEach((a, i) => aliases.push(this.str(a, `${field}.aliases[${i}]`, false)));
     }
-    const attrs: Record<string, AttrValue> = {};
-    if (n.attrs !== undefined) {
-      for (const [key, raw] of Object.entries(this.obj(n.attrs, `${field}.attrs`))) attrs[key] = this.attr(raw, `${field}.attrs.${key}`);
-    }
+    // recordOf: an attribute named __proto__ stays an attribute instead of replacing the object's prototype.
+    const attrs: Record<string, AttrValue> =
+      n.attrs === undefined ? {} : recordOf(Object.entries(this.obj(n.attrs, `${field}.attrs`)).map(([key, raw]) => [key, this.attr(raw, `${field}.attrs.${key}`)] as const));
     const meta = n.meta === undefined ? {} : this.obj(n.meta, `${field}.meta`);
     return { id, type, name, aliases, attrs, meta };
   }

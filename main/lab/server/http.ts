@@ -11,6 +11,9 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { EVENT_NAMES, type WireError } from '../contract';
 import type { LabCore } from '../core';
 import { errorMessage, LabError, type ErrorCode } from '../errors';
+import { CSP } from './csp';
+
+export { CSP };
 
 export interface ServerOptions {
   core: LabCore;
@@ -30,11 +33,8 @@ export interface RunningServer {
 export const HOST = '127.0.0.1';
 const COOKIE = 'sailor_token';
 const MAX_BODY = 1 << 20;
+const DRAIN_LIMIT = 64 << 20;
 
-/** The CSP of the app page; the renderer's index.html carries the same policy for the desktop app. */
-export const CSP =
-  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
-  "font-src 'self'; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -97,22 +97,47 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, JSON.stringify(value), 'application/json; charset=utf-8');
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** A request body, or `tooLarge` once it passes MAX_BODY (the rest is drained, never buffered). */
+type Body = { text: string } | { tooLarge: true };
+
+function readBody(req: IncomingMessage): Promise<Body> {
   return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > MAX_BODY) {
+      drain(req);
+      resolve({ tooLarge: true });
+      return;
+    }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > MAX_BODY) {
-        reject(new LabError('bad_request', `request body over ${MAX_BODY} bytes`));
-        req.destroy();
+      if (size <= MAX_BODY) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.off('data', onData);
+      chunks.length = 0;
+      drain(req);
+      resolve({ tooLarge: true });
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8') }));
     req.on('error', reject);
   });
+}
+
+/**
+ * Reads and drops the rest of an oversize body so the client, still sending, reads our 413 rather than a
+ * reset; a client that keeps sending past DRAIN_LIMIT is cut off.
+ */
+function drain(req: IncomingMessage): void {
+  let dropped = 0;
+  req.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DRAIN_LIMIT) req.socket.destroy();
+  });
+  req.resume();
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {
@@ -137,7 +162,14 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return;
     }
     try {
-      const text = await readBody(req);
+      const body = await readBody(req);
+      if ('tooLarge' in body) {
+        const error: WireError = { code: 'bad_request', message: `${method}: the request body is over ${MAX_BODY} bytes` };
+        res.setHeader('connection', 'close');
+        sendJson(res, 413, { ok: false, error });
+        return;
+      }
+      const text = body.text;
       let params: unknown = {};
       if (text.trim() !== '') {
         try {
@@ -187,10 +219,15 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     send(res, 200, readFileSync(file), CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', headers);
   }
 
-  /** The request's URL, or null when its request line does not parse (a 400, never a crash). */
+  /**
+   * The request's URL, or null when its request line does not parse (a 400, never a crash). Only a path
+   * (`/…`) or an absolute URL is a request target here: `*` and bare words would resolve to app routes.
+   */
   const parseUrl = (req: IncomingMessage): URL | null => {
+    const target = req.url ?? '/';
+    if (!target.startsWith('/') && !/^https?:\/\//i.test(target)) return null;
     try {
-      return new URL(req.url ?? '/', origin || `http://${HOST}`);
+      return new URL(target, origin || `http://${HOST}`);
     } catch {
       return null;
     }
@@ -223,7 +260,8 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       return;
     }
     if (url.pathname.startsWith('/api/')) {
-      void handleApi(req, res, url.pathname.slice('/api/'.length));
+      // handleApi answers its own errors; this catches one thrown while answering (the client gone, say).
+      handleApi(req, res, url.pathname.slice('/api/'.length)).catch(() => res.destroy());
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') {

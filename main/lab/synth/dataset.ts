@@ -97,14 +97,16 @@ export function readDataset(path: string): Dataset {
   if (tornTail) throw inputError(path, 'the last line is cut short (an interrupted write)');
   const first = records[0];
   if (!first) throw inputError(path, `empty file, expected a "${QA_FORMAT}" header line and QAs`);
-  // The header line is what FORMATS.md asks writers for; a file of bare QAs (hand-made, converted) is read too.
-  const hasHeader = isObj(first.value) && 'format' in first.value;
-  if (hasHeader && (first.value as { format: unknown }).format !== QA_FORMAT) {
-    throw inputError(path, `expected format "${QA_FORMAT}", got ${describe((first.value as { format: unknown }).format)}`, { line: first.line, field: 'format' });
+  // The header line says what the file is: without it a file of other JSON Lines would be read as QAs.
+  if (!isObj(first.value) || !Object.hasOwn(first.value, 'format')) {
+    throw inputError(path, `expected the header line {"format": "${QA_FORMAT}", …} first, got a line without "format"`, { line: first.line, field: 'format' });
   }
-  const header = (hasHeader ? first.value : { format: QA_FORMAT }) as QAHeader;
+  if (first.value.format !== QA_FORMAT) {
+    throw inputError(path, `expected format "${QA_FORMAT}", got ${describe(first.value.format)}`, { line: first.line, field: 'format' });
+  }
+  const header = first.value as unknown as QAHeader;
   const ids = new Set<string>();
-  const qas = records.slice(hasHeader ? 1 : 0).map(({ line, value }) => {
+  const qas = records.slice(1).map(({ line, value }) => {
     const qa = validateQa(value, path, line);
     if (ids.has(qa.id)) throw inputError(path, `duplicate QA id '${qa.id}'`, { line, field: 'id' });
     ids.add(qa.id);

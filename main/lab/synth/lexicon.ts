@@ -2,6 +2,8 @@
 // (`relation_name` -> "relation name"), with nicer wording for relations and attributes the bundled
 // knowledge base is known to use. Pure functions: the templates and obfuscations build on these.
 
+import { ownValue } from '../util/own';
+
 export function words(label: string): string {
   return label.replace(/_+/g, ' ').trim();
 }
@@ -37,11 +39,11 @@ const ATTR_WORDS: Record<string, string> = {
 const UNIT_SUFFIX = /_(km2|km|m|usd|percent|pct|minutes|min|kg|g|deg|ft)$/;
 
 export function attrWords(attr: string): string {
-  return ATTR_WORDS[attr] ?? words(attr.replace(UNIT_SUFFIX, ''));
+  return ownValue(ATTR_WORDS, attr) ?? words(attr.replace(UNIT_SUFFIX, ''));
 }
 
 export function typeNoun(type: string): string {
-  return TYPE_NOUNS[type] ?? words(type);
+  return ownValue(TYPE_NOUNS, type) ?? words(type);
 }
 
 export function capitalise(text: string): string {
@@ -181,7 +183,7 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
 
 /** Relation phrasing: a known one, else derived from the label's words. */
 export function relPhrase(rel: string): RelPhrase {
-  const known = KNOWN_RELS[rel];
+  const known = ownValue(KNOWN_RELS, rel);
   if (known) return known;
   const ws = rel.split('_').filter(Boolean);
   if (ws.length === 0) return nounRel('link');
@@ -234,13 +236,13 @@ const DATE_VERBS: Record<string, string> = {
 
 /** Relative clause for a date attribute: `when` is "in the early 1990s", "between 1988 and 1995", … */
 export function dateClause(attr: string, when: string): string {
-  const verb = DATE_VERBS[attr];
+  const verb = ownValue(DATE_VERBS, attr);
   return verb ? `that ${verb} ${when}` : `whose ${attrWords(attr)} falls ${when}`;
 }
 
 /** A noun phrase for an event of a date attribute of a named entity: "the founding of X". */
 export function dateEvent(attr: string, name: string): string {
-  const verb = DATE_VERBS[attr];
+  const verb = ownValue(DATE_VERBS, attr);
   if (verb) {
     const map: Record<string, string> = {
       'was founded': 'the founding of',
@@ -256,7 +258,7 @@ export function dateEvent(attr: string, name: string): string {
       'was completed': 'the completion of',
       'was withdrawn': 'the withdrawal of',
     };
-    const ev = map[verb];
+    const ev = ownValue(map, verb);
     if (ev) return `${ev} ${name}`;
   }
   return `the ${attrWords(attr)} of ${name}`;
@@ -294,7 +296,7 @@ export function unitText(unit: string | undefined): string {
     deg: 'degrees',
     years: 'years',
   };
-  return map[unit] ?? words(unit);
+  return ownValue(map, unit) ?? words(unit);
 }
 
 const ORDINAL_WORDS = ['zeroth', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];

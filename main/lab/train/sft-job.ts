@@ -269,7 +269,7 @@ export function rftExpert(config: RunConfig, graph: Pick<Graph, 'nodes'>): Polic
   return resolvePolicy('oracle', {
     anchorName: (id) => names.get(id),
     expert: { compact: style !== 'full' },
-    reconstructor: RFT_THOUGHTS[style],
+    reconstructor: RFT_THOUGHTS[style], // style is one of the schema's enum values, never a free name
   });
 }
 

@@ -10,6 +10,7 @@ export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== nu
 /** A short description of a value for error messages. */
 export function describeValue(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'nothing (the field is missing)';
   if (Array.isArray(value)) return 'an array';
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === 'object') return 'an object';
