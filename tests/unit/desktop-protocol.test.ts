@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { FuseV1Options, FuseVersion } from '@electron/fuses';
 import { APP_INDEX_URL, isAppUrl, mimeType, resolveAppPath } from '../../main/desktop/app-protocol';
-import { FUSE_CONFIG, packagedBinary } from '../../scripts/fuses';
+import { FUSE_CONFIG, packagedBinary } from '../../main/desktop/fuses';
 
 const root = join('/opt', 'sailor', 'renderer');
 
