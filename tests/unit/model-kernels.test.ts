@@ -238,7 +238,7 @@ describe('slices on the wasm heap', () => {
     expect(Array.from(whole)).toEqual([4, 5, 6, 7, 16, 17, 18, 19]);
   });
 
-  it('slice, split and gather equal the stock kernels', async () => {
+  it('slice, split, gather, transpose and sum equal the stock kernels', async () => {
     await selectBackend({ only: ['wasm'] });
     const x = tf.randomNormal([3, 5, 6, 4], 0, 1, 'float32', 8);
     const idx = tf.tensor1d([2, 0, 2, 1], 'int32');
@@ -256,10 +256,19 @@ describe('slices on the wasm heap', () => {
         tf.transpose(tf.randomNormal([300, 301], 0, 1, 'float32', 3)), // large and odd: blocked JavaScript
         tf.transpose(x, [2, 0, 1, 3]), // not the last two axes: the stock kernel
       ].map((t) => t.dataSync() as Float32Array));
+    // Sums add in another order: equal up to rounding.
+    const sums = (): Float32Array[] =>
+      tf.tidy(() => [
+        tf.sum(tf.randomNormal([7, 5, 12], 0, 1, 'float32', 9), [0, 1]), // column sums: SIMD, 35 rows (four at a time, then three)
+        tf.sum(x, [0, 1, 2]), // four columns
+        tf.sum(tf.reshape(x, [45, 8]).slice([0, 0], [45, 7]), 0), // seven columns: JavaScript
+      ].map((t) => t.dataSync() as Float32Array));
     restoreStockKernels();
     const reference = ops();
+    const referenceSums = sums();
     installFastKernels();
     ops().forEach((got, i) => expect(got).toEqual(reference[i]));
+    sums().forEach((got, i) => expect(maxRelDiff(referenceSums[i]!, got)).toBeLessThan(1e-6));
     tf.dispose([x, idx]);
   });
 });

@@ -110,7 +110,9 @@ function sumWasm(args: { inputs: { x: TensorInfo }; attrs: { axis: number | numb
   const out = args.backend.makeOutput(args.attrs.keepDims ? [...axes.map(() => 1), ...rest] : rest, 'float32');
   const o = args.backend.typedArrayFromHeap(out) as Float32Array;
   o.fill(0);
-  columnSums(args.backend.typedArrayFromHeap(x), rows, sizeOf(rest), o);
+  const inner = sizeOf(rest);
+  if (simd && inner % 4 === 0) simd.columnSums(args.backend.dataIdMap.get(x.dataId)!.memoryOffset, rows, inner, args.backend.dataIdMap.get(out.dataId)!.memoryOffset);
+  else columnSums(args.backend.typedArrayFromHeap(x), rows, inner, o);
   return out;
 }
 
@@ -301,7 +303,13 @@ interface WasmApi {
 }
 
 /** simd.wat instantiated on the wasm backend's own memory, or undefined where that memory is not reachable. */
-type SimdExports = SimdRows & SimdGelu & SimdAttention & SimdLayerNorm & { transpose(src: number, dst: number, R: number, C: number): void };
+type SimdExports = SimdRows &
+  SimdGelu &
+  SimdAttention &
+  SimdLayerNorm & {
+    columnSums(x: number, rows: number, inner: number, out: number): void;
+    transpose(src: number, dst: number, R: number, C: number): void;
+  };
 
 function simdRows(): SimdExports | undefined {
   const wa = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;

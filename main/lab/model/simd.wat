@@ -551,4 +551,30 @@
         (br $next)))
       (local.set $r (i32.add (local.get $r) (i32.const 1)))
       (br $rLoop))))
+
+  ;; out[0 .. inner) += sum over rows of x[r][0 .. inner), inner a multiple of 4 (a bias gradient: a sum over
+  ;; the leading axes). Four rows at a time, so each output lane is loaded and stored once per four rows.
+  (func (export "columnSums") (param $x i32) (param $rows i32) (param $inner i32) (param $out i32)
+    (local $r i32) (local $c i32) (local $rowBytes i32) (local $p i32) (local $o i32) (local $r4 i32)
+    (local.set $rowBytes (i32.shl (local.get $inner) (i32.const 2)))
+    (local.set $r4 (i32.and (local.get $rows) (i32.const -4)))
+    (block $rDone (loop $rLoop
+      (br_if $rDone (i32.ge_u (local.get $r) (local.get $rows)))
+      (local.set $p (i32.add (local.get $x) (i32.mul (local.get $r) (local.get $rowBytes))))
+      (local.set $c (i32.const 0))
+      (block $cDone (loop $cLoop
+        (br_if $cDone (i32.ge_u (local.get $c) (local.get $rowBytes)))
+        (local.set $o (i32.add (local.get $out) (local.get $c)))
+        (v128.store (local.get $o) (f32x4.add (v128.load (local.get $o))
+          (if (result v128) (i32.lt_u (local.get $r) (local.get $r4))
+            (then (f32x4.add
+              (f32x4.add (v128.load (i32.add (local.get $p) (local.get $c)))
+                (v128.load (i32.add (i32.add (local.get $p) (local.get $rowBytes)) (local.get $c))))
+              (f32x4.add (v128.load (i32.add (i32.add (local.get $p) (i32.shl (local.get $rowBytes) (i32.const 1))) (local.get $c)))
+                (v128.load (i32.add (i32.add (local.get $p) (i32.mul (local.get $rowBytes) (i32.const 3))) (local.get $c))))))
+            (else (v128.load (i32.add (local.get $p) (local.get $c)))))))
+        (local.set $c (i32.add (local.get $c) (i32.const 16)))
+        (br $cLoop)))
+      (local.set $r (i32.add (local.get $r) (select (i32.const 4) (i32.const 1) (i32.lt_u (local.get $r) (local.get $r4)))))
+      (br $rLoop))))
 )
