@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readJsonl, writeJsonAtomic } from '../../main/lab/store/files';
 import { openJsonlAppender } from '../../main/lab/store/jsonl';
-import { openStoreDb, STORE_VERSION } from '../../main/lab/store/db';
+import { openStoreDb, STORE_VERSION, type StoreDb } from '../../main/lab/store/db';
+import { tryLock } from '../../main/lab/store/lockfile';
 import { LabError } from '../../main/lab/errors';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'sailor-store-'));
@@ -82,9 +83,36 @@ describe('store metadata (db.json)', () => {
     const home = tmp();
     const db = await openStoreDb(home);
     expect(db.data.version).toBe(STORE_VERSION);
-    db.data.graphs.push({ id: 'g1', name: 'g', path: 'graphs/g.json', createdAt: 'now', info: {} });
-    await db.write();
+    await db.update((data) => void data.graphs.push({ id: 'g1', name: 'g', path: 'graphs/g.json', createdAt: 'now', info: {} }));
     expect((await openStoreDb(home)).data.graphs).toHaveLength(1);
+  });
+
+  it('two handles on one store (as two processes) both keep every record they add, interleaved', async () => {
+    const home = tmp();
+    const [a, b] = [await openStoreDb(home), await openStoreDb(home)];
+    const add = (db: StoreDb, id: string) => db.update((data) => void data.graphs.push({ id, name: id, path: `graphs/${id}.json`, createdAt: 'now', info: {} }));
+    await Promise.all([...Array(20).keys()].map((i) => add(i % 2 ? a : b, `g${i}`)));
+    const ids = (await openStoreDb(home)).data.graphs.map((g) => g.id).sort();
+    expect(ids).toEqual([...Array(20).keys()].map((i) => `g${i}`).sort());
+    expect(a.data.graphs).toHaveLength(20); // a sees what b wrote without reopening
+    expect(readdirSync(home).sort()).toEqual(['db.json']); // lock released, no temporary files
+  });
+
+  it('takes over a lock left by a killed process, and waits for a live one', async () => {
+    const home = tmp();
+    const db = await openStoreDb(home);
+    writeFileSync(db.lockFile, JSON.stringify({ pid: 2 ** 22 + 4321, procStart: null, since: new Date().toISOString() }));
+    await db.update((data) => void data.projects.push({ id: 'p', name: 'p', path: 'p', createdAt: 'now', info: {} }));
+    expect(db.data.projects).toHaveLength(1);
+    const held = tryLock(db.lockFile);
+    if (!held.acquired) throw new Error('lock not free');
+    let done = false;
+    const pending = db.update(() => (done = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(done).toBe(false);
+    held.release();
+    await pending;
+    expect(done).toBe(true);
   });
 
   it('refuses a corrupt file with a clear error and leaves it byte for byte', async () => {

@@ -78,8 +78,7 @@ export class RunsService {
     mkdirSync(runDir(this.home, id), { recursive: true });
     writeJsonAtomic(runFile(this.home, id), { format: RUN_FORMAT, id, name, config, createdAt }, true);
     const artefact: ArtefactRecord = { id, name, path: join('runs', id), createdAt, info: { config, jobIds: [] } satisfies RunInfo };
-    this.db.data.runs.push(artefact);
-    await this.db.write();
+    await this.db.update((data) => void data.runs.push(artefact));
     return this.launch(artefact, false);
   }
 
@@ -100,9 +99,12 @@ export class RunsService {
 
   private async launch(artefact: ArtefactRecord, resume: boolean): Promise<RunSummary> {
     const job = await this.jobs.start('train', { runId: artefact.id, resume });
-    (artefact.info as RunInfo).jobIds.push(job.id);
-    await this.db.write();
-    return this.summary(artefact, job);
+    const updated = await this.db.update((data) => {
+      const run = data.runs.find((r) => r.id === artefact.id);
+      (run?.info as RunInfo | undefined)?.jobIds.push(job.id);
+      return run;
+    });
+    return this.summary(updated ?? artefact, job);
   }
 
   private summary(artefact: ArtefactRecord, known?: JobRecord): RunSummary {
