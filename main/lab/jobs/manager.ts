@@ -26,6 +26,11 @@ export function defaultWorkerEntry(): WorkerEntry {
 }
 
 type Listener = (job: JobRecord) => void;
+/**
+ * Reserves what a job of some kind needs to itself (a run's trainer) before it starts, or throws saying who
+ * holds it; returns the release, called when the job ends.
+ */
+export type JobClaim = (params: unknown, jobId: string) => Promise<() => void>;
 type EventListener = (name: string, payload: unknown, job: JobRecord) => void;
 
 const PERSIST_EVERY_MS = 1000; // progress reaches db.json at most once a second; status changes at once
@@ -39,12 +44,14 @@ interface Live {
   lastEmit: number;
   cancelTimer?: NodeJS.Timeout;
   cancelRequested: boolean;
+  release?: () => void;
 }
 
 export class JobManager {
   private readonly live = new Map<string, Live>();
   private readonly listeners = new Set<Listener>();
   private readonly eventListeners = new Set<EventListener>();
+  private readonly claims = new Map<string, JobClaim>();
   readonly session = randomUUID();
 
   constructor(
@@ -73,6 +80,11 @@ export class JobManager {
     if (!owner) return false;
     if (owner.session === this.session) return true;
     return isProcessAlive(owner);
+  }
+
+  /** Every job of `kind` passes `claim` first, whichever path starts it. */
+  setClaim(kind: string, claim: JobClaim): void {
+    this.claims.set(kind, claim);
   }
 
   onUpdate(listener: Listener): () => void {
@@ -123,7 +135,13 @@ export class JobManager {
       ...(spec.streams ? { stream: join(dirRel, 'stream.jsonl') } : {}),
       owner: { ...thisProcess(), session: this.session },
     };
-    await this.db.update((data) => void data.jobs.push(structuredClone(job)));
+    const release = await this.claims.get(kind)?.(parsed.data, id);
+    try {
+      await this.db.update((data) => void data.jobs.push(structuredClone(job)));
+    } catch (err) {
+      release?.();
+      throw err;
+    }
 
     const input: WorkerInput = {
       jobId: id,
@@ -134,7 +152,7 @@ export class JobManager {
       streams: spec.streams,
     };
     const worker = spawnWorker(this.entry.file, input);
-    const live: Live = { worker, job, lastPersist: 0, lastEmit: 0, cancelRequested: false };
+    const live: Live = { worker, job, lastPersist: 0, lastEmit: 0, cancelRequested: false, ...(release ? { release } : {}) };
     this.live.set(id, live);
     worker.on('message', (msg: FromWorker) => void this.onMessage(id, msg));
     worker.on('error', (err) => void this.finish(id, 'failed', { error: `worker crashed: ${err.message}` }));
@@ -236,6 +254,7 @@ export class JobManager {
     if (!live) return;
     this.live.delete(id);
     if (live.cancelTimer) clearTimeout(live.cancelTimer);
+    live.release?.();
     const job = endedJob(live.job, status, extra);
     live.job = job;
     await this.db.update((data) => {
