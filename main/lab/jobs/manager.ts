@@ -35,6 +35,7 @@ type EventListener = (name: string, payload: unknown, job: JobRecord) => void;
 
 const PERSIST_EVERY_MS = 1000; // progress reaches db.json at most once a second; status changes at once
 const EMIT_EVERY_MS = 100; // and reaches clients at most ten times a second
+const EXIT_GRACE_MS = 2000; // a worker still alive this long after its job ended is terminated
 
 interface Live {
   worker: Worker;
@@ -255,6 +256,7 @@ export class JobManager {
     this.live.delete(id);
     if (live.cancelTimer) clearTimeout(live.cancelTimer);
     live.release?.();
+    endWorker(live.worker);
     const job = endedJob(live.job, status, extra);
     live.job = job;
     await this.db.update((data) => {
@@ -270,6 +272,12 @@ export class JobManager {
     const record = publicRecord(job);
     for (const listener of this.listeners) listener(record);
   }
+}
+
+/** A finished job's worker exits by itself; one kept alive by a handle its job left open is terminated. */
+function endWorker(worker: Worker): void {
+  const timer = setTimeout(() => void worker.terminate(), EXIT_GRACE_MS);
+  worker.once('exit', () => clearTimeout(timer));
 }
 
 function endedJob(job: StoreJob, status: JobStatus, extra: { result?: unknown; error?: string }): StoreJob {
