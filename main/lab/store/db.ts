@@ -14,8 +14,8 @@ import type { ArtefactRecord, JobRecord } from '../contract';
 
 export type { ArtefactRecord };
 import { LabError } from '../errors';
-import { writeJsonAtomic } from './files';
-import { tryLock, type LockHolder, type ProcessIdentity } from './lockfile';
+import { removeAbandonedTemps, writeJsonAtomic } from './files';
+import { isProcessAlive, tryLock, type LockHolder, type ProcessIdentity } from './lockfile';
 
 export const STORE_FORMAT = 'sailor.store';
 export const STORE_VERSION = 1;
@@ -201,5 +201,6 @@ export class StoreDb {
 export async function openStoreDb(home: string): Promise<StoreDb> {
   const db = new StoreDb(join(home, 'db.json'));
   void db.data; // reads and checks it now: a corrupt store is refused at open
+  removeAbandonedTemps(home, (pid) => isProcessAlive({ pid }));
   return db;
 }
