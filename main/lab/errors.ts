@@ -29,8 +29,12 @@ export function inputError(file: string, message: string, where: { line?: number
   return new LabError('bad_input', `${loc}: ${field}${message}`, { file, ...where });
 }
 
+/**
+ * Errors the user can act on from the message alone (a bad call or file, something missing, stored data
+ * that cannot be read, such as a corrupt db.json): the CLI exits 2 and prints the message, no stack.
+ */
 export function isUserError(err: unknown): boolean {
-  return err instanceof LabError && (err.code === 'bad_request' || err.code === 'bad_input' || err.code === 'not_found');
+  return err instanceof LabError && (['bad_request', 'bad_input', 'not_found', 'corrupt', 'unsupported'] as ErrorCode[]).includes(err.code);
 }
 
 export function errorMessage(err: unknown): string {

@@ -4,7 +4,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ArtefactRecord, RlStepView, TrajDetail, TrajEval, TrajQuestion, TrajSetView, TrajSummary } from './contract';
-import { TRAJ_FORMAT, type QA, type Termination, type Trajectory } from './formats';
+import { TERMINATIONS, TRAJ_FORMAT, type QA, type Trajectory } from './formats';
 import { LabError, inputError } from './errors';
 import type { StoreData } from './store/db';
 import { readJsonl } from './store/files';
@@ -17,7 +17,6 @@ import type { RunConfig } from './contract/run-config';
 import { recordOf } from './util/own';
 
 const CACHED_SETS = 4;
-const TERMINATIONS: readonly Termination[] = ['answer', 'max_steps', 'max_tokens', 'format_error'];
 
 interface ParsedSet {
   header: Record<string, unknown>;

@@ -275,10 +275,27 @@ describe('runEpisode', () => {
     expect(formatScore(t)).toBe(0);
   });
 
-  it('a policy that throws ends the episode with the error kept', async () => {
+  it('a policy that throws ends the episode as policy_error, never as the model\'s format error', async () => {
     const p: Policy = { name: 'boom', generate: async () => { throw new Error('model down'); } };
     const t = await runEpisode({ id: 't', qaId: 'q', question: 'Q', policy: p, tools });
-    expect(t.termination).toBe('format_error');
+    expect(t.termination).toBe('policy_error');
     expect(t.error).toBe('model down');
+    let turns = 0;
+    const midway: Policy = {
+      name: 'midway',
+      generate: async () => {
+        if (turns++ === 0) return '<think>x</think><tool_call>{"name": "search", "arguments": {"query": ["Moscow"]}}</tool_call>';
+        throw new Error('connection refused');
+      },
+    };
+    const m = await runEpisode({ id: 't', qaId: 'q', question: 'Q', policy: midway, tools });
+    expect([m.termination, m.tool_calls, m.error]).toEqual(['policy_error', 1, 'connection refused']);
+  });
+
+  it('a tool layer that throws ends the episode as tool_error', async () => {
+    const broken = { specs: tools.specs, execute: async () => { throw new Error('search backend unreachable'); } };
+    const p = scripted(['<think>x</think><tool_call>{"name": "search", "arguments": {"query": ["Moscow"]}}</tool_call>']);
+    const t = await runEpisode({ id: 't', qaId: 'q', question: 'Q', policy: p, tools: broken });
+    expect([t.termination, t.error]).toEqual(['tool_error', 'search backend unreachable']);
   });
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runCli } from '../../main/lab/cli/index';
 import type { CliCommand, CliIO } from '../../main/lab/cli/command';
 import { optInt, reqString } from '../../main/lab/cli/command';
@@ -81,5 +84,23 @@ describe('sailor CLI dispatcher', () => {
     expect(report.backend.attempts).toHaveLength(4);
     expect(typeof report.electron.detail).toBe('string');
     expect(report.data_dir.length).toBeGreaterThan(0);
+  });
+
+  it('exits 2 with a message naming the file, not a stack trace, for a corrupt db.json or a missing data file', () => {
+    const home = mkdtempSync(join(tmpdir(), 'sailor-cli-'));
+    const run = (args: string[]) => spawnSync(process.execPath, ['bin/sailor.mjs', ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, SAILOR_HOME: home } });
+    writeFileSync(join(home, 'db.json'), '{"format": "sailor.store", "version": 1, "runs": [');
+    const corrupt = run(['train', '--resume', 'some-run']);
+    expect(corrupt.status).toBe(2);
+    expect(corrupt.stderr).toContain(`${join(home, 'db.json')}: not valid JSON`);
+    expect(corrupt.stderr).not.toMatch(/\n\s+at /);
+
+    rmSync(join(home, 'db.json'));
+    const config = join(home, 'run.json');
+    writeFileSync(config, JSON.stringify({ data: { graphFile: 'missing-graph.json', datasetFile: 'missing.jsonl' } }));
+    const missing = run(['train', '--config', config]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain(`${config}: data.graphFile: ${join(home, 'missing-graph.json')}: no such file`);
+    expect(missing.stderr).not.toMatch(/\n\s+at /);
   });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { LabCore } from '../../main/lab/core';
 import type { DatasetView, JobRecord, JobStatus } from '../../main/lab/contract';
 import { LabError } from '../../main/lab/errors';
+import { thisProcess } from '../../main/lab/store/lockfile';
 
 const cores: LabCore[] = [];
 async function openCore(home = mkdtempSync(join(tmpdir(), 'sailor-jobs-'))): Promise<LabCore> {
@@ -93,7 +94,7 @@ describe('jobs', () => {
 
   it('jobs left running by a dead process are marked interrupted on the next start', async () => {
     const core = await openCore();
-    core.db.data.jobs.push({
+    await core.db.update((data) => data.jobs.push({
       id: 'old-1',
       kind: 'demo',
       title: 'Demo job',
@@ -102,12 +103,24 @@ describe('jobs', () => {
       progress: { fraction: 0.4, message: 'record 4 of 10' },
       createdAt: '2026-01-01T00:00:00.000Z',
       owner: { pid: 2 ** 22 + 12345, session: 'gone' }, // no such process
-    });
-    await core.db.write();
+    }));
     const next = await openCore(core.home);
     const job = next.jobs.get('old-1');
     expect(job.status).toBe('interrupted');
     expect(job.progress.fraction).toBe(0.4);
+  });
+
+  it('a job of another process that still runs is left running; a reused pid does not count as its owner', async () => {
+    const core = await openCore();
+    const base = { kind: 'demo', title: 'Demo job', params: {}, status: 'running' as const, progress: { fraction: 0.1, message: '' }, createdAt: '2026-01-01T00:00:00.000Z' };
+    const me = thisProcess();
+    await core.db.update((data) => {
+      data.jobs.push({ ...base, id: 'other-live', owner: { ...me, session: 'another process' } });
+      data.jobs.push({ ...base, id: 'reused-pid', owner: { pid: me.pid, procStart: '1', session: 'long gone' } });
+    });
+    const next = await openCore(core.home);
+    expect(next.jobs.get('other-live').status).toBe('running');
+    expect(next.jobs.get('reused-pid').status).toBe(me.procStart === null ? 'running' : 'interrupted');
   });
 });
 

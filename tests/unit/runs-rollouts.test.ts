@@ -116,12 +116,13 @@ describe('through the lab core', () => {
     writeDataset(join(coreHome, 'datasets', 'd-demo.jsonl'), { graph: 'g-demo' }, demoQAs());
     writeDataset(join(coreHome, 'datasets', 'd-held.jsonl'), { graph: 'g-demo' }, demoQAs().slice(0, 1));
     const now = new Date().toISOString();
-    core.db.data.graphs.push({ id: 'g-demo', name: 'demo graph', path: join('graphs', 'g-demo.json'), createdAt: now, info: {} });
-    core.db.data.datasets.push({ id: 'd-demo', name: 'demo', path: join('datasets', 'd-demo.jsonl'), createdAt: now, info: { graphId: 'g-demo' } });
-    core.db.data.datasets.push({ id: 'd-held', name: 'held', path: join('datasets', 'd-held.jsonl'), createdAt: now, info: { graphId: 'g-demo' } });
     const config = parseRunConfig({ data: { graphId: 'g-demo', datasetId: 'd-demo', heldOutDatasetId: 'd-held' } });
-    core.db.data.runs.push({ id: RUN, name: 'rl demo', path: join('runs', RUN), createdAt: now, info: { config, jobIds: [] } });
-    await core.db.write();
+    await core.db.update((data) => {
+      data.graphs.push({ id: 'g-demo', name: 'demo graph', path: join('graphs', 'g-demo.json'), createdAt: now, info: {} });
+      data.datasets.push({ id: 'd-demo', name: 'demo', path: join('datasets', 'd-demo.jsonl'), createdAt: now, info: { graphId: 'g-demo' } });
+      data.datasets.push({ id: 'd-held', name: 'held', path: join('datasets', 'd-held.jsonl'), createdAt: now, info: { graphId: 'g-demo' } });
+      data.runs.push({ id: RUN, name: 'rl demo', path: join('runs', RUN), createdAt: now, info: { config, jobIds: [] } });
+    });
     for (const step of [12, 11]) {
       writeRlStep(
         rolloutsFile(coreHome, RUN, step),

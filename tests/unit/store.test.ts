@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { readJsonl, writeJsonAtomic } from '../../main/lab/store/files';
+import { dirname, join } from 'node:path';
+import { isAbandonedTemp, readJsonl, TEMP_MAX_AGE_MS, tempWriterPid, writeJsonAtomic } from '../../main/lab/store/files';
 import { openJsonlAppender } from '../../main/lab/store/jsonl';
-import { openStoreDb, STORE_VERSION } from '../../main/lab/store/db';
+import { openStoreDb, STORE_VERSION, type StoreDb } from '../../main/lab/store/db';
+import { tryLock } from '../../main/lab/store/lockfile';
 import { LabError } from '../../main/lab/errors';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'sailor-store-'));
@@ -82,9 +83,36 @@ describe('store metadata (db.json)', () => {
     const home = tmp();
     const db = await openStoreDb(home);
     expect(db.data.version).toBe(STORE_VERSION);
-    db.data.graphs.push({ id: 'g1', name: 'g', path: 'graphs/g.json', createdAt: 'now', info: {} });
-    await db.write();
+    await db.update((data) => void data.graphs.push({ id: 'g1', name: 'g', path: 'graphs/g.json', createdAt: 'now', info: {} }));
     expect((await openStoreDb(home)).data.graphs).toHaveLength(1);
+  });
+
+  it('two handles on one store (as two processes) both keep every record they add, interleaved', async () => {
+    const home = tmp();
+    const [a, b] = [await openStoreDb(home), await openStoreDb(home)];
+    const add = (db: StoreDb, id: string) => db.update((data) => void data.graphs.push({ id, name: id, path: `graphs/${id}.json`, createdAt: 'now', info: {} }));
+    await Promise.all([...Array(20).keys()].map((i) => add(i % 2 ? a : b, `g${i}`)));
+    const ids = (await openStoreDb(home)).data.graphs.map((g) => g.id).sort();
+    expect(ids).toEqual([...Array(20).keys()].map((i) => `g${i}`).sort());
+    expect(a.data.graphs).toHaveLength(20); // a sees what b wrote without reopening
+    expect(readdirSync(home).sort()).toEqual(['db.json']); // lock released, no temporary files
+  });
+
+  it('takes over a lock left by a killed process, and waits for a live one', async () => {
+    const home = tmp();
+    const db = await openStoreDb(home);
+    writeFileSync(db.lockFile, JSON.stringify({ pid: 2 ** 22 + 4321, procStart: null, since: new Date().toISOString() }));
+    await db.update((data) => void data.projects.push({ id: 'p', name: 'p', path: 'p', createdAt: 'now', info: {} }));
+    expect(db.data.projects).toHaveLength(1);
+    const held = tryLock(db.lockFile);
+    if (!held.acquired) throw new Error('lock not free');
+    let done = false;
+    const pending = db.update(() => (done = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(done).toBe(false);
+    held.release();
+    await pending;
+    expect(done).toBe(true);
   });
 
   it('refuses a corrupt file with a clear error and leaves it byte for byte', async () => {
@@ -140,3 +168,48 @@ describe('temporary names', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
+
+describe('temporary files left by a kill', () => {
+  it('are removed when the store opens; a live writer\'s in another process stays, and so does anything else', async () => {
+    const home = tmp();
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    const deadPid = Number(dead.stdout);
+    const live = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    await new Promise((r) => live.once('spawn', r));
+    try {
+      mkdirSync(join(home, 'cache'));
+      mkdirSync(join(home, 'runs', 'r1', 'checkpoints', `.step-00000010.tmp-${deadPid}-0`), { recursive: true });
+      const files = {
+        killed: join(home, 'cache', `.kb-0123456789ab.json.${deadPid}.0.1a2b3c4d.0.tmp`),
+        killedOldStyle: join(home, `.db.json.${deadPid}.3.tmp`),
+        liveWriter: join(home, 'graphs', `.g.json.${live.pid}.0.5e6f7a8b.2.tmp`),
+        notTemp: join(home, 'graphs', '.notes.tmp'),
+        data: join(home, 'graphs', 'g.json'),
+      };
+      for (const f of Object.values(files)) {
+        mkdirSync(dirname(f), { recursive: true });
+        writeFileSync(f, 'x');
+      }
+      await openStoreDb(home);
+      expect(existsSync(files.killed)).toBe(false);
+      expect(existsSync(files.killedOldStyle)).toBe(false);
+      expect(readdirSync(join(home, 'runs', 'r1', 'checkpoints'))).toEqual([]);
+      expect(existsSync(files.liveWriter)).toBe(true);
+      expect(existsSync(files.notTemp)).toBe(true);
+      expect(existsSync(files.data)).toBe(true);
+    } finally {
+      live.kill('SIGKILL');
+    }
+  });
+
+  it('are abandoned once their writer is gone or they are older than any write takes', () => {
+    const alive = (pid: number): boolean => pid === 7;
+    expect(tempWriterPid('.db.json.7.0.a1b2c3d4.12.tmp')).toBe(7);
+    expect(tempWriterPid('.step-00000500.tmp-7-3')).toBe(7);
+    expect(tempWriterPid('db.json')).toBeNull();
+    expect(isAbandonedTemp(7, 1000, alive)).toBe(false);
+    expect(isAbandonedTemp(8, 1000, alive)).toBe(true);
+    expect(isAbandonedTemp(7, TEMP_MAX_AGE_MS + 1, alive)).toBe(true);
+  });
+});
+

@@ -43,8 +43,7 @@ async function rejection(p: Promise<unknown>): Promise<LabError> {
 
 /** Registers a file already in the data directory, as a finished job would. */
 async function register(collection: 'graphs' | 'datasets' | 'trajectories', artefact: Omit<ArtefactRecord, 'createdAt'>): Promise<void> {
-  core.db.data[collection].push({ ...artefact, createdAt: new Date().toISOString() });
-  await core.db.write();
+  await core.db.update((data) => void data[collection].push({ ...artefact, createdAt: new Date().toISOString() }));
 }
 
 beforeAll(async () => {

@@ -15,6 +15,8 @@ export interface PolicyFactory {
   forQA(qa: QA, sample: number, rng: Rng): Policy;
   /** When set, the episode's thoughts are rewritten after the fact (reasoning reconstruction). */
   reconstruct?: Reconstructor;
+  /** Loads what the policy needs (a checkpoint's weights) before any episode; rejects when it cannot. */
+  ready?: () => Promise<void>;
 }
 
 export interface PolicyContext {

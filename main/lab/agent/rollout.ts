@@ -1,6 +1,7 @@
 // Rollouts over a dataset: n attempts per QA with a seeded rng per (seed, QA, attempt), reasoning
 // reconstruction for expert trajectories, and the reward. Used by the CLI, RFT, eval and the bench.
-import type { QA, Trajectory } from '../formats/index';
+import { isInfrastructureFailure, type QA, type Trajectory } from '../formats/index';
+import { errorMessage, LabError } from '../errors';
 import { createRng, seedFrom } from '../util/rng';
 import { reconstructTrajectory } from './expert';
 import type { PolicyFactory } from './policies';
@@ -24,6 +25,44 @@ export function generatedTokens(steps: readonly AgentStep[], count: TokenCounter
     const p = renderStepParts(s);
     return sum + count(p.think + p.action);
   }, 0);
+}
+
+/** Loads the policy before any episode: one that cannot load fails the command, rather than every episode. */
+export async function preparePolicy(factory: PolicyFactory): Promise<void> {
+  try {
+    await factory.ready?.();
+  } catch (err) {
+    throw new LabError('internal', `policy ${factory.spec} could not be loaded: ${errorMessage(err)}`);
+  }
+}
+
+export interface InfrastructureReport {
+  /** Episodes that ended in policy_error or tool_error. */
+  failed: number;
+  total: number;
+  byTermination: Record<string, number>;
+  firstError: string | null;
+}
+
+export function infrastructureReport(trajs: readonly Trajectory[]): InfrastructureReport {
+  const failed = trajs.filter((t) => isInfrastructureFailure(t.termination));
+  const byTermination: Record<string, number> = {};
+  for (const t of failed) byTermination[t.termination] = (byTermination[t.termination] ?? 0) + 1;
+  const firstError = failed.find((t) => typeof t.error === 'string')?.error;
+  return { failed: failed.length, total: trajs.length, byTermination, firstError: typeof firstError === 'string' ? firstError : null };
+}
+
+/**
+ * Throws when every episode failed on the infrastructure: their scores would say nothing about the model
+ * (pass@1 = 0 from a server that is down). Returns the report otherwise, for a warning when some did.
+ */
+export function requireSomeModelEpisodes(trajs: readonly Trajectory[], spec: string): InfrastructureReport {
+  const report = infrastructureReport(trajs);
+  if (report.total > 0 && report.failed === report.total) {
+    const kinds = Object.entries(report.byTermination).map(([k, n]) => `${k} ${n}`).join(', ');
+    throw new LabError('internal', `policy ${spec}: every episode (${report.total}) failed on the infrastructure, not the model (${kinds})${report.firstError ? `; first error: ${report.firstError}` : ''}`);
+  }
+  return report;
 }
 
 /** One attempt at one QA, scored. */

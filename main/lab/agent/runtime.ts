@@ -34,7 +34,10 @@ export interface Policy {
   generate(context: string, opts: GenerateOptions): Promise<string>;
 }
 
-/** The tools an episode can call. `execute` must not throw; errors are observations. */
+/**
+ * The tools an episode can call. `execute` should not throw: a failed search or page is an observation the
+ * model reads. One that throws anyway ends the episode as `tool_error` (the infrastructure failed).
+ */
 export interface Toolset {
   specs: readonly ToolSpec[];
   execute(action: ToolAction): Promise<string>;
@@ -130,11 +133,12 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
   let prediction: string | null = null;
   let termination: Termination | null = null;
   let limit: LimitKind | null = null;
-  let policyError: string | null = null;
+  let infraError: string | null = null;
   const promptTokens = count(renderPrompt(input.question, tools));
   const system = systemPrompt(tools);
 
-  const generate = async (): Promise<string> => {
+  /** The policy's next turn; null when the policy itself failed (the episode ends as policy_error). */
+  const generate = async (): Promise<string | null> => {
     const context = contextText(input.question, steps, tools);
     try {
       return await input.policy.generate(context, {
@@ -145,10 +149,10 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
         turns: { system, question: input.question, steps },
       });
     } catch (err) {
-      // A policy that fails (network, model error) yields an empty turn: the episode ends as format_error
-      // and the reason is kept on the trajectory rather than lost in an exception.
-      policyError = errorMessage(err);
-      return '';
+      // A policy that fails (a checkpoint that does not load, a server that is down) is no turn of the
+      // model's: the reason is kept on the trajectory rather than lost in an exception.
+      infraError = errorMessage(err);
+      return null;
     }
   };
 
@@ -164,6 +168,10 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
     limit = hitLimit();
     if (limit) break;
     const output = await generate();
+    if (output === null) {
+      termination = 'policy_error';
+      break;
+    }
     const turn = parseCappedTurn(output, limits.maxNewTokens, count, tools);
     generated += count(turn.text);
     if (turn.kind === 'empty') {
@@ -187,7 +195,13 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
     }
     formatErrors = 0;
     toolCalls++;
-    step.observation = await input.tools.execute(turn.action!);
+    try {
+      step.observation = await input.tools.execute(turn.action!);
+    } catch (err) {
+      infraError = errorMessage(err);
+      termination = 'tool_error';
+      break;
+    }
     observed += count(renderObservation(step.observation));
   }
 
@@ -201,10 +215,13 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
       last.observation += `\n\n${notice}`;
       observed += count(notice);
       const output = await generate();
-      const turn = parseCappedTurn(output, limits.maxNewTokens, count, tools);
-      generated += count(turn.text);
-      if (turn.kind !== 'empty') steps.push(stepFromTurn(turn));
-      if (turn.kind === 'answer') prediction = String(turn.action!.arguments.answer ?? '').trim();
+      if (output === null) termination = 'policy_error';
+      else {
+        const turn = parseCappedTurn(output, limits.maxNewTokens, count, tools);
+        generated += count(turn.text);
+        if (turn.kind !== 'empty') steps.push(stepFromTurn(turn));
+        if (turn.kind === 'answer') prediction = String(turn.action!.arguments.answer ?? '').trim();
+      }
     }
   }
 
@@ -222,7 +239,7 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
     elapsed_ms: now() - start,
   };
   if (limit) traj.limit = limit;
-  if (policyError) traj.error = policyError;
+  if (infraError) traj.error = infraError;
   return traj;
 }
 

@@ -91,7 +91,9 @@ export async function runCli(argv: string[], io: CliIO = processIO, commands: Cl
       io.err(`sailor ${cmd.path.join(' ')}: ${errorMessage(err)}\n`);
       return 2;
     }
-    io.err(`sailor ${cmd.path.join(' ')}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    // Our own errors carry a message meant for the user; only an unexpected exception needs its stack.
+    const text = err instanceof LabError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+    io.err(`sailor ${cmd.path.join(' ')}: ${text}\n`);
     return 1;
   }
 }

@@ -97,7 +97,20 @@ export interface QAHeader {
 
 // ---------- sailor.traj/1 ----------
 
-export type Termination = 'answer' | 'max_steps' | 'max_tokens' | 'format_error';
+/**
+ * How an episode ended. `policy_error` and `tool_error` are failures of the infrastructure (a policy that
+ * could not load or answer, an LLM server that is down, a tool layer that threw), not of the model: they
+ * are never counted as its format errors, and the trajectory's `error` field says what failed.
+ */
+export type Termination = 'answer' | 'max_steps' | 'max_tokens' | 'format_error' | 'policy_error' | 'tool_error';
+
+export const TERMINATIONS: readonly Termination[] = ['answer', 'max_steps', 'max_tokens', 'format_error', 'policy_error', 'tool_error'];
+
+const INFRASTRUCTURE_FAILURES: ReadonlySet<Termination> = new Set(['policy_error', 'tool_error']);
+
+export function isInfrastructureFailure(termination: Termination): boolean {
+  return INFRASTRUCTURE_FAILURES.has(termination);
+}
 
 export interface ToolAction {
   name: string; // search | visit | answer | …

@@ -6,9 +6,10 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnWorker } from '../util/worker-spawn';
-import type { JobProgress, JobRecord, StreamPage } from '../contract';
+import type { JobProgress, JobRecord, JobStatus, StreamPage } from '../contract';
 import { LabError } from '../errors';
-import type { ArtefactRecord, StoreDb } from '../store/db';
+import type { ArtefactRecord, JobOwner, StoreData, StoreDb, StoreJob } from '../store/db';
+import { isProcessAlive, thisProcess } from '../store/lockfile';
 import { readJsonl } from '../store/files';
 import { jobSpecs, type ArtefactCollection } from './specs';
 import type { FromWorker, WorkerInput } from './protocol';
@@ -25,23 +26,33 @@ export function defaultWorkerEntry(): WorkerEntry {
 }
 
 type Listener = (job: JobRecord) => void;
+/**
+ * Reserves what a job of some kind needs to itself (a run's trainer) before it starts, or throws saying who
+ * holds it; returns the release, called when the job ends.
+ */
+export type JobClaim = (params: unknown, jobId: string) => Promise<() => void>;
 type EventListener = (name: string, payload: unknown, job: JobRecord) => void;
 
 const PERSIST_EVERY_MS = 1000; // progress reaches db.json at most once a second; status changes at once
 const EMIT_EVERY_MS = 100; // and reaches clients at most ten times a second
+const EXIT_GRACE_MS = 2000; // a worker still alive this long after its job ended is terminated
 
 interface Live {
   worker: Worker;
+  /** The job as this process knows it: progress runs ahead of db.json, which gets it once a second. */
+  job: StoreJob;
   lastPersist: number;
   lastEmit: number;
   cancelTimer?: NodeJS.Timeout;
   cancelRequested: boolean;
+  release?: () => void;
 }
 
 export class JobManager {
   private readonly live = new Map<string, Live>();
   private readonly listeners = new Set<Listener>();
   private readonly eventListeners = new Set<EventListener>();
+  private readonly claims = new Map<string, JobClaim>();
   readonly session = randomUUID();
 
   constructor(
@@ -52,17 +63,29 @@ export class JobManager {
 
   /** Marks jobs left running by a process that is gone as interrupted. Call once at start. */
   async recoverInterrupted(): Promise<number> {
-    let count = 0;
-    for (const job of this.db.data.jobs) {
-      if (job.status !== 'running' && job.status !== 'queued') continue;
-      if (job.owner && job.owner.session !== this.session && isAlive(job.owner.pid)) continue;
-      job.status = 'interrupted';
-      job.endedAt = new Date().toISOString();
-      job.error = 'the process running this job stopped before it finished';
-      count++;
-    }
-    if (count > 0) await this.db.write();
-    return count;
+    const orphaned = (job: StoreJob): boolean => (job.status === 'running' || job.status === 'queued') && !this.ownerRuns(job.owner);
+    if (!this.db.data.jobs.some(orphaned)) return 0;
+    return this.db.update((data) => {
+      const jobs = data.jobs.filter(orphaned);
+      for (const job of jobs) {
+        job.status = 'interrupted';
+        job.endedAt = new Date().toISOString();
+        job.error = 'the process running this job stopped before it finished';
+      }
+      return jobs.length;
+    });
+  }
+
+  /** Whether the process that owns a job still runs it (jobs of older stores have no owner: theirs is gone). */
+  private ownerRuns(owner: JobOwner | undefined): boolean {
+    if (!owner) return false;
+    if (owner.session === this.session) return true;
+    return isProcessAlive(owner);
+  }
+
+  /** Every job of `kind` passes `claim` first, whichever path starts it. */
+  setClaim(kind: string, claim: JobClaim): void {
+    this.claims.set(kind, claim);
   }
 
   onUpdate(listener: Listener): () => void {
@@ -77,7 +100,7 @@ export class JobManager {
   }
 
   list(): JobRecord[] {
-    return this.db.data.jobs.map(publicRecord).reverse();
+    return this.db.data.jobs.map((job) => publicRecord(this.live.get(job.id)?.job ?? job)).reverse();
   }
 
   get(id: string): JobRecord {
@@ -111,10 +134,15 @@ export class JobManager {
       createdAt: now,
       startedAt: now,
       ...(spec.streams ? { stream: join(dirRel, 'stream.jsonl') } : {}),
-      owner: { pid: process.pid, session: this.session },
+      owner: { ...thisProcess(), session: this.session },
     };
-    this.db.data.jobs.push(job);
-    await this.db.write();
+    const release = await this.claims.get(kind)?.(parsed.data, id);
+    try {
+      await this.db.update((data) => void data.jobs.push(structuredClone(job)));
+    } catch (err) {
+      release?.();
+      throw err;
+    }
 
     const input: WorkerInput = {
       jobId: id,
@@ -125,14 +153,13 @@ export class JobManager {
       streams: spec.streams,
     };
     const worker = spawnWorker(this.entry.file, input);
-    const live: Live = { worker, lastPersist: 0, lastEmit: 0, cancelRequested: false };
+    const live: Live = { worker, job, lastPersist: 0, lastEmit: 0, cancelRequested: false, ...(release ? { release } : {}) };
     this.live.set(id, live);
     worker.on('message', (msg: FromWorker) => void this.onMessage(id, msg));
     worker.on('error', (err) => void this.finish(id, 'failed', { error: `worker crashed: ${err.message}` }));
     worker.on('exit', (code) => {
       // A worker that exits without a result (terminated, or crashed natively) still ends its job.
-      const current = this.db.data.jobs.find((j) => j.id === id);
-      if (current && current.status === 'running') {
+      if (this.live.get(id) === live) {
         const status = live.cancelRequested ? 'cancelled' : 'failed';
         void this.finish(id, status, status === 'failed' ? { error: `worker exited with code ${code}` } : {});
       }
@@ -144,7 +171,7 @@ export class JobManager {
   async cancel(id: string): Promise<JobRecord> {
     const job = this.find(id);
     const live = this.live.get(id);
-    if (!live || job.status !== 'running') return publicRecord(job);
+    if (!live) return publicRecord(job);
     live.cancelRequested = true;
     live.worker.postMessage({ type: 'cancel' });
     // Jobs check for cancellation between steps; one that does not answer in time is terminated.
@@ -175,15 +202,17 @@ export class JobManager {
   }
 
   private find(id: string): StoreJob {
+    const live = this.live.get(id);
+    if (live) return live.job;
     const job = this.db.data.jobs.find((j) => j.id === id);
     if (!job) throw new LabError('not_found', `no job with id '${id}'`);
     return job;
   }
 
   private async onMessage(id: string, msg: FromWorker): Promise<void> {
-    const job = this.db.data.jobs.find((j) => j.id === id);
     const live = this.live.get(id);
-    if (!job || !live || job.status !== 'running') return;
+    if (!live) return;
+    const { job } = live;
     switch (msg.type) {
       case 'progress': {
         job.progress = clampProgress(msg.progress);
@@ -194,7 +223,11 @@ export class JobManager {
         }
         if (now - live.lastPersist >= PERSIST_EVERY_MS) {
           live.lastPersist = now;
-          await this.db.write();
+          const progress = job.progress;
+          await this.db.update((data) => {
+            const stored = data.jobs.find((j) => j.id === id);
+            if (stored?.status === 'running') stored.progress = progress;
+          });
         }
         break;
       }
@@ -216,37 +249,23 @@ export class JobManager {
     }
   }
 
+  /** Ends a live job once (a result and the worker's exit both come here); the record and what it made are stored together. */
   private async finish(id: string, status: 'succeeded' | 'failed' | 'cancelled' | 'interrupted', extra: { result?: unknown; error?: string }): Promise<void> {
-    const job = this.db.data.jobs.find((j) => j.id === id);
-    if (!job || job.status !== 'running') return;
-    job.status = status;
-    job.endedAt = new Date().toISOString();
-    if (status === 'succeeded') job.progress = { ...job.progress, fraction: 1, message: 'done' };
-    if (status === 'cancelled') job.progress = { ...job.progress, message: 'cancelled' };
-    if (extra.result !== undefined) job.result = extra.result;
-    if (extra.error !== undefined) job.error = extra.error;
-    if (status === 'succeeded') this.register(job);
     const live = this.live.get(id);
-    if (live?.cancelTimer) clearTimeout(live.cancelTimer);
+    if (!live) return;
     this.live.delete(id);
-    await this.db.write();
+    if (live.cancelTimer) clearTimeout(live.cancelTimer);
+    live.release?.();
+    endWorker(live.worker);
+    const job = endedJob(live.job, status, extra);
+    live.job = job;
+    await this.db.update((data) => {
+      const at = data.jobs.findIndex((j) => j.id === id);
+      if (at >= 0) data.jobs[at] = structuredClone(job);
+      else data.jobs.push(structuredClone(job));
+      if (status === 'succeeded') registerArtefacts(data, job);
+    });
     this.emit(job);
-  }
-
-  /**
-   * Records what a finished job made in the store: `result.artefact` in the collection its spec names,
-   * and `result.also` (e.g. a comparison's per-checkpoint trajectory sets) in theirs.
-   */
-  private register(job: StoreJob): void {
-    const result = job.result as { artefact?: ArtefactRecord; also?: Array<{ collection: ArtefactCollection; artefact: ArtefactRecord }> } | undefined;
-    const collection = Object.hasOwn(jobSpecs, job.kind) ? jobSpecs[job.kind]?.registers : undefined;
-    const items = [...(result?.also ?? []), ...(collection && result?.artefact ? [{ collection, artefact: result.artefact }] : [])];
-    for (const { collection: c, artefact } of items) {
-      const list = this.db.data[c];
-      const at = list.findIndex((a) => a.id === artefact.id);
-      if (at >= 0) list[at] = artefact;
-      else list.push(artefact);
-    }
   }
 
   private emit(job: StoreJob): void {
@@ -255,7 +274,36 @@ export class JobManager {
   }
 }
 
-type StoreJob = JobRecord & { owner?: { pid: number; session: string } };
+/** A finished job's worker exits by itself; one kept alive by a handle its job left open is terminated. */
+function endWorker(worker: Worker): void {
+  const timer = setTimeout(() => void worker.terminate(), EXIT_GRACE_MS);
+  worker.once('exit', () => clearTimeout(timer));
+}
+
+function endedJob(job: StoreJob, status: JobStatus, extra: { result?: unknown; error?: string }): StoreJob {
+  const ended: StoreJob = { ...job, status, endedAt: new Date().toISOString() };
+  if (status === 'succeeded') ended.progress = { ...job.progress, fraction: 1, message: 'done' };
+  if (status === 'cancelled') ended.progress = { ...job.progress, message: 'cancelled' };
+  if (extra.result !== undefined) ended.result = extra.result;
+  if (extra.error !== undefined) ended.error = extra.error;
+  return ended;
+}
+
+/**
+ * Records what a finished job made in the store: `result.artefact` in the collection its spec names,
+ * and `result.also` (e.g. a comparison's per-checkpoint trajectory sets) in theirs.
+ */
+function registerArtefacts(data: StoreData, job: StoreJob): void {
+  const result = job.result as { artefact?: ArtefactRecord; also?: Array<{ collection: ArtefactCollection; artefact: ArtefactRecord }> } | undefined;
+  const collection = Object.hasOwn(jobSpecs, job.kind) ? jobSpecs[job.kind]?.registers : undefined;
+  const items = [...(result?.also ?? []), ...(collection && result?.artefact ? [{ collection, artefact: result.artefact }] : [])];
+  for (const { collection: c, artefact } of items) {
+    const list = data[c];
+    const at = list.findIndex((a) => a.id === artefact.id);
+    if (at >= 0) list[at] = artefact;
+    else list.push(artefact);
+  }
+}
 
 function publicRecord(job: StoreJob): JobRecord {
   const { owner: _owner, ...rest } = job;
@@ -265,13 +313,4 @@ function publicRecord(job: StoreJob): JobRecord {
 function clampProgress(p: JobProgress): JobProgress {
   const fraction = Number.isFinite(p.fraction) ? Math.min(1, Math.max(0, p.fraction)) : 0;
   return { ...p, fraction, message: String(p.message ?? '').slice(0, 500) };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -13,7 +13,7 @@ import { readQaDataset } from '../agent/data';
 import { simToolset } from '../agent/env';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
 import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../agent/policies';
-import { rolloutOne, type RolloutOptions } from '../agent/rollout';
+import { preparePolicy, requireSomeModelEpisodes, rolloutOne, type RolloutOptions } from '../agent/rollout';
 import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
 import { rolloutParams, type RolloutParams } from './specs';
 import { throwIfCancelled, yieldToEvents, type JobContext } from './context';
@@ -106,6 +106,7 @@ export async function rollOutSet(
   const factory = policyFactory(p, web, maxToolCalls);
   const tools = simToolset(web);
   const qas: QA[] = p.limit ? allQas.slice(0, p.limit) : allQas;
+  await preparePolicy(factory);
   const opts: RolloutOptions = { n: p.n, seed: p.rng, reward: { mode: p.reward }, limits: { maxToolCalls } };
 
   const total = qas.length * p.n;
@@ -123,6 +124,7 @@ export async function rollOutSet(
     await yieldToEvents(); // let a cancel message in between questions
   }
 
+  requireSomeModelEpisodes(trajs, factory.spec);
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);
   const rel = join('trajectories', `${id}.jsonl`);
   progress(0.98, `writing ${rel}`);

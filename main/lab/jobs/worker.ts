@@ -7,7 +7,7 @@ import { CancelledError, type JobContext } from './context';
 import type { FromWorker, ToWorker, WorkerInput } from './protocol';
 import { threadChannel } from '../util/worker-spawn';
 
-const { init: input, send, onMessage } = threadChannel<WorkerInput, ToWorker, FromWorker>('jobs/worker');
+const { init: input, send, onMessage, done } = threadChannel<WorkerInput, ToWorker, FromWorker>('jobs/worker');
 
 const abort = new AbortController();
 onMessage((msg) => {
@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     send({ type: 'error', message: err instanceof Error ? err.message : String(err), cancelled });
   } finally {
     stream?.close();
+    done(); // the thread ends here; the manager terminates one that a job's leftover handle keeps alive
   }
 }
 

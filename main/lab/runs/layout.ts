@@ -15,6 +15,8 @@ export const RUN_FORMAT = 'sailor.run/1';
 
 export const runDir = (home: string, runId: string): string => join(home, 'runs', runId);
 export const runFile = (home: string, runId: string): string => join(runDir(home, runId), 'run.json');
+/** Held by the one trainer of a run while it runs (store/lockfile.ts). */
+export const trainerLockFile = (home: string, runId: string): string => join(runDir(home, runId), 'trainer.lock');
 export const metricsFile = (home: string, runId: string): string => join(runDir(home, runId), 'metrics.jsonl');
 export const dataDir = (home: string, runId: string): string => join(runDir(home, runId), 'data');
 

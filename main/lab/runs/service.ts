@@ -13,7 +13,9 @@ import type { JobManager } from '../jobs/manager';
 import { defaultRunName, parseRunConfig, type RunConfig } from '../contract/run-config';
 import { readMetrics, summarise } from './metrics';
 import { resolveCheckpoint } from '../train/checkpoints';
-import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, rolloutSteps, RUN_FORMAT, runDir, runFile } from './layout';
+import { tryLock } from '../store/lockfile';
+import type { TrainParams } from '../jobs/specs';
+import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
 
 const STATUS_OF_JOB: Record<JobStatus, RunStatus> = {
   queued: 'running',
@@ -37,7 +39,9 @@ export class RunsService {
     private readonly home: string,
     private readonly db: StoreDb,
     private readonly jobs: JobManager,
-  ) {}
+  ) {
+    jobs.setClaim('train', (params, jobId) => this.claimTrainer((params as TrainParams).runId, jobId));
+  }
 
   list(): RunSummary[] {
     return [...this.db.data.runs].reverse().map((a) => this.summary(a));
@@ -78,8 +82,7 @@ export class RunsService {
     mkdirSync(runDir(this.home, id), { recursive: true });
     writeJsonAtomic(runFile(this.home, id), { format: RUN_FORMAT, id, name, config, createdAt }, true);
     const artefact: ArtefactRecord = { id, name, path: join('runs', id), createdAt, info: { config, jobIds: [] } satisfies RunInfo };
-    this.db.data.runs.push(artefact);
-    await this.db.write();
+    await this.db.update((data) => void data.runs.push(artefact));
     return this.launch(artefact, false);
   }
 
@@ -100,9 +103,31 @@ export class RunsService {
 
   private async launch(artefact: ArtefactRecord, resume: boolean): Promise<RunSummary> {
     const job = await this.jobs.start('train', { runId: artefact.id, resume });
-    (artefact.info as RunInfo).jobIds.push(job.id);
-    await this.db.write();
-    return this.summary(artefact, job);
+    return this.summary(this.find(artefact.id), job);
+  }
+
+  /**
+   * One trainer per run, whichever path starts it (runs.start/resume, jobs.start, the CLI) and in whichever
+   * process: the trainer holds runs/<id>/trainer.lock while it runs. The job joins the run's job list here.
+   */
+  private async claimTrainer(runId: string, jobId: string): Promise<() => void> {
+    this.find(runId);
+    mkdirSync(runDir(this.home, runId), { recursive: true });
+    const lock = tryLock(trainerLockFile(this.home, runId), { note: jobId });
+    if (!lock.acquired) {
+      const by = lock.holder ? ` by process ${lock.holder.pid}${lock.holder.note ? ` (job ${lock.holder.note})` : ''} since ${lock.holder.since}` : '';
+      throw new LabError('conflict', `run ${runId} is already being trained${by}; wait for it to end or cancel it`);
+    }
+    try {
+      await this.db.update((data) => {
+        const run = data.runs.find((r) => r.id === runId);
+        (run?.info as RunInfo | undefined)?.jobIds.push(jobId);
+      });
+    } catch (err) {
+      lock.release();
+      throw err;
+    }
+    return lock.release;
   }
 
   private summary(artefact: ArtefactRecord, known?: JobRecord): RunSummary {

@@ -1,7 +1,7 @@
 // File primitives with crash safety. Every whole-file write goes to a temporary file in the same
 // directory, is flushed, then renamed over the target: a reader sees the old or the new file, never half.
 // JSON Lines streams are append-only; a line torn by a crash is detected on read and skipped.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
@@ -15,6 +15,57 @@ let tmpCounter = 0;
  */
 export function tempName(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${threadId}.${randomBytes(4).toString('hex')}.${tmpCounter++}.tmp`);
+}
+
+/** Temporary files (`.<file>.<pid>[.<thread>.<random>].<n>.tmp`) and checkpoint staging folders (`.<dir>.tmp-<pid>-<n>`, `.old-`). */
+const TEMP_NAMES = [/^\..+\.(\d+)\.(?:\d+\.[0-9a-f]{8}\.)?\d+\.tmp$/, /^\..+\.(?:tmp|old)-(\d+)-\d+$/];
+
+/** A writer takes seconds; a temporary file this old is abandoned even if its pid now belongs to a live process. */
+export const TEMP_MAX_AGE_MS = 10 * 60_000;
+
+/** The pid that wrote a temporary file or folder, from its name; null for any other name. */
+export function tempWriterPid(name: string): number | null {
+  for (const pattern of TEMP_NAMES) {
+    const m = pattern.exec(name);
+    if (m) return Number(m[1]);
+  }
+  return null;
+}
+
+/** Abandoned: its writer is gone (killed mid-write), or it is older than any write takes. */
+export function isAbandonedTemp(writerPid: number, ageMs: number, writerAlive: (pid: number) => boolean): boolean {
+  return ageMs > TEMP_MAX_AGE_MS || !writerAlive(writerPid);
+}
+
+/**
+ * Removes temporary files and folders left by killed writers under `root` (folders `depth` levels down,
+ * links not followed). A live writer's temporary file, in this or another process, stays. Returns what went.
+ */
+export function removeAbandonedTemps(root: string, writerAlive: (pid: number) => boolean, depth = 4, now = Date.now()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const path = join(root, name);
+    let info;
+    try {
+      info = lstatSync(path);
+    } catch {
+      continue; // gone in between
+    }
+    const pid = tempWriterPid(name);
+    if (pid !== null && (info.isFile() || info.isDirectory()) && isAbandonedTemp(pid, now - info.mtimeMs, writerAlive)) {
+      rmSync(path, { recursive: true, force: true });
+      removed.push(path);
+    } else if (info.isDirectory() && depth > 0) {
+      removed.push(...removeAbandonedTemps(path, writerAlive, depth - 1, now));
+    }
+  }
+  return removed;
 }
 
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {

@@ -21,7 +21,11 @@ export async function importArtefact(db: StoreDb, home: string, kind: 'graphs' |
   const rel = join(kind, `${id}${kind === 'graphs' ? '.json' : '.jsonl'}`);
   writeFileAtomic(join(home, rel), bytes);
   const artefact: ArtefactRecord = { id, name: basename(file), path: rel, createdAt: new Date().toISOString(), info: { ...info, ...extra, importedFrom: file } };
-  db.data[kind].push(artefact);
-  await db.write();
-  return artefact;
+  // Another process may have imported the same content since: the first record stays.
+  return db.update((data) => {
+    const already = data[kind].find((a) => a.id === id);
+    if (already) return already;
+    data[kind].push(artefact);
+    return artefact;
+  });
 }

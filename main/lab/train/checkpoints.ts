@@ -10,7 +10,8 @@ import { registerPolicyKind, type PolicyFactory } from '../agent/policies';
 import type { Policy } from '../agent/runtime';
 import type { WebOptions } from '../agent/web';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
-import { checkpointDir, checkpointSteps, parseCheckpointRef, runFile } from '../runs/layout';
+import { checkpointDir, checkpointRef, checkpointSteps, parseCheckpointRef, runFile } from '../runs/layout';
+import type { LoadedCheckpoint } from '../model/checkpoint';
 
 export interface ResolvedCheckpoint {
   runId: string;
@@ -32,6 +33,30 @@ export function resolveCheckpoint(ref: string, home: string = defaultHome()): Re
     throw new LabError('not_found', `run ${parsed.runId} has no checkpoint at step ${String(parsed.step)}; it has: ${steps.join(', ') || 'none yet'}`);
   }
   return { runId: parsed.runId, step, dir: checkpointDir(home, parsed.runId, step), config, graphFile: join(home, 'graphs', `${config.data.graphId}.json`) };
+}
+
+/**
+ * The newest of a run's checkpoints that verifies (manifest, sizes and SHA-256 of every file, checked by
+ * loadCheckpoint), for a resume: a checkpoint truncated by a full disk or a kill mid-copy is passed over
+ * with a note saying so. Undefined when the run has none; an error naming each failure when none verifies.
+ */
+export async function loadNewestVerifiedCheckpoint(home: string, runId: string, note: (message: string) => void): Promise<{ step: number; loaded: LoadedCheckpoint } | undefined> {
+  const { loadCheckpoint } = await import('../model/checkpoint');
+  const steps = checkpointSteps(home, runId);
+  const failures: string[] = [];
+  for (const step of [...steps].reverse()) {
+    try {
+      const loaded = await loadCheckpoint(checkpointDir(home, runId, step));
+      if (failures.length) note(`resuming from checkpoint ${checkpointRef(runId, step)}, the newest that verifies`);
+      return { step, loaded };
+    } catch (err) {
+      if (!(err instanceof LabError) || (err.code !== 'corrupt' && err.code !== 'bad_input')) throw err;
+      failures.push(`step ${step}: ${err.message}`);
+      note(`checkpoint ${checkpointRef(runId, step)} does not verify (${err.message}); trying the one before`);
+    }
+  }
+  if (failures.length) throw new LabError('corrupt', `run ${runId}: no checkpoint verifies, so it cannot be resumed: ${failures.join('; ')}`);
+  return undefined;
 }
 
 /** The simulated-web settings and limits a run trained and evaluated its policy with. */
@@ -62,6 +87,14 @@ export function registerCheckpointPolicies(home?: string): void {
         return (await loaded).generate(context, opts);
       },
     };
-    return { spec, kind: 'ckpt', forQA: () => policy };
+    return {
+      spec,
+      kind: 'ckpt',
+      forQA: () => policy,
+      ready: async () => {
+        loaded ??= load();
+        await loaded;
+      },
+    };
   });
 }

@@ -38,13 +38,13 @@ import { defaultWorkers, Replicas } from '../model/replicas';
 import { loadCheckpoint, readCheckpointManifest, saveCheckpoint } from '../model/checkpoint';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { openMetrics } from '../runs/metrics';
-import { checkpointDir, checkpointRef, checkpointSteps, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
+import { checkpointDir, checkpointRef, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
 import { trainParams } from '../jobs/specs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
 import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions } from './view';
 import { answerInWindow, checkpointPolicy, TURN_TOKENS } from './policy';
 import { runRlStage, type RlStageInput } from './rl-job';
-import { resolveCheckpoint } from './checkpoints';
+import { loadNewestVerifiedCheckpoint, resolveCheckpoint } from './checkpoints';
 import type { Policy } from '../agent/runtime';
 
 
@@ -115,7 +115,8 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const views = rftTrajs.map((t) => policyView(qaOf.get(t.qa_id)?.question ?? '', t.steps));
 
   // ---- 3. tokenizer (made once per run; a run from a checkpoint keeps the checkpoint's)
-  const last = resume ? checkpointSteps(ctx.home, runId).at(-1) : undefined;
+  const resumed = resume ? await loadNewestVerifiedCheckpoint(ctx.home, runId, (m) => ctx.log(m)) : undefined;
+  const last = resumed?.step;
   const init = config.init ? resolveCheckpoint(config.init.checkpoint, ctx.home) : null;
   const initRef = init ? checkpointRef(init.runId, init.step) : null;
   // Weights and tokenizer of init.checkpoint, needed unless resuming from this run's own checkpoint.
@@ -177,8 +178,8 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   let rng: Rng;
   let step: number;
   let rlVersion = 0;
-  if (last !== undefined) {
-    const loaded = await loadCheckpoint(checkpointDir(ctx.home, runId, last));
+  if (resumed !== undefined && last !== undefined) {
+    const { loaded } = resumed;
     model = loaded.model;
     opt = loaded.optimizer ?? createOptimizer(model, trainCfg);
     rng = createRng(loaded.rngState ?? seedFrom(`${runId}/batches/${last}`));
@@ -333,8 +334,9 @@ function stageInput(
 async function runFromCheckpoint(ctx: JobContext, runId: string, resume: boolean, config: RunConfig, data: RunData, hooks: TrainHooks): Promise<{ runId: string; step: number }> {
   const init = resolveCheckpoint(config.init!.checkpoint, ctx.home);
   const parent = checkpointRef(init.runId, init.step);
-  const last = resume ? checkpointSteps(ctx.home, runId).at(-1) : undefined;
-  const loaded = await loadCheckpoint(last !== undefined ? checkpointDir(ctx.home, runId, last) : init.dir);
+  const resumed = resume ? await loadNewestVerifiedCheckpoint(ctx.home, runId, (m) => ctx.log(m)) : undefined;
+  const last = resumed?.step;
+  const loaded = resumed?.loaded ?? (await loadCheckpoint(init.dir));
   if (!loaded.tokenizer) throw new LabError('corrupt', `checkpoint ${last !== undefined ? checkpointRef(runId, last) : parent} has no tokenizer`);
   const step = last ?? 0;
   ctx.log(last !== undefined ? `resumed from step ${step}` : `RL from checkpoint ${parent}`);

@@ -29,12 +29,31 @@ export function scriptBeside(moduleUrl: string, source: string, bundled: string)
   return found;
 }
 
+export interface ThreadChannel<Init, In, Out> {
+  init: Init;
+  send: (msg: Out) => void;
+  onMessage: (fn: (msg: In) => void) => void;
+  /**
+   * Stops listening, so the thread ends once its own work has: a message listener alone keeps a worker
+   * alive forever. Messages already sent still arrive.
+   */
+  done: () => void;
+}
+
 /**
  * Inside a worker thread started by spawnWorker: its workerData (as the caller's init type), a sender of
  * typed messages to the parent, and a typed message listener. Throws on the main thread.
  */
-export function threadChannel<Init, In, Out>(entry: string): { init: Init; send: (msg: Out) => void; onMessage: (fn: (msg: In) => void) => void } {
+export function threadChannel<Init, In, Out>(entry: string): ThreadChannel<Init, In, Out> {
   const port = parentPort;
   if (!port) throw new Error(`${entry} must run as a worker thread`);
-  return { init: workerData as Init, send: (msg) => port.postMessage(msg), onMessage: (fn) => port.on('message', fn) };
+  return {
+    init: workerData as Init,
+    send: (msg) => port.postMessage(msg),
+    onMessage: (fn) => port.on('message', fn),
+    done: () => {
+      port.removeAllListeners('message');
+      port.unref();
+    },
+  };
 }

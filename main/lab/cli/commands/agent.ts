@@ -12,7 +12,7 @@ import { chatJudge } from '../../agent/reward';
 import { chatFn, chatTool } from '../../agent/tools';
 import { type PolicyContext, type PolicyFactory, resolvePolicy } from '../../agent/policies';
 import { filterTrajectories, RFT_DEFAULTS } from '../../agent/rft';
-import { rolloutDataset, type RolloutOptions } from '../../agent/rollout';
+import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOptions } from '../../agent/rollout';
 import { SimWeb, URL_SCHEME, extractEvidence } from '../../agent/web';
 import { registerCheckpointPolicies, resolveCheckpoint, runEnvironment } from '../../train/checkpoints';
 import { type CliCommand, type CommandContext, type OptionSpec, optInt, optNumber, optString, printResult, reqString, usageError } from '../command';
@@ -90,6 +90,7 @@ async function runRollouts(ctx: CommandContext, n: number): Promise<{ trajs: Tra
   const web = loadWeb(ctx);
   const factory = policyFor(ctx, web);
   const qas = loadQas(ctx);
+  await preparePolicy(factory);
   const t0 = performance.now();
   let lastReport = 0;
   const trajs = await rolloutDataset(qas, factory, simToolset(web), rolloutOptions(ctx, n), (done, total) => {
@@ -99,6 +100,8 @@ async function runRollouts(ctx: CommandContext, n: number): Promise<{ trajs: Tra
       ctx.io.err(`rollouts ${done}/${total} (${((done * 1000) / (now - t0)).toFixed(1)}/s)\n`);
     }
   });
+  const infra = requireSomeModelEpisodes(trajs, factory.spec);
+  if (infra.failed > 0) ctx.io.err(`warning: ${infra.failed} of ${infra.total} episodes failed on the infrastructure (${JSON.stringify(infra.byTermination)}); first error: ${infra.firstError ?? 'unknown'}\n`);
   return { trajs, factory, qas };
 }
 

@@ -7,6 +7,7 @@ import { defaultHome } from '../../home';
 import { readJsonFile } from '../../store/files';
 import { importArtefact } from '../../store/import';
 import { inputError } from '../../errors';
+import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { JobRecord, RunSummary } from '../../contract';
 
@@ -41,7 +42,9 @@ async function withImportedData(core: LabCore, configPath: string): Promise<Reco
     if (v === undefined) return undefined;
     if (typeof v !== 'string' || v === '') throw inputError(configPath, 'expected a file path', { field: `data.${key}` });
     delete data[key];
-    return resolve(dirname(configPath), v);
+    const file = resolve(dirname(configPath), v);
+    if (!existsSync(file)) throw inputError(configPath, `${file}: no such file`, { field: `data.${key}` });
+    return file;
   };
   const graphFile = fileOf('graphFile');
   const datasetFile = fileOf('datasetFile');

@@ -114,7 +114,15 @@ export function bestOf(values: ReadonlyArray<number | null>, better: Better): nu
   return best.length === present.length ? [] : best;
 }
 
-const TERMINATION_ORDER = ['answer', 'max_steps', 'max_tokens', 'format_error'];
+const TERMINATION_ORDER = ['answer', 'max_steps', 'max_tokens', 'format_error', 'policy_error', 'tool_error'];
+
+/** Why trajectories ended, in words; policy_error and tool_error are failures of the infrastructure, not the model. */
+function terminationHint(t: string): string {
+  if (t === 'answer') return 'trajectories that ended with an answer';
+  if (t === 'policy_error') return 'the policy failed to answer (a checkpoint that does not load, a server that is down): not the model\'s fault';
+  if (t === 'tool_error') return 'the tool layer failed: not the model\'s fault';
+  return `trajectories cut off by ${t.replace(/_/g, ' ')}`;
+}
 
 export function metricRows(stats: readonly CheckpointStats[]): MetricRow[] {
   const rows: MetricRow[] = [];
@@ -144,7 +152,7 @@ export function metricRows(stats: readonly CheckpointStats[]): MetricRow[] {
     add({
       key: `termination/${t}`,
       label: t.replace(/_/g, ' '),
-      hint: t === 'answer' ? 'trajectories that ended with an answer' : `trajectories cut off by ${t.replace(/_/g, ' ')}`,
+      hint: terminationHint(t),
       group: 'termination',
       better: t === 'answer' ? 'high' : 'low',
       format: 'pct',
