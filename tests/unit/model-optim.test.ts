@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AdamW, clipByGlobalNorm, lrAt } from '../../main/lab/model/optim';
+import { AdamW, adamwUpdate, clipByGlobalNorm, lrAt } from '../../main/lab/model/optim';
 
 beforeAll(async () => {
   await tf.setBackend('cpu');
@@ -43,14 +43,15 @@ function refAdamW(p: number[], grads: number[][], lr: number, wd: number, decay:
   return x;
 }
 
-describe('AdamW', () => {
+describe.each([true, false])('AdamW (state on the host: %s)', (host) => {
   it('matches the PyTorch formulas, with decay only on matmul weights', async () => {
     const params = new Map<string, tf.Variable>([
       ['h.0.mlp.c_fc.weight', tf.variable(tf.tensor2d([[1, -2], [0.5, 3]]))],
       ['h.0.ln_1.weight', tf.variable(tf.tensor1d([1, -2]))],
       ['wte', tf.variable(tf.tensor2d([[0.3, -0.1]]))],
     ]);
-    const opt = new AdamW(params, { weightDecay: 0.1 });
+    const opt = new AdamW(params, { weightDecay: 0.1, host });
+    expect(opt.onHost).toBe(host);
     expect([...opt.decayedNames]).toEqual(['h.0.mlp.c_fc.weight']);
     const g2 = [[0.1, -0.3, 2, 0.01], [0.2, 0.1, -1, 0.5], [0.05, 0.05, 0.05, 0.05]];
     const g1 = [[0.4, -0.2], [-0.1, 0.3], [0.2, 0.2]];
@@ -75,7 +76,7 @@ describe('AdamW', () => {
 
     // State out and back in is exact.
     const st = await opt.getState();
-    const opt2 = new AdamW(params, { weightDecay: 0.1 });
+    const opt2 = new AdamW(params, { weightDecay: 0.1, host });
     opt2.setState(st);
     const st2 = await opt2.getState();
     expect(st2.step).toBe(3);
@@ -87,6 +88,20 @@ describe('AdamW', () => {
     opt.dispose();
     opt2.dispose();
     for (const v of params.values()) v.dispose();
+  });
+});
+
+describe('adamwUpdate', () => {
+  it('one step by hand: the first step moves each value by lr against the sign of its gradient', () => {
+    // t = 1: m = (1 - b1) g and v = (1 - b2) g^2, so m / bc1 = g and sqrt(v / bc2) = |g|: the step is lr sign(g).
+    const p = Float32Array.from([1, -2, 0.5]);
+    const [m, v] = [new Float32Array(3), new Float32Array(3)];
+    adamwUpdate(p, [4, -0.5, 0], m, v, { lr: 0.1, beta1: 0.9, beta2: 0.95, eps: 0, decayRate: 0.1 * 0.5, t: 1, gradScale: 0.5 });
+    expect(p[0]).toBeCloseTo(1 * 0.95 - 0.1, 6);
+    expect(p[1]).toBeCloseTo(-2 * 0.95 + 0.1, 6);
+    expect(Number.isNaN(p[2])).toBe(true); // 0 / 0 with eps 0: eps exists for this
+    expect(m[0]).toBeCloseTo(0.1 * 2, 6); // the gradient scaled by 0.5 first
+    expect(v[0]).toBeCloseTo(0.05 * 4, 6);
   });
 });
 

@@ -9,8 +9,11 @@
 // (which for a tied model is also the output head) shrinks rare tokens' rows that get few gradient updates.
 // nanoGPT decays every 2-D tensor including embeddings; we follow the more common "no decay on embeddings".
 //
-// The state (m, v per parameter and the step count) is kept in tf.Variables and can be read out and put back
-// exactly (Float32Arrays), which is what checkpoints store.
+// The state (m, v per parameter and the step count) can be read out and put back exactly (Float32Arrays),
+// which is what checkpoints store. Where tensors live in host memory (the wasm and cpu backends) the state is
+// host arrays and an update is one pass of adamwUpdate per parameter: as tf ops it was about twelve kernels
+// per parameter (400 a step for `tiny`), run by one thread while data-parallel replicas wait. Elsewhere
+// (tfjs-node, a GPU) the state stays in tf.Variables on the device and the update is tf ops.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 
@@ -21,6 +24,39 @@ export interface AdamWOptions {
   weightDecay?: number;
   /** Which parameters get weight decay (default: rank 2 and not named wte/wpe). */
   decay?: (name: string, v: tf.Variable) => boolean;
+  /** Keep the state in host arrays (default: where the active backend keeps tensors in host memory). */
+  host?: boolean;
+}
+
+/** Backends whose tensors live in host memory: reading them is a copy, not a device transfer. */
+const HOST_BACKENDS = new Set(['wasm', 'cpu']);
+
+export interface AdamWHyper {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  /** lr * weight decay for a decayed parameter, else 0. */
+  decayRate: number;
+  /** The update's t (1 for the first). */
+  t: number;
+  /** Factor on the gradient first (global-norm clipping). */
+  gradScale: number;
+}
+
+/** One AdamW update of parameter values p in place, with its moments m and v, from gradient g. Pure. */
+export function adamwUpdate(p: Float32Array, g: ArrayLike<number>, m: Float32Array, v: Float32Array, h: AdamWHyper): void {
+  const stepSize = h.lr / (1 - Math.pow(h.beta1, h.t));
+  const sqrtBc2 = Math.sqrt(1 - Math.pow(h.beta2, h.t));
+  const shrink = 1 - h.decayRate;
+  for (let i = 0; i < p.length; i++) {
+    const gi = g[i]! * h.gradScale;
+    const mi = h.beta1 * m[i]! + (1 - h.beta1) * gi;
+    const vi = h.beta2 * v[i]! + (1 - h.beta2) * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = p[i]! * shrink - (mi / (Math.sqrt(vi) / sqrtBc2 + h.eps)) * stepSize;
+  }
 }
 
 export interface AdamWState {
@@ -41,8 +77,12 @@ export class AdamW {
   readonly weightDecay: number;
   /** Number of updates applied so far (t in the formulas is step + 1 during an update). */
   step = 0;
+  /** The state is in host arrays (hostM, hostV), not tf.Variables (see the notes at the top). */
+  readonly onHost: boolean;
   private readonly m = new Map<string, tf.Variable>();
   private readonly v = new Map<string, tf.Variable>();
+  private readonly hostM = new Map<string, Float32Array>();
+  private readonly hostV = new Map<string, Float32Array>();
   private readonly decayed = new Set<string>();
 
   constructor(
@@ -54,11 +94,17 @@ export class AdamW {
     this.eps = opts.eps ?? 1e-8;
     this.weightDecay = opts.weightDecay ?? 0.1;
     const decay = opts.decay ?? defaultDecay;
+    this.onHost = opts.host ?? HOST_BACKENDS.has(tf.getBackend());
     for (const [name, p] of params) {
-      for (const state of [this.m, this.v]) {
-        const zeros = tf.zerosLike(p);
-        state.set(name, tf.variable(zeros, false));
-        zeros.dispose(); // the variable holds its own reference
+      if (this.onHost) {
+        this.hostM.set(name, new Float32Array(p.size));
+        this.hostV.set(name, new Float32Array(p.size));
+      } else {
+        for (const state of [this.m, this.v]) {
+          const zeros = tf.zerosLike(p);
+          state.set(name, tf.variable(zeros, false));
+          zeros.dispose(); // the variable holds its own reference
+        }
       }
       if (decay(name, p)) this.decayed.add(name);
     }
@@ -71,6 +117,10 @@ export class AdamW {
 
   /** One update with these gradients (by parameter name; a missing gradient leaves that parameter as is). Call inside tf.tidy. */
   apply(grads: ReadonlyMap<string, tf.Tensor>, lr: number): void {
+    if (this.onHost) {
+      this.applyHost(new Map([...grads].map(([name, g]) => [name, g.dataSync() as Float32Array])), lr, 1);
+      return;
+    }
     const t = this.step + 1;
     const bc1 = 1 - Math.pow(this.beta1, t);
     const bc2 = 1 - Math.pow(this.beta2, t);
@@ -92,10 +142,35 @@ export class AdamW {
     this.step = t;
   }
 
+  /**
+   * One update from host gradients (by parameter name), each scaled by gradScale first; needs onHost. The
+   * parameters are read, updated in host memory and assigned back.
+   */
+  applyHost(grads: ReadonlyMap<string, ArrayLike<number>>, lr: number, gradScale: number): void {
+    if (!this.onHost) throw new LabError('internal', 'AdamW.applyHost needs the optimiser state on the host');
+    const t = this.step + 1;
+    for (const [name, p] of this.params) {
+      const g = grads.get(name);
+      if (!g) continue;
+      const values = Float32Array.from(p.dataSync() as Float32Array); // a copy: cpu may hand out its own store
+      const decayRate = this.decayed.has(name) ? lr * this.weightDecay : 0;
+      adamwUpdate(values, g, this.hostM.get(name)!, this.hostV.get(name)!, { lr, beta1: this.beta1, beta2: this.beta2, eps: this.eps, decayRate, t, gradScale });
+      tf.tidy(() => p.assign(tf.tensor(values, p.shape, 'float32')));
+    }
+    this.step = t;
+  }
+
   /** A copy of the state (reads the tensors). */
   async getState(): Promise<AdamWState> {
     const m = new Map<string, Float32Array>();
     const v = new Map<string, Float32Array>();
+    if (this.onHost) {
+      for (const name of this.params.keys()) {
+        m.set(name, this.hostM.get(name)!.slice());
+        v.set(name, this.hostV.get(name)!.slice());
+      }
+      return { step: this.step, m, v };
+    }
     for (const name of this.params.keys()) {
       // slice(): on cpu, data() may hand out the backing store itself.
       m.set(name, ((await this.m.get(name)!.data()) as Float32Array).slice());
@@ -111,7 +186,8 @@ export class AdamW {
         const data = src.get(name);
         if (!data) throw new LabError('bad_input', `optimiser state has no ${which} for parameter ${name}`);
         if (data.length !== p.size) throw new LabError('bad_input', `optimiser ${which} for ${name} has ${data.length} values, parameter has ${p.size}`);
-        tf.tidy(() => dst.get(name)!.assign(tf.tensor(data, p.shape, 'float32')));
+        if (this.onHost) (which === 'm' ? this.hostM : this.hostV).set(name, Float32Array.from(data));
+        else tf.tidy(() => dst.get(name)!.assign(tf.tensor(data, p.shape, 'float32')));
       }
     }
     this.step = state.step;
@@ -122,6 +198,8 @@ export class AdamW {
     for (const x of this.v.values()) x.dispose();
     this.m.clear();
     this.v.clear();
+    this.hostM.clear();
+    this.hostV.clear();
   }
 }
 
