@@ -5,7 +5,7 @@ import { selectBackend } from '../../main/lab/compute/backend';
 import { simdKernelsActive } from '../../main/lab/model/kernels';
 import { SIMD_MODULE_BASE64 } from '../../main/lab/model/simd-bytes';
 import { buildSimdModule, bytesSource } from '../../main/lab/model/simd-build';
-import { softmaxXentGradRows, softmaxXentRows, XENT, XENT_GRAD } from '../../main/lab/model/xent';
+import { softmaxXentGradRows, softmaxXentRows, XENT, XENT_GRAD, XENT_GRAD_BOTH } from '../../main/lab/model/xent';
 import { readFileSync } from 'node:fs';
 import { ATTENTION, ATTENTION_GRAD, attentionBackward, attentionForward, causalReach, paddedWidth } from '../../main/lab/model/attention';
 import { createRng } from '../../main/lab/util/rng';
@@ -92,5 +92,21 @@ describe('SIMD row kernels', () => {
     outs.forEach((o, i) => close(o, want[i]!));
     grads.forEach((o, i) => close(o, wantGrads[i]!));
     tf.dispose([xt, gt, bt, dyt, ...outs, ...grads]);
+  });
+
+  it('the logits gradient written as rows and transposed equals the JavaScript rows (targets outside the vocabulary included)', async () => {
+    await selectBackend({ only: ['wasm'] });
+    const [rows, V] = [40, 68]; // more than one 32 x 32 tile each way
+    const logits = tf.randomNormal([rows, V], 0, 2, 'float32', 12) as tf.Tensor2D;
+    const targets = tf.tensor1d(Array.from({ length: rows }, (_, r) => (r === 3 ? V : r === 7 ? -1 : (r * 7) % V)), 'int32');
+    const probs = (tf.engine().runKernel(XENT, { logits, targets }) as tf.Tensor[])[2]!;
+    const dy = tf.tensor1d(Array.from({ length: rows }, (_, r) => (r - 20) / 9));
+    const [grad, gradT] = tf.engine().runKernel(XENT_GRAD_BOTH, { probs, targets, dy }) as tf.Tensor[];
+    const want = new Float32Array(rows * V);
+    softmaxXentGradRows(probs.dataSync(), targets.dataSync(), dy.dataSync(), V, want);
+    expect(grad!.dataSync()).toEqual(want);
+    const g = gradT!.dataSync();
+    for (let r = 0; r < rows; r++) for (let j = 0; j < V; j++) expect(g[j * rows + r], `[${j}, ${r}]`).toBe(want[r * V + j]);
+    tf.dispose([logits, targets, probs, dy, grad!, gradT!]);
   });
 });

@@ -33,7 +33,7 @@ import { createRng, type Rng } from '../util/rng';
 import { causalReach, fusedAttention, fusedAttentionAvailable } from './attention';
 import { hasFastGatherGrad } from './kernels';
 import { DEFAULT_VOCAB_SIZE, SPECIAL_TOKENS, type SpecialToken } from './tokenizer';
-import { targetLogProbs } from './xent';
+import { targetLogProbs, tiedHeadXent, tiedHeadXentAvailable } from './xent';
 import { gelu } from './gelu';
 import { layerNorm } from './layernorm';
 import { fusedSmearAvailable, fusedSmearKeys } from './smear';
@@ -674,9 +674,17 @@ export function loss(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, mask: t
   const all = kept.length === B * T; // every position in the loss: no rows to pick
   const rows = all ? null : tf.tensor1d(kept, 'int32');
   const pick = (t: tf.Tensor): tf.Tensor => (rows ? tf.gather(t, rows) : t);
-  const logits = head(model, pick(tf.reshape(h, [B * T, model.config.nEmbd]))) as tf.Tensor2D;
-  const lp = targetLogProbs(logits, pick(tf.reshape(targets, [B * T])) as tf.Tensor1D).logProbs;
+  const lp = headLogProbs(model, pick(tf.reshape(h, [B * T, model.config.nEmbd])) as tf.Tensor2D, pick(tf.reshape(targets, [B * T])) as tf.Tensor1D).logProbs;
   return tf.div(tf.neg(tf.sum(tf.mul(lp, pick(tf.reshape(mask, [B * T]))))), n) as tf.Scalar;
+}
+
+/**
+ * Log-probs of targets [N] and entropy under the head's logits for hidden states h [N, C]: through the fused
+ * head and cross-entropy (xent.ts tiedHeadXent) where its kernels are, else the head and targetLogProbs.
+ */
+function headLogProbs(model: GPT, h: tf.Tensor2D, targets: tf.Tensor1D): { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
+  if (model.config.tiedHead && h.shape[0] > 16 && tiedHeadXentAvailable()) return tiedHeadXent(h, p(model, 'wte') as tf.Tensor2D, targets);
+  return targetLogProbs(head(model, h) as tf.Tensor2D, targets);
 }
 
 /** Differentiable log pi(targets[b, t] | ids[b, <= t]) as [B, T] (for RL ratios). Call inside tf.tidy. */
@@ -687,8 +695,8 @@ export function tokenLogProbs(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D
 /** Per-token log-prob of the target and entropy of the predicted distribution, both [B, T]. Call inside tf.tidy. */
 export function tokenStats(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, opts: ForwardOptions = {}): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
   const [B, T] = ids.shape;
-  const logits = tf.reshape(forward(model, ids, opts), [B * T, model.config.vocabSize]) as tf.Tensor2D;
-  const st = targetLogProbs(logits, tf.reshape(targets, [B * T]) as tf.Tensor1D);
+  const { h } = hidden(model, ids, makeCtx(model, opts), undefined);
+  const st = headLogProbs(model, tf.reshape(h, [B * T, model.config.nEmbd]) as tf.Tensor2D, tf.reshape(targets, [B * T]) as tf.Tensor1D);
   return { logProbs: tf.reshape(st.logProbs, [B, T]) as tf.Tensor2D, entropy: tf.reshape(st.entropy, [B, T]) as tf.Tensor2D };
 }
 

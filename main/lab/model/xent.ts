@@ -10,6 +10,8 @@ import * as tf from '@tensorflow/tfjs';
 
 export const XENT = 'SailorSoftmaxXent';
 export const XENT_GRAD = 'SailorSoftmaxXentGrad';
+/** The logits gradient as rows and transposed (the tied head's two weight products need both). */
+export const XENT_GRAD_BOTH = 'SailorSoftmaxXentGradBoth';
 
 /**
  * For each row r of logits [rows, V]: logp[r] = log softmax(row)[targets[r]], entropy[r] = -sum p log p,
@@ -75,6 +77,7 @@ export interface KernelIo {
 export interface SimdRows {
   softmaxRow(src: number, dst: number, n: number): [number, number, number];
   scaleRow(src: number, dst: number, n: number, s: number): void;
+  xentGradBoth(probs: number, targets: number, dy: number, out: number, outT: number, rows: number, V: number): void;
 }
 
 function xentKernel(io: KernelIo, simd?: SimdRows): tf.KernelFunc {
@@ -122,11 +125,40 @@ function xentGradKernel(io: KernelIo, simd?: SimdRows): tf.KernelFunc {
   }) as unknown as tf.KernelFunc;
 }
 
-/** Both kernels for one backend's memory (installFastKernels registers them for wasm and cpu). */
+/**
+ * d logits [rows, V] and its transpose [V, rows] in one pass (SIMD where rows and V are multiples of 4): the
+ * transpose is what the tied head's weight gradient multiplies, and writing it here saves reading the
+ * 16 MB gradient back for a transpose kernel.
+ */
+function xentGradBothKernel(io: KernelIo, simd?: SimdRows): tf.KernelFunc {
+  return (({ inputs: { probs, targets, dy }, backend }: { inputs: { probs: TensorInfo; targets: TensorInfo; dy: TensorInfo }; backend: unknown }) => {
+    const [rows, V] = probs.shape as [number, number];
+    const outs = [io.alloc(backend, [rows, V]), io.alloc(backend, [V, rows])] as const;
+    const [o, oT] = outs.map((t) => io.view(backend, t) as Float32Array) as [Float32Array, Float32Array];
+    const t = io.view(backend, targets);
+    const d = io.view(backend, dy);
+    if (simd && io.offset && rows % 4 === 0 && V % 4 === 0) {
+      const at = (x: TensorInfo): number => io.offset!(backend, x);
+      simd.xentGradBoth(at(probs), at(targets), at(dy), at(outs[0]), at(outs[1]), rows, V);
+      for (let r = 0; r < rows; r++) {
+        if (!(t[r]! >= 0 && t[r]! < V)) continue;
+        o[r * V + t[r]!]! += d[r]!;
+        oT[t[r]! * rows + r]! += d[r]!;
+      }
+    } else {
+      softmaxXentGradRows(io.view(backend, probs), t, d, V, o);
+      for (let r = 0; r < rows; r++) for (let j = 0; j < V; j++) oT[j * rows + r] = o[r * V + j]!;
+    }
+    return [...outs];
+  }) as unknown as tf.KernelFunc;
+}
+
+/** The kernels for one backend's memory (installFastKernels registers them for wasm and cpu). */
 export function xentKernels(io: KernelIo, simd?: SimdRows): [string, tf.KernelFunc][] {
   return [
     [XENT, xentKernel(io, simd)],
     [XENT_GRAD, xentGradKernel(io, simd)],
+    [XENT_GRAD_BOTH, xentGradBothKernel(io, simd)],
   ];
 }
 
@@ -159,4 +191,35 @@ export function targetLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): { log
     logProbs: tf.sum(tf.mul(logp, tf.oneHot(targets, logits.shape[1])), -1) as tf.Tensor1D,
     entropy: tf.neg(tf.sum(tf.mul(tf.exp(logp), logp), -1)) as tf.Tensor1D,
   };
+}
+
+/**
+ * Target log-probs and entropy of the tied head's logits h [rows, C] @ wte^T at int32 targets [rows], with the
+ * gradient taken through XENT_GRAD_BOTH: dh = dY wte and dwte = dY^T h with no transpose kernel between.
+ * Needs the fused kernels (tiedHeadXentAvailable); the entropy carries no gradient, as in targetLogProbs.
+ */
+export function tiedHeadXent(h: tf.Tensor2D, wte: tf.Tensor2D, targets: tf.Tensor1D): { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
+  let entropy: tf.Tensor1D | undefined;
+  const f = tf.customGrad((hIn, wIn, save) => {
+    const logits = tf.matMul(hIn as tf.Tensor, tf.transpose(wIn as tf.Tensor));
+    const [logProbs, ent, probs] = tf.engine().runKernel(XENT, { logits, targets }) as tf.Tensor[];
+    entropy = ent as tf.Tensor1D;
+    // The targets are saved too: the engine keeps its own reference for the backward pass.
+    (save as tf.GradSaveFunc)([hIn as tf.Tensor, wIn as tf.Tensor, probs!, targets]);
+    return {
+      value: logProbs!,
+      gradFunc: (dy, saved) => {
+        const [hS, wS, probsS, targetsS] = saved as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor];
+        const [dY, dYT] = tf.engine().runKernel(XENT_GRAD_BOTH, { probs: probsS, targets: targetsS, dy: dy as tf.Tensor }) as tf.Tensor[];
+        return [tf.matMul(dY!, wS), tf.matMul(dYT!, hS)];
+      },
+    };
+  });
+  const logProbs = f(h, wte) as tf.Tensor1D;
+  return { logProbs, entropy: entropy! };
+}
+
+/** Whether tiedHeadXent's kernels are registered for the active backend. */
+export function tiedHeadXentAvailable(): boolean {
+  return tf.getKernel(XENT_GRAD_BOTH, tf.getBackend()) !== undefined;
 }
