@@ -280,6 +280,18 @@ function transposeLast(x: tf.Tensor): tf.Tensor {
 }
 
 /**
+ * dB = A^T @ dY for A [.., M, K] and dY [.., M, N]. The right operand of a matmul is packed on every call
+ * (wasm's XNNPACK), so when dY is the wider one the product is taken the other way round,
+ * dB = (dY^T @ A)^T, and the narrower A is packed: a linear layer's weight gradient over 2048 rows took
+ * 4.5 ms as [64, 2048] @ [2048, 256] and 2.5 ms plus two small transposes as [256, 2048] @ [2048, 64].
+ */
+function weightGrad(a: tf.Tensor, dy: tf.Tensor): tf.Tensor {
+  const cols = (t: tf.Tensor): number => t.shape[t.rank - 1]!;
+  if (cols(dy) > cols(a)) return transposeLast(tf.matMul(transposeLast(dy), a));
+  return tf.matMul(transposeLast(a), dy);
+}
+
+/**
  * a @ b for rank 2 ([M, K] @ [K, N]) or rank 4 (batched over the first two axes), with the gradient
  * dA = dY @ B^T, dB = A^T @ dY computed by explicit transposes and flag-free matMul (see the notes at the top).
  */
@@ -287,7 +299,7 @@ export const matmul = tf.customGrad((a, b, save) => {
   (save as tf.GradSaveFunc)([a as tf.Tensor, b as tf.Tensor]);
   return {
     value: tf.matMul(a as tf.Tensor, b as tf.Tensor),
-    gradFunc: (dy, saved) => [tf.matMul(dy, transposeLast(saved[1]!)), tf.matMul(transposeLast(saved[0]!), dy)],
+    gradFunc: (dy, saved) => [tf.matMul(dy, transposeLast(saved[1]!)), weightGrad(saved[0]!, dy)],
   };
 }) as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor;
 
