@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../main/lab/compute/backend';
-import { createModel, disposeModel, loss, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
+import { createModel, disposeModel, loss, resolveGPTConfig, tokenStats, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
 import { generate } from '../../main/lab/model/generate';
 import { generateGroup } from '../../main/lab/model/group-sample';
 import { installFastKernels, restoreStockKernels, scatterAddRows, sliceInto } from '../../main/lab/model/kernels';
@@ -155,6 +155,40 @@ describe.each(['cpu', 'wasm'] as const)('fast paths on %s equal tfjs autodiff', 
     expect(fast.loss).toBeCloseTo(reference.loss, 5);
     expect([...fast.grads.keys()].sort()).toEqual([...reference.grads.keys()].sort());
     for (const [name, g] of reference.grads) expect(maxRelDiff(g, fast.grads.get(name)!), name).toBeLessThan(1e-4);
+    disposeModel(model);
+  });
+
+  it('per-token log-probs and entropy (the RL objective) and their gradient, through the fused head', async () => {
+    await selectBackend({ only: [backend] });
+    const cfg = resolveGPTConfig({ ...SMALL, vocabSize: 64 }); // a vocabulary of whole SIMD lanes
+    const model = createModel(cfg, { seed: 4 });
+    const b = randomBatch(cfg, 4, 13); // 4 x 24 rows: past the few rows decoding keeps on the plain head
+    const vars = [...model.params.values()];
+    const weights = tf.randomNormal([b.batchSize, b.seqLen], 0, 1, 'float32', 2);
+    const run = (): { logp: Float32Array; ent: Float32Array; grads: Float32Array[] } => {
+      const out = tf.tidy(() => {
+        let ent: tf.Tensor | undefined;
+        const { value, grads } = tf.variableGrads(() => {
+          const st = tokenStats(model, tf.tensor2d(b.ids, [b.batchSize, b.seqLen], 'int32'), tf.tensor2d(b.targets, [b.batchSize, b.seqLen], 'int32'));
+          ent = tf.keep(tf.clone(st.entropy));
+          return tf.sum(tf.mul(st.logProbs, weights));
+        }, vars);
+        return { value, ent: ent!, grads: vars.map((v) => grads[v.name]!) };
+      });
+      const r = { logp: Float32Array.of(out.value.dataSync()[0]!), ent: out.ent.dataSync() as Float32Array, grads: out.grads.map((g) => g.dataSync() as Float32Array) };
+      tf.dispose([out.value, out.ent, ...out.grads]);
+      return r;
+    };
+    restoreStockKernels();
+    const reference = run();
+    installFastKernels();
+    const before = tf.memory().numTensors;
+    const fast = run();
+    expect(tf.memory().numTensors).toBe(before);
+    expect(maxRelDiff(reference.logp, fast.logp)).toBeLessThan(1e-5);
+    expect(maxRelDiff(reference.ent, fast.ent)).toBeLessThan(1e-5);
+    reference.grads.forEach((g, i) => expect(maxRelDiff(g, fast.grads[i]!), [...model.params.keys()][i]).toBeLessThan(1e-4));
+    tf.dispose(weights);
     disposeModel(model);
   });
 

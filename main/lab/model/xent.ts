@@ -199,24 +199,25 @@ export function targetLogProbs(logits: tf.Tensor2D, targets: tf.Tensor1D): { log
  * Needs the fused kernels (tiedHeadXentAvailable); the entropy carries no gradient, as in targetLogProbs.
  */
 export function tiedHeadXent(h: tf.Tensor2D, wte: tf.Tensor2D, targets: tf.Tensor1D): { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
-  let entropy: tf.Tensor1D | undefined;
+  // One value [2, rows] holds both rows: tfjs disposes whatever else the forward makes, and the gradient reads
+  // the log-prob row only.
   const f = tf.customGrad((hIn, wIn, save) => {
     const logits = tf.matMul(hIn as tf.Tensor, tf.transpose(wIn as tf.Tensor));
-    const [logProbs, ent, probs] = tf.engine().runKernel(XENT, { logits, targets }) as tf.Tensor[];
-    entropy = ent as tf.Tensor1D;
+    const [logProbs, entropy, probs] = tf.engine().runKernel(XENT, { logits, targets }) as tf.Tensor[];
     // The targets are saved too: the engine keeps its own reference for the backward pass.
     (save as tf.GradSaveFunc)([hIn as tf.Tensor, wIn as tf.Tensor, probs!, targets]);
     return {
-      value: logProbs!,
+      value: tf.stack([logProbs!, entropy!]),
       gradFunc: (dy, saved) => {
         const [hS, wS, probsS, targetsS] = saved as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor];
-        const [dY, dYT] = tf.engine().runKernel(XENT_GRAD_BOTH, { probs: probsS, targets: targetsS, dy: dy as tf.Tensor }) as tf.Tensor[];
+        const dLogProbs = tf.reshape(tf.slice(dy as tf.Tensor, [0, 0], [1, -1]), [-1]);
+        const [dY, dYT] = tf.engine().runKernel(XENT_GRAD_BOTH, { probs: probsS, targets: targetsS, dy: dLogProbs }) as tf.Tensor[];
         return [tf.matMul(dY!, wS), tf.matMul(dYT!, hS)];
       },
     };
   });
-  const logProbs = f(h, wte) as tf.Tensor1D;
-  return { logProbs, entropy: entropy! };
+  const [logProbs, entropy] = tf.unstack(f(h, wte)) as tf.Tensor1D[];
+  return { logProbs: logProbs!, entropy: entropy! };
 }
 
 /** Whether tiedHeadXent's kernels are registered for the active backend. */
