@@ -12,8 +12,10 @@
 //     'hybrid'  tf.gather forward (a lookup on every backend) with a custom gradient oneHot(ids)^T @ dy:
 //               only the backward pays the matmul;
 //     'auto'    (default) 'gather' where the gradient is fast (tfjs-node, or wasm/cpu with kernels.ts), else 'hybrid'.
-//   All give bit-identical forward values. The loss's softmax cross-entropy is xent.ts (fused kernels on
-//   wasm/cpu, tf ops elsewhere).
+//   All give bit-identical forward values.
+// - Fused kernels on wasm/cpu, tf ops elsewhere (tfjs-node, and decoding with a KV cache): the loss's softmax
+//   cross-entropy with the tied head (xent.ts), attention (attention.ts), layer norm (layernorm.ts), smeared
+//   keys (smear.ts), GELU (gelu.ts).
 // - Everything else used here has a gradient on cpu and wasm: matMul (incl. 4-D batched), transpose,
 //   reshape, split/slice (grad = pad), concat, add/sub/mul/div, square, tanh, rsqrt, moments, softmax,
 //   logSoftmax, oneHot * x, dropout. tf.where/select has no gradient through its condition (not needed):

@@ -386,10 +386,7 @@ export function restoreStockKernels(): void {
   replaced.clear();
 }
 
-/**
- * Whether the fast paths are in effect on the active backend: these kernels, and the model's hand-written
- * attention gradient (gpt.ts attend), which pays off where batched matmuls are slices on one thread.
- */
+/** Whether the fast kernels (these, and the fused ones they register) are in effect on the active backend. */
 export function fastKernelsActive(): boolean {
   return installed.has(tf.getBackend());
 }
