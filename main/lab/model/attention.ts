@@ -8,7 +8,7 @@
 // a softmax, the mask's add and the gradient's multiplies and sums: about 75 ms of a 290 ms step on wasm,
 // with six passes over 8 MB tensors. Elsewhere (tfjs-node, decoding, dropout) gpt.ts keeps the tf ops.
 import * as tf from '@tensorflow/tfjs';
-import type { KernelIo } from './xent';
+import { registerFusedGradient, type KernelIo } from './fused-kernel';
 
 export const ATTENTION = 'SailorAttention';
 export const ATTENTION_GRAD = 'SailorAttentionGrad';
@@ -182,17 +182,7 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
   ];
 }
 
-tf.registerGradient({
-  kernelName: ATTENTION,
-  inputsToSave: ['q', 'k', 'v', 'reach'],
-  outputsToSave: [false, true],
-  gradFunc: (dy, saved, attrs) => {
-    const [q, k, v, reach, probs] = saved as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor];
-    const dY = (Array.isArray(dy) ? dy[0] : dy) as tf.Tensor;
-    const [dq, dk, dv] = tf.engine().runKernel(ATTENTION_GRAD, { q, k, v, probs, reach, dy: dY }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor[];
-    return { q: () => dq!, k: () => dk!, v: () => dv!, reach: () => tf.zerosLike(reach) };
-  },
-});
+registerFusedGradient({ kernel: ATTENTION, gradKernel: ATTENTION_GRAD, savedInputs: ['q', 'k', 'v', 'reach'], savedOutputs: [null, 'probs'], grads: ['q', 'k', 'v'], constants: ['reach'] });
 
 /** Whether the fused kernels are registered for the active backend (gpt.ts uses them when training). */
 export function fusedAttentionAvailable(): boolean {

@@ -2,7 +2,7 @@
 // loaded: written as tf ops it was eight elementwise kernels forward and about twenty for the gradient over
 // the MLP's [tokens, 4C] activations (about 25 ms of a step on wasm). Elsewhere: the same formula in tf ops.
 import * as tf from '@tensorflow/tfjs';
-import type { KernelIo } from './xent';
+import { registerFusedGradient, type KernelIo } from './fused-kernel';
 
 export const GELU = 'SailorGelu';
 export const GELU_GRAD = 'SailorGeluGrad';
@@ -62,15 +62,7 @@ export function geluKernels(io: KernelIo, simd?: SimdGelu): [string, tf.KernelFu
   ];
 }
 
-tf.registerGradient({
-  kernelName: GELU,
-  inputsToSave: ['x'],
-  outputsToSave: [false, true],
-  gradFunc: (dy, saved) => {
-    const [x, t] = saved as [tf.Tensor, tf.Tensor];
-    return { x: () => tf.engine().runKernel(GELU_GRAD, { x, t, dy: (Array.isArray(dy) ? dy[0] : dy) as tf.Tensor }) as tf.Tensor };
-  },
-});
+registerFusedGradient({ kernel: GELU, gradKernel: GELU_GRAD, savedInputs: ['x'], savedOutputs: [null, 't'], grads: ['x'] });
 
 /** GELU, tanh approximation: the fused kernels where registered for the active backend, tf ops otherwise. */
 export function gelu(x: tf.Tensor): tf.Tensor {

@@ -27,7 +27,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { SIMD_MODULE_BASE64 } from './simd-bytes';
 import { geluKernels, type SimdGelu } from './gelu';
-import { xentKernels, type KernelIo, type SimdRows } from './xent';
+import { xentKernels, type SimdRows } from './xent';
+import type { KernelIo } from './fused-kernel';
 import { attentionKernels, type SimdAttention } from './attention';
 import { layerNormKernels, type SimdLayerNorm } from './layernorm';
 import { smearKernels } from './smear';

@@ -3,7 +3,7 @@
 // norm, five norms a step, each walking [tokens, C] activations and paying the engine's cost per kernel.
 // Elsewhere (tfjs-node): the same formula in tf ops.
 import * as tf from '@tensorflow/tfjs';
-import type { KernelIo } from './xent';
+import { registerFusedGradient, type KernelIo } from './fused-kernel';
 
 export const LAYER_NORM = 'SailorLayerNorm';
 export const LAYER_NORM_GRAD = 'SailorLayerNormGrad';
@@ -101,18 +101,8 @@ export function layerNormKernels(io: KernelIo, simd?: SimdLayerNorm): [string, t
   ];
 }
 
-tf.registerGradient({
-  kernelName: LAYER_NORM,
-  inputsToSave: ['x', 'g'],
-  outputsToSave: [false, true, true],
-  // Only y carries a gradient: the mean and rstd outputs are kept for the backward, never used downstream.
-  gradFunc: (dy, saved) => {
-    const [x, g, mean, rstd] = saved as [tf.Tensor, tf.Tensor, tf.Tensor, tf.Tensor];
-    const dY = (Array.isArray(dy) ? dy[0] : dy) as tf.Tensor;
-    const [dx, dg, db] = tf.engine().runKernel(LAYER_NORM_GRAD, { x, g, mean, rstd, dy: dY }) as tf.Tensor[];
-    return { x: () => dx!, g: () => dg!, b: () => db! };
-  },
-});
+// Only y carries a gradient: the mean and rstd outputs are kept for the backward, never used downstream.
+registerFusedGradient({ kernel: LAYER_NORM, gradKernel: LAYER_NORM_GRAD, savedInputs: ['x', 'g'], savedOutputs: [null, 'mean', 'rstd'], grads: ['x', 'g', 'b'] });
 
 /** Layer norm over the last axis with gain g and bias b [C]: the fused kernels where registered, tf ops otherwise. */
 export function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {

@@ -3,7 +3,7 @@
 // gradient, sums over every axis but the head's (which the wasm backend runs by transposing first): about
 // 10 ms of a `tiny` step. Decoding keeps the tf ops (gpt.ts smearKeys).
 import * as tf from '@tensorflow/tfjs';
-import type { KernelIo } from './xent';
+import { registerFusedGradient, type KernelIo } from './fused-kernel';
 
 export const SMEAR = 'SailorSmearKeys';
 export const SMEAR_GRAD = 'SailorSmearKeysGrad';
@@ -67,15 +67,7 @@ export function smearKernels(io: KernelIo): [string, tf.KernelFunc][] {
   ];
 }
 
-tf.registerGradient({
-  kernelName: SMEAR,
-  inputsToSave: ['k', 'a'],
-  gradFunc: (dy, saved) => {
-    const [k, a] = saved as [tf.Tensor, tf.Tensor];
-    const [dk, da] = tf.engine().runKernel(SMEAR_GRAD, { k, a, dy: (Array.isArray(dy) ? dy[0] : dy) as tf.Tensor }) as tf.Tensor[];
-    return { k: () => dk!, a: () => da! };
-  },
-});
+registerFusedGradient({ kernel: SMEAR, gradKernel: SMEAR_GRAD, savedInputs: ['k', 'a'], savedOutputs: [null], grads: ['k', 'a'] });
 
 /** Whether the fused kernels are registered for the active backend. */
 export function fusedSmearAvailable(): boolean {

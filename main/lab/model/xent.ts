@@ -7,6 +7,7 @@
 // logSoftmax, its gradient and a one-hot product walked them about ten times (130 ms of a 450 ms step on
 // wasm); exp dominates what is left, and this computes it once.
 import * as tf from '@tensorflow/tfjs';
+import { registerFusedGradient, type KernelIo } from './fused-kernel';
 
 export const XENT = 'SailorSoftmaxXent';
 export const XENT_GRAD = 'SailorSoftmaxXentGrad';
@@ -58,20 +59,6 @@ export function softmaxXentGradRows(probs: ArrayLike<number>, targets: ArrayLike
 }
 
 type TensorInfo = tf.TensorInfo;
-type Arr = Float32Array | Int32Array;
-
-/**
- * Tensor memory as arrays on one backend (wasm: views of its heap; cpu: its own arrays). Allocate every
- * output before taking views: an allocation may grow the wasm heap and detach views taken before it.
- */
-export interface KernelIo {
-  alloc(backend: unknown, shape: number[]): TensorInfo;
-  view(backend: unknown, t: TensorInfo): Arr;
-  /** wasm: where the tensor's data starts in the backend's memory (bytes), for the SIMD row kernels. */
-  offset?(backend: unknown, t: TensorInfo): number;
-  /** wasm: releases a scratch tensor a kernel allocated for itself. */
-  free?(backend: unknown, t: TensorInfo): void;
-}
 
 /** simd.wat's exports, instantiated on the wasm backend's memory (addresses in bytes). */
 export interface SimdRows {
@@ -162,20 +149,8 @@ export function xentKernels(io: KernelIo, simd?: SimdRows): [string, tf.KernelFu
   ];
 }
 
-tf.registerGradient({
-  kernelName: XENT,
-  inputsToSave: ['targets'],
-  outputsToSave: [false, false, true],
-  // Only the log-prob output carries a gradient: entropy is reported, never optimised through here.
-  gradFunc: (dy, saved) => {
-    const [targets, probs] = saved as [tf.Tensor, tf.Tensor];
-    const dLogp = (Array.isArray(dy) ? dy[0] : dy) as tf.Tensor;
-    return {
-      logits: () => tf.engine().runKernel(XENT_GRAD, { probs, targets, dy: dLogp }) as tf.Tensor,
-      targets: () => tf.zerosLike(targets),
-    };
-  },
-});
+// Only the log-prob output carries a gradient: entropy is reported, never optimised through here.
+registerFusedGradient({ kernel: XENT, gradKernel: XENT_GRAD, savedInputs: ['targets'], savedOutputs: [null, null, 'probs'], grads: ['logits'], constants: ['targets'] });
 
 /**
  * Per-row target log-prob and entropy of logits [rows, V] at int32 targets [rows], both [rows]; the log-prob
