@@ -4,22 +4,18 @@ import { Decoder, generate, sampleFromLogits } from '../../main/lab/model/genera
 import {
   createModel,
   disposeModel,
-  distanceSlopes,
   flopsPerToken,
   forward,
   loss,
   matmul,
-  observationReach,
   paramCount,
   paramSpecs,
   resolveGPTConfig,
-  rotaryAngle,
-  rotaryTables,
-  rotate,
   sequenceLogProbs,
   tokenLogProbs,
   type GPT,
 } from '../../main/lab/model/gpt';
+import { distanceSlopes, observationReach, rotaryAngle, rotaryTables, rotate } from '../../main/lab/model/positions';
 import { createRng } from '../../main/lab/util/rng';
 
 const cfg = resolveGPTConfig({ vocabSize: 50, blockSize: 16, nLayer: 2, nHead: 2, nEmbd: 32 });

@@ -7,7 +7,8 @@ import { SIMD_MODULE_BASE64 } from '../../main/lab/model/simd-bytes';
 import { buildSimdModule, bytesSource } from '../../main/lab/model/simd-build';
 import { softmaxXentGradRows, softmaxXentRows, XENT, XENT_GRAD, XENT_GRAD_BOTH } from '../../main/lab/model/xent';
 import { readFileSync } from 'node:fs';
-import { ATTENTION, ATTENTION_GRAD, attentionBackward, attentionForward, causalReach, paddedWidth } from '../../main/lab/model/attention';
+import { ATTENTION, ATTENTION_GRAD, attentionBackward, attentionForward, paddedWidth } from '../../main/lab/model/attention';
+import { causalReach } from '../../main/lab/model/positions';
 import { createRng } from '../../main/lab/util/rng';
 import { LAYER_NORM, LAYER_NORM_GRAD, layerNormGradRows, layerNormRows } from '../../main/lab/model/layernorm';
 

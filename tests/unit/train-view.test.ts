@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions, windowIndices } from '../../main/lab/train/view';
 import { answerInWindow, policyPrompt } from '../../main/lab/train/policy';
 import { buildMaskedTokens, type MaskedTokens } from '../../main/lab/model/mask';
-import { observationReach } from '../../main/lab/model/gpt';
+import { observationReach } from '../../main/lab/model/positions';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';
 import type { AgentStep } from '../../main/lab/agent/react';
 

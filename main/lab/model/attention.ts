@@ -124,7 +124,7 @@ const scratchFloats = (T: number, D: number): number => D * paddedWidth(T) + 4 *
 
 interface AttentionAttrs {
   scale: number;
-  /** ALiBi slopes per head (gpt.ts distanceSlopes), or empty for none. */
+  /** ALiBi slopes per head (positions.ts distanceSlopes), or empty for none. */
   slopes: number[];
 }
 
@@ -196,11 +196,4 @@ export function fusedAttentionAvailable(): boolean {
 export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, reach: tf.Tensor2D, scale: number, slopes: readonly number[] = []): tf.Tensor4D {
   const attrs: AttentionAttrs = { scale, slopes: [...slopes] };
   return (tf.engine().runKernel(ATTENTION, { q, k, v, reach }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor[])[0] as tf.Tensor4D;
-}
-
-/** The causal reach [B * T]: each position sees itself and what comes before it. */
-export function causalReach(B: number, T: number): Int32Array {
-  const reach = new Int32Array(B * T);
-  for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) reach[b * T + t] = t;
-  return reach;
 }

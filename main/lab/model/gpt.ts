@@ -32,13 +32,14 @@
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 import { createRng, type Rng } from '../util/rng';
-import { causalReach, fusedAttention, fusedAttentionAvailable } from './attention';
+import { fusedAttention, fusedAttentionAvailable } from './attention';
+import { attentionBias, causalReach, distancePenalty, distanceSlopes, observationReach, rotate, rotaryTables, type Rotary } from './positions';
 import { hasFastGatherGrad } from './kernels';
-import { DEFAULT_VOCAB_SIZE, SPECIAL_TOKENS, type SpecialToken } from './tokenizer';
+import { DEFAULT_VOCAB_SIZE } from './tokenizer';
 import { targetLogProbs, tiedHeadXent, tiedHeadXentAvailable } from './xent';
 import { gelu } from './gelu';
 import { layerNorm } from './layernorm';
-import { fusedSmearAvailable, fusedSmearKeys } from './smear';
+import { fusedSmearKeys } from './smear';
 
 // ---------- config ----------
 
@@ -313,122 +314,6 @@ function linear(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, ctx: Ctx): tf.Tensor {
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1]!]);
 }
 
-const special = (t: SpecialToken): number => SPECIAL_TOKENS.indexOf(t);
-const RESPONSE_OPEN = special('<tool_response>');
-const RESPONSE_CLOSE = special('</tool_response>');
-/** Tags of the policy's own writing, the end of the text and padding: a response they meet was cut short. */
-const RESPONSE_CUT = new Set((['<|pad|>', '<|bos|>', '<|eos|>', '<think>', '</think>', '<tool_call>', '</tool_call>', '<answer>', '</answer>'] as const).map(special));
-
-/**
- * For each position of B rows of T token ids (row-major), the last position it may attend to under
- * bidirectionalObservations: a token of a tool response (from <tool_response> to its </tool_response>, tags
- * included) reaches the response's last token; every other token reaches only itself (causal). A response
- * the row cuts (its start before a context window, its end past the row, another tag inside it) covers what
- * the row holds of it. Decided from the ids alone, so training rows, RL samples and inference prompts get
- * the same attention from the same tokens. No response reaches past its own end, so nothing sees a later
- * turn: a turn's context reads the same in a shared training row as alone, and cached keys never go stale
- * (the policy writes no <tool_response>: a turn stops on it, checkpointPolicy).
- */
-export function observationReach(ids: ArrayLike<number>, B: number, T: number): Int32Array {
-  const reach = new Int32Array(B * T);
-  for (let b = 0; b < B; b++) {
-    const row = b * T;
-    let open = -1; // where the open response starts, or -1
-    const close = (end: number): void => {
-      for (let k = open; k < end; k++) reach[row + k] = end - 1;
-      open = -1;
-    };
-    for (let t = 0; t < T; t++) {
-      const id = ids[row + t]!;
-      if (open >= 0 && (id === RESPONSE_OPEN || RESPONSE_CUT.has(id))) close(t);
-      if (id === RESPONSE_OPEN) open = t;
-      if (open < 0) reach[row + t] = t;
-      else if (id === RESPONSE_CLOSE) close(t + 1);
-    }
-    if (open >= 0) close(T);
-  }
-  return reach;
-}
-
-/**
- * Additive attention mask (0 / -1e9) for tq queries at positions past .. past + tq - 1 over past + tq keys.
- * Causal, [tq, past + tq], without `reach`; with it (the last key each query may see, [B * tq], absolute
- * positions), [B, 1, tq, past + tq].
- */
-function attentionBias(B: number, tq: number, past: number, reach?: Int32Array): tf.Tensor {
-  const tk = past + tq;
-  const rows = reach ? B : 1;
-  const m = new Float32Array(rows * tq * tk);
-  for (let b = 0; b < rows; b++) {
-    for (let i = 0; i < tq; i++) {
-      const last = reach ? reach[b * tq + i]! : past + i;
-      const base = (b * tq + i) * tk;
-      for (let j = last + 1; j < tk; j++) m[base + j] = -1e9;
-    }
-  }
-  return reach ? tf.tensor4d(m, [B, 1, tq, tk]) : tf.tensor2d(m, [tq, tk]);
-}
-
-/** cos and sin [T, D] of the rotary angles of positions pos0 .. pos0 + T - 1 (see rotate). */
-export interface Rotary {
-  cos: tf.Tensor2D;
-  sin: tf.Tensor2D;
-}
-
-const ROTARY_BASE = 10_000;
-
-/**
- * The rotary angle of position t in channel d of a D-channel head: t * ROTARY_BASE^(-2i / D) with i = d mod D/2
- * (channel d and d + D/2 form one rotating pair, GPT-NeoX's layout). Pure, for the tables and the tests.
- */
-export function rotaryAngle(t: number, d: number, D: number): number {
-  return t * ROTARY_BASE ** ((-2 * (d % (D / 2))) / D);
-}
-
-export function rotaryTables(pos0: number, T: number, D: number): Rotary {
-  const cos = new Float32Array(T * D);
-  const sin = new Float32Array(T * D);
-  for (let t = 0; t < T; t++) {
-    for (let d = 0; d < D; d++) {
-      const a = rotaryAngle(pos0 + t, d, D);
-      cos[t * D + d] = Math.cos(a);
-      sin[t * D + d] = Math.sin(a);
-    }
-  }
-  return { cos: tf.tensor2d(cos, [T, D]), sin: tf.tensor2d(sin, [T, D]) };
-}
-
-/**
- * Rotates each channel pair (d, d + D/2) of x [B, H, T, D] (or [B, T, H, D] with [T, 1, D] tables) by its position's angle: x * cos + rotateHalf(x) * sin,
- * rotateHalf(x) = [-x2, x1]. Then q_i . k_j depends on i - j only (and on the contents).
- */
-export function rotate(x: tf.Tensor4D, rot: { cos: tf.Tensor; sin: tf.Tensor }): tf.Tensor4D {
-  const [B, A, T, D] = x.shape; // [B, H, T, D], or [B, T, H, D] with the tables shaped [T, 1, D]
-  const half = D / 2;
-  const x1 = tf.slice(x, [0, 0, 0, 0], [B, A, T, half]);
-  const x2 = tf.slice(x, [0, 0, 0, half], [B, A, T, half]);
-  return tf.add(tf.mul(x, rot.cos), tf.mul(tf.concat([tf.neg(x2), x1], 3), rot.sin)) as tf.Tensor4D;
-}
-
-/** ALiBi's head slopes: 2^(-8 (h + 1) / nHead) for heads h = 0 .. nHead - 1 (1/4, 1/16, 1/64, 1/256 for 4 heads). */
-export function distanceSlopes(nHead: number): number[] {
-  return Array.from({ length: nHead }, (_, h) => 2 ** ((-8 * (h + 1)) / nHead));
-}
-
-/** -m_h * |i - j| for tq queries at positions past .. past + tq - 1 over past + tq keys: [1, nHead, tq, past + tq]. */
-function distancePenalty(nHead: number, tq: number, past: number): tf.Tensor4D {
-  const tk = past + tq;
-  const slopes = distanceSlopes(nHead);
-  const m = new Float32Array(nHead * tq * tk);
-  for (let h = 0; h < nHead; h++) {
-    for (let i = 0; i < tq; i++) {
-      const base = (h * tq + i) * tk;
-      for (let j = 0; j < tk; j++) m[base + j] = -slopes[h]! * Math.abs(past + i - j);
-    }
-  }
-  return tf.tensor4d(m, [1, nHead, tq, tk]);
-}
-
 // A type alias (not an interface) so it is a tf.TensorContainer and can be returned from tf.tidy.
 export type LayerKV = {
   /** Keys stored transposed, [B, nHead, headDim, Tpast]: a decode step then transposes only its new key. */
@@ -444,23 +329,16 @@ function splitHeads(x: tf.Tensor, B: number, T: number, H: number, D: number): t
 }
 
 /**
- * Smeared keys (see GPTConfig.smearKeys): s * k_t + (1 - s) * k_(t-1) per head, with k_(-1) the cached last key
- * of the previous call (decoding) or zero (position 0). k is [B, H, T, D] (time axis 2) or [B, T, H, D] (time
- * axis 1, the fused attention's layout). Also returns the raw last key.
+ * Smeared keys [B, H, T, D] (see GPTConfig.smearKeys): s * k_t + (1 - s) * k_(t-1) per head, with k_(-1) the
+ * cached last key of the previous call (decoding) or zero (position 0). Also returns the raw last key. The
+ * fused path has its own kernel (smear.ts).
  */
-function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor, timeAxis: 1 | 2 = 2): { k: tf.Tensor4D; last: tf.Tensor4D } {
-  const T = k.shape[timeAxis];
-  const at = (t: number): [number, number, number, number] => timeAxis === 2 ? [0, 0, t, 0] : [0, t, 0, 0];
-  const sized = (t: number): [number, number, number, number] => {
-    const shape = [...k.shape] as [number, number, number, number];
-    shape[timeAxis] = t;
-    return shape;
-  };
-  const first = before ?? tf.zeros(sized(1));
-  const prev = T > 1 ? tf.concat([first, tf.slice(k, at(0), sized(T - 1))], timeAxis) : first;
-  const perHead: [number, number, number, number] = timeAxis === 2 ? [1, k.shape[1], 1, 1] : [1, 1, k.shape[2], 1];
-  const s = tf.reshape(tf.sigmoid(a), perHead);
-  return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: tf.slice(k, at(T - 1), sized(1)) };
+function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor): { k: tf.Tensor4D; last: tf.Tensor4D } {
+  const [B, H, T, D] = k.shape;
+  const first = before ?? tf.zeros([B, H, 1, D]);
+  const prev = T > 1 ? tf.concat([first, tf.slice(k, [0, 0, 0, 0], [B, H, T - 1, D])], 2) : first;
+  const s = tf.reshape(tf.sigmoid(a), [1, H, 1, 1]);
+  return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]) };
 }
 
 /**
@@ -498,10 +376,8 @@ function fusedHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, 
   const heads = (t: tf.Tensor): tf.Tensor4D => tf.reshape(t, [B, T, H, D]) as tf.Tensor4D;
   let q = heads(q0!);
   let k = heads(k0!);
-  if (ctx.cfg.smearKeys) {
-    const a = p(model, `h.${i}.attn.smear`);
-    k = fusedSmearAvailable() ? fusedSmearKeys(k, a) : smearKeys(k, undefined, a, 1).k;
-  }
+  // installFastKernels registers the smear kernels with the attention ones.
+  if (ctx.cfg.smearKeys) k = fusedSmearKeys(k, p(model, `h.${i}.attn.smear`));
   if (rot) {
     const perPosition = { cos: tf.reshape(rot.cos, [T, 1, D]), sin: tf.reshape(rot.sin, [T, 1, D]) };
     q = rotate(q, perPosition);

@@ -225,6 +225,14 @@ export function lrAt(step: number, s: LrSchedule): number {
   return s.minLr + coeff * (s.lr - s.minLr);
 }
 
+/** Whether a global-norm limit clips at all (0, a negative or an infinite limit does not). Pure. */
+export const clips = (maxNorm: number): boolean => maxNorm > 0 && maxNorm !== Infinity;
+
+/** The factor clipping puts on gradients of global norm `norm` (1 when they are within maxNorm). Pure. */
+export function clipScale(norm: number, maxNorm: number): number {
+  return clips(maxNorm) ? Math.min(1, maxNorm / (norm + 1e-6)) : 1;
+}
+
 /**
  * Scales gradients so their global L2 norm is at most maxNorm (no-op when it already is, or maxNorm <= 0 /
  * Infinity) and returns the pre-clip norm as a scalar tensor (read it together with the loss: one sync).
@@ -233,7 +241,7 @@ export function lrAt(step: number, s: LrSchedule): number {
 export function clipByGlobalNorm(grads: ReadonlyMap<string, tf.Tensor>, maxNorm: number): { grads: Map<string, tf.Tensor>; norm: tf.Scalar } {
   const squares = [...grads.values()].map((g) => tf.sum(tf.square(g)));
   const norm = tf.sqrt(squares.length ? tf.addN(squares) : tf.scalar(0)) as tf.Scalar;
-  if (!(maxNorm > 0) || maxNorm === Infinity) return { grads: new Map(grads), norm };
+  if (!clips(maxNorm)) return { grads: new Map(grads), norm };
   const scale = tf.minimum(1, tf.div(maxNorm, tf.add(norm, 1e-6)));
   const out = new Map<string, tf.Tensor>();
   for (const [name, g] of grads) out.set(name, tf.mul(g, scale));

@@ -69,12 +69,7 @@ export function smearKernels(io: KernelIo): [string, tf.KernelFunc][] {
 
 registerFusedGradient({ kernel: SMEAR, gradKernel: SMEAR_GRAD, savedInputs: ['k', 'a'], savedOutputs: [null], grads: ['k', 'a'] });
 
-/** Whether the fused kernels are registered for the active backend. */
-export function fusedSmearAvailable(): boolean {
-  return tf.getKernel(SMEAR, tf.getBackend()) !== undefined;
-}
-
-/** Smeared keys of k [B, T, H, D] with per-head logits a [H] (see smearRows). Needs fusedSmearAvailable(). */
+/** Smeared keys of k [B, T, H, D] with per-head logits a [H] (see smearRows). Needs the kernels registered. */
 export function fusedSmearKeys(k: tf.Tensor4D, a: tf.Tensor): tf.Tensor4D {
   return tf.engine().runKernel(SMEAR, { k, a }) as tf.Tensor4D;
 }

@@ -7,7 +7,7 @@ import { LabError } from '../errors';
 import { loss, paramSpecs, type GPT } from './gpt';
 import { maskedFraction, splitBatch, type Batch } from './mask';
 import type { Replicas } from './replicas';
-import { AdamW, clipByGlobalNorm, lrAt, type LrSchedule } from './optim';
+import { AdamW, clipByGlobalNorm, clipScale, lrAt, type LrSchedule } from './optim';
 
 export interface TrainConfig extends LrSchedule {
   /** Total optimiser steps of the run. */
@@ -173,8 +173,7 @@ function hostUpdate(model: GPT, opt: AdamW, own: { value: tf.Scalar; grads: tf.N
     grads.set(name, g);
   }
   const gradNorm = Math.sqrt(squares);
-  const clips = cfg.gradClip > 0 && cfg.gradClip !== Infinity;
-  opt.applyHost(grads, lr, clips ? Math.min(1, cfg.gradClip / (gradNorm + 1e-6)) : 1);
+  opt.applyHost(grads, lr, clipScale(gradNorm, cfg.gradClip));
   return { loss: own.value.dataSync()[0]! + (peer?.loss ?? 0), gradNorm };
 }
 

@@ -18,7 +18,7 @@ export const TURN_TOKENS = 96;
 /**
  * The tags that end a turn: a tool call, an answer, the end of the episode; and <tool_response>: the policy
  * never writes a tool response, so a turn that starts one ends there (a format error) and no invented
- * observation enters its context (model/gpt observationReach).
+ * observation enters its context (model/positions observationReach).
  */
 export const TURN_STOP_TAGS = ['</tool_call>', '</answer>', '<|eos|>', '<tool_response>'] as const;
 
