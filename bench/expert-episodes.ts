@@ -17,7 +17,7 @@ import { parseRunConfig } from '../main/lab/contract/run-config';
 import { checkpointDir, checkpointSteps, runFile } from '../main/lab/runs/layout';
 import { TURN_TOKENS } from '../main/lab/train/policy';
 import { runEnvironment } from '../main/lab/train/checkpoints';
-import { rftExpert } from '../main/lab/train/sft-job';
+import { rftExpert } from '../main/lab/train/rft-expert';
 
 export interface ExpertEpisodes {
   step: number;
@@ -41,7 +41,7 @@ export async function expertEpisodes(o: { home: string; run: string; step: strin
   const datasetId = o.split === 'train' ? config.data.datasetId : config.data.heldOutDatasetId;
   const qas = readDataset(join(o.home, 'datasets', `${datasetId}.jsonl`)).qas.slice(0, o.questions);
   const env = runEnvironment(config);
-  const trajs = await rolloutDataset(qas, rftExpert(config, graph), simToolset(new SimWeb(graph, env.web)), {
+  const trajs = await rolloutDataset(qas, rftExpert(config.rft.style, graph), simToolset(new SimWeb(graph, env.web)), {
     n: 1,
     seed: 7,
     limits: { maxToolCalls: env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 },

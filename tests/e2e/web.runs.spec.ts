@@ -107,7 +107,8 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
   expect(json.data).toEqual({ graphId, datasetId: trainId, heldOutDatasetId: heldOutId });
   expect(json.sft).toMatchObject({ steps: 20, lr: 0.002 });
   expect(json.eval).toMatchObject({ every: 10, questions: 5 });
-  expect(json.model).toEqual({ preset: 'tiny', blockSize: 256 });
+  expect(json.model).toEqual({ base: 'bundled' });
+  expect(json.tokenizer).toBeUndefined(); // the base model brings its tokenizer
   // The estimate is a warm-up measured on this machine for this config: SFT steps, a policy turn, rollouts.
   await expect(wizard.getByTestId('wiz-estimate')).toHaveAttribute('data-status', 'succeeded', { timeout: 120_000 });
   await expect(wizard.getByTestId('wiz-estimate-total')).toContainText(/≈ \d/);
@@ -215,7 +216,7 @@ test('a run started elsewhere appears; cancel, resume from its checkpoint, two r
     config: {
       name: 'e2e second run',
       data: { graphId: made.graphId, datasetId: made.trainId, heldOutDatasetId: made.heldOutId },
-      model: { preset: 'tiny', blockSize: 384 },
+      model: { base: 'none', preset: 'tiny', blockSize: 384 },
       sft: { steps: 30, lr: 0.004 },
       eval: { every: 10, questions: 3 },
       checkpoint: { every: 4 },

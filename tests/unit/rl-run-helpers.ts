@@ -53,7 +53,7 @@ export function testContext(home: string, onMetrics?: (step: number) => void, lo
 export const SMALL = {
   backend: 'wasm',
   tokenizer: { vocabSize: 400 },
-  model: { preset: 'tiny', blockSize: 128 },
+  model: { base: 'none', preset: 'tiny', blockSize: 128 },
   rft: { attempts: 1 },
   env: { maxToolCalls: 4 },
   eval: { questions: 2, every: 100 },

@@ -25,21 +25,28 @@ describe('run config', () => {
 
   it('builds the fresh model from the preset and the model overrides', () => {
     expect(freshModelConfig(parseRunConfig({ data }).model, 1024)).toMatchObject({ nLayer: 2, blockSize: 256, vocabSize: 1024, bidirectionalObservations: false });
-    const deeper = freshModelConfig(parseRunConfig({ data, model: { preset: 'small', blockSize: 384, nLayer: 3, bidirectionalObservations: true } }).model, 999);
+    const deeper = freshModelConfig(parseRunConfig({ data, model: { base: 'none', preset: 'small', blockSize: 384, nLayer: 3, bidirectionalObservations: true } }).model, 999);
     expect(deeper).toMatchObject({ nLayer: 3, nEmbd: 384, blockSize: 384, vocabSize: 999, bidirectionalObservations: true, smearKeys: true });
     expect(() => parseRunConfig({ data, model: { bidirectionalObservations: 'yes' } })).toThrow(/model\.bidirectionalObservations/);
-    const wider = freshModelConfig(parseRunConfig({ data, model: { nEmbd: 128, nHead: 8, positions: 'rotary' } }).model, 1024);
+    const wider = freshModelConfig(parseRunConfig({ data, model: { base: 'none', nEmbd: 128, nHead: 8, positions: 'rotary' } }).model, 1024);
     expect(wider).toMatchObject({ nLayer: 2, nEmbd: 128, nHead: 8, blockSize: 256, positions: 'rotary' });
     expect(freshModelConfig(parseRunConfig({ data }).model, 1024).positions).toBe('learned');
     expect(() => parseRunConfig({ data, model: { positions: 'absolute' } })).toThrow(/model\.positions/);
   });
 
   it('refuses a width that does not split across the heads when the config is read, naming the field', () => {
-    expect(() => parseRunConfig({ data, model: { nEmbd: 100, nHead: 8 } })).toThrow(/model\.nEmbd: nEmbd 100 must be divisible by nHead 8/);
-    expect(() => parseRunConfig({ data, model: { nHead: 6 } })).toThrow(/model\.nHead: nEmbd 64 must be divisible by nHead 6/);
-    expect(() => parseRunConfig({ data, model: { preset: 'small', nEmbd: 512 } })).toThrow(/model\.nEmbd: nEmbd 512 must be divisible by nHead 6/);
-    expect(() => parseRunConfig({ data, model: { nEmbd: 100, positions: 'rotary' } })).toThrow(/model\.nEmbd: rotary positions need an even head size/);
-    expect(parseRunConfig({ data, model: { preset: 'small', nHead: 8 } }).model.nHead).toBe(8);
+    expect(() => parseRunConfig({ data, model: { base: 'none', nEmbd: 100, nHead: 8 } })).toThrow(/model\.nEmbd: nEmbd 100 must be divisible by nHead 8/);
+    expect(() => parseRunConfig({ data, model: { base: 'none', nHead: 6 } })).toThrow(/model\.nHead: nEmbd 64 must be divisible by nHead 6/);
+    expect(() => parseRunConfig({ data, model: { base: 'none', preset: 'small', nEmbd: 512 } })).toThrow(/model\.nEmbd: nEmbd 512 must be divisible by nHead 6/);
+    expect(() => parseRunConfig({ data, model: { base: 'none', nEmbd: 100, positions: 'rotary' } })).toThrow(/model\.nEmbd: rotary positions need an even head size/);
+    expect(parseRunConfig({ data, model: { base: 'none', preset: 'small', nHead: 8 } }).model.nHead).toBe(8);
+  });
+
+  it('starts from the bundled base model by default, whose shape a config may not change', () => {
+    expect(parseRunConfig({ data }).model).toEqual({ base: 'bundled', preset: 'tiny' });
+    expect(() => parseRunConfig({ data, model: { nLayer: 3 } })).toThrow(/model\.nLayer: the base model fixes the model's shape; set model\.base to "none"/);
+    expect(() => parseRunConfig({ data, model: { preset: 'small' } })).toThrow(/model\.preset: the base model is tiny/);
+    expect(parseRunConfig({ data, model: { base: 'none', nLayer: 3 } }).model.nLayer).toBe(3);
   });
 
   it('keeps the contract\'s preset widths equal to the model\'s presets', () => {

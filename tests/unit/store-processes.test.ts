@@ -59,7 +59,7 @@ describe('several processes on one data directory', () => {
           workers: 1,
           env: { maxToolCalls: 6 },
           tokenizer: { vocabSize: 300 },
-          model: { preset: 'tiny', blockSize: 64 },
+          model: { base: 'none', preset: 'tiny', blockSize: 64 },
           sft: { steps: 6, batchSize: 2, warmupSteps: 1 },
           eval: { every: 6, questions: 1 },
           checkpoint: { every: 3 },

@@ -90,7 +90,7 @@ describe('measureRun', () => {
       const r = sailor(args);
       expect(r.status, r.stderr).toBe(0);
     }
-    const config = parseRunConfig({ data, backend: 'wasm', tokenizer: { vocabSize: 512 }, model: { preset: 'tiny', blockSize: 64 }, sft: { batchSize: 2 } });
+    const config = parseRunConfig({ data, backend: 'wasm', tokenizer: { vocabSize: 512 }, model: { base: 'none', preset: 'tiny', blockSize: 64 }, sft: { batchSize: 2 } });
     const fractions: number[] = [];
     const m = await measureRun(config, home, { progress: (p) => fractions.push(p.fraction), signal: new AbortController().signal });
     expect(m.backend).toBe('wasm');

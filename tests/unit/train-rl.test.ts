@@ -215,7 +215,7 @@ describe('SFT from a checkpoint', () => {
     // A learning rate of 1e-9 keeps the one step's weights within 1e-6 of where they started.
     writeRun(home, runId, {
       ...SMALL,
-      model: { preset: 'small' },
+      model: { base: 'none', preset: 'small' },
       tokenizer: { vocabSize: 999 },
       init: { checkpoint: INIT },
       sft: { steps: 1, batchSize: 2, lr: 1e-9, minLr: 0, warmupSteps: 0, weightDecay: 0 },

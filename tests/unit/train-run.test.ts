@@ -36,7 +36,7 @@ describe('training run: kill -9 and resume', () => {
         backend: 'wasm',
         env: { maxToolCalls: 12 },
         tokenizer: { vocabSize: 512 },
-        model: { preset: 'tiny', blockSize: 128 },
+        model: { base: 'none', preset: 'tiny', blockSize: 128 },
         sft: { steps, batchSize: 4, warmupSteps: 5 },
         eval: { every: 15, questions: 3 },
         checkpoint: { every: 10 },

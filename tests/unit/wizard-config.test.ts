@@ -19,8 +19,12 @@ describe('run wizard config', () => {
     expect(s.values['model.blockSize']).toBe(256);
     expect(validate(s, [])).toEqual(new Map());
     const config = parseRunConfig(buildConfig(s));
-    expect(config.model.blockSize).toBe(256);
+    expect(config.model).toEqual({ base: 'bundled', preset: 'tiny' }); // the base model brings its shape and tokenizer
+    expect(buildConfig(s).tokenizer).toBeUndefined();
     expect(config.env.maxToolCalls).toBe(12);
+    const fresh = parseRunConfig(buildConfig({ ...s, scratch: true }));
+    expect(fresh.model).toMatchObject({ base: 'none', preset: 'tiny', blockSize: 256 });
+    expect(fresh.tokenizer.vocabSize).toBe(1024);
   });
 
   it('says what is wrong with each field in plain words', () => {

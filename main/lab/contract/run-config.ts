@@ -9,6 +9,9 @@ const int = (min: number, max: number) => z.number().int().min(min).max(max);
 
 export const BACKEND_CHOICES = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
 export const MODEL_PRESETS = ['tiny', 'small', 'base'] as const;
+export const MODEL_BASES = ['bundled', 'none'] as const;
+/** The shape fields a base model fixes (a run from it may not set them). */
+export const MODEL_SHAPE_FIELDS = ['blockSize', 'nLayer', 'nEmbd', 'nHead', 'bidirectionalObservations', 'positions', 'distanceBias'] as const;
 
 /** Each preset's width and heads (model/gpt.ts GPT_PRESETS has the whole shape; a test keeps the two equal). */
 export const PRESET_WIDTHS: Record<(typeof MODEL_PRESETS)[number], { nEmbd: number; nHead: number }> = {
@@ -86,11 +89,21 @@ export const rlConfigSchema = z
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
 
+type ModelFields = { base: (typeof MODEL_BASES)[number]; preset: (typeof MODEL_PRESETS)[number]; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' } & Partial<Record<(typeof MODEL_SHAPE_FIELDS)[number], unknown>>;
+
 /**
- * The width must split evenly across the heads (and into pairs for rotary positions): caught here, with the
- * field, rather than when the model is built at step 0. A field left out takes the preset's value.
+ * A base model brings its own shape, so a run from it sets none (the preset stays `tiny`, the default).
+ * Otherwise the width must split evenly across the heads (and into pairs for rotary positions): caught here,
+ * with the field, rather than when the model is built at step 0. A field left out takes the preset's value.
  */
-function checkHeads(m: { preset: (typeof MODEL_PRESETS)[number]; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' }, ctx: z.RefinementCtx): void {
+function checkModel(m: ModelFields, ctx: z.RefinementCtx): void {
+  if (m.base === 'bundled') {
+    if (m.preset !== 'tiny') ctx.addIssue({ code: 'custom', path: ['preset'], message: `the base model is tiny; set model.base to "none" to train a ${m.preset} model from scratch` });
+    for (const field of MODEL_SHAPE_FIELDS) {
+      if (m[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: `the base model fixes the model's shape; set model.base to "none" to train with ${field} from scratch` });
+    }
+    return;
+  }
   const { nEmbd, nHead } = { ...PRESET_WIDTHS[m.preset], ...definedOnly({ nEmbd: m.nEmbd, nHead: m.nHead }) };
   const path = [m.nEmbd !== undefined ? 'nEmbd' : 'nHead'];
   if (nEmbd % nHead !== 0) {
@@ -153,6 +166,12 @@ export const runConfigSchema = z
     tokenizer: z.object({ vocabSize: int(300, 32_768).default(1024) }).strict().default({ vocabSize: 1024 }),
     model: z
       .object({
+        /**
+         * `bundled`: start from the base model in resources/base-model (made by `sailor pretrain`: the papers
+         * start from a pretrained LLM); its shape and tokenizer come with it. `none`: a fresh model of the
+         * shape below, and a tokenizer trained on this run's data.
+         */
+        base: z.enum(MODEL_BASES).default('bundled'),
         preset: z.enum(MODEL_PRESETS).default('tiny'),
         blockSize: int(32, 8192).optional(),
         /** Transformer blocks (the preset's when left out). */
@@ -168,8 +187,8 @@ export const runConfigSchema = z
         distanceBias: z.boolean().optional(),
       })
       .strict()
-      .superRefine(checkHeads)
-      .default({ preset: 'tiny' }),
+      .superRefine(checkModel)
+      .default({ base: 'bundled', preset: 'tiny' }),
     sft: z
       .object({
         /**

@@ -70,6 +70,8 @@ export interface CheckpointManifest {
   tokenizer: string | null;
   /** Free-form numbers to show next to the checkpoint (e.g. the last val/loss). */
   metrics: Record<string, number>;
+  /** How to make this checkpoint again (a base model's command options, seed and data), when it was recorded. */
+  recipe?: Record<string, unknown>;
 }
 
 export interface SaveCheckpointInput {
@@ -81,6 +83,7 @@ export interface SaveCheckpointInput {
   rngState?: number | null;
   lineage?: Partial<CheckpointLineage>;
   metrics?: Record<string, number>;
+  recipe?: Record<string, unknown>;
 }
 
 export interface LoadedCheckpoint {
@@ -165,6 +168,7 @@ export async function saveCheckpoint(dir: string, input: SaveCheckpointInput, op
     optimizer,
     tokenizer: input.tokenizer ? TOKENIZER : null,
     metrics: input.metrics ?? {},
+    ...(input.recipe ? { recipe: input.recipe } : {}),
   };
 
   const parent = dirname(dir);

@@ -18,7 +18,7 @@ import { createModel, disposeModel, resolveGPTConfig } from '../model/gpt';
 import { generate } from '../model/generate';
 import { makeBatch } from '../model/mask';
 import { readCheckpointManifest } from '../model/checkpoint';
-import { resolveCheckpoint } from './checkpoints';
+import { modelStart } from './base-model';
 import { defaultWorkers, Replicas } from '../model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../model/train';
 import { createRng } from '../util/rng';
@@ -26,7 +26,8 @@ import { CancelledError, type JobContext } from '../jobs/context';
 import { estimateParams } from '../jobs/specs';
 import { TURN_TOKENS } from './policy';
 import { promptBudget } from './view';
-import { freshModelConfig, rftExpert } from './sft-job';
+import { freshModelConfig } from './sft-job';
+import { rftExpert } from './rft-expert';
 
 /** Evaluations a stage of `steps` steps runs with an eval every `every` steps and one at the end. */
 export function evalCount(steps: number, every: number): number {
@@ -41,12 +42,12 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
   const rollout = turns * m.turnSeconds; // one rollout of the policy
   const parts: EstimatePart[] = [];
   if (config.sft.steps > 0) {
-    // RFT data and SFT (RL-only runs from a checkpoint have none); the tokenizer unless the checkpoint brings it.
+    // RFT data and SFT (RL-only runs from a checkpoint have none); the tokenizer unless a checkpoint or the base model brings it.
     const rftRollouts = m.trainQuestions * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
     const evals = evalCount(config.sft.steps, config.eval.every);
     parts.push(
       { stage: 'sft', label: 'RFT data', seconds: rftRollouts * m.rolloutSeconds, detail: `${rftRollouts} expert rollouts` },
-      ...(config.init ? [] : [{ stage: 'sft' as const, label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` }]),
+      ...(config.init || config.model.base !== 'none' ? [] : [{ stage: 'sft' as const, label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` }]),
       { stage: 'sft', label: 'SFT', seconds: config.sft.steps * m.stepSeconds, detail: `${config.sft.steps} steps × ${fmt(m.stepSeconds)} s` },
       { stage: 'sft', label: 'evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts × ~${fmt(turns)} turns × ${fmt(m.turnSeconds)} s` },
     );
@@ -122,7 +123,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
 
   // Expert rollouts: up to 12 questions, evenly spread over the dataset.
   say(0.2, 'timing expert rollouts');
-  const expert = rftExpert(config, graph);
+  const expert = rftExpert(config.rft.style, graph);
   const sample = Array.from({ length: Math.min(12, trainQas.length) }, (_, i) => trainQas[Math.floor((i * trainQas.length) / Math.min(12, trainQas.length))]!);
   const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
   const t0 = performance.now();
@@ -142,9 +143,8 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
   // The model: SFT steps on random windows of the configured shape, then one policy turn.
   say(0.5, `timing SFT steps on ${report.chosen}`);
   // A run that starts from a checkpoint trains that checkpoint's model.
-  const gpt = config.init
-    ? resolveGPTConfig(readCheckpointManifest(resolveCheckpoint(config.init.checkpoint, home).dir).model)
-    : freshModelConfig(config.model, config.tokenizer.vocabSize);
+  const origin = modelStart(config, home);
+  const gpt = origin.kind === 'scratch' ? freshModelConfig(config.model, config.tokenizer.vocabSize) : resolveGPTConfig(readCheckpointManifest(origin.dir).model);
   const model = createModel(gpt, { seed: config.rng });
   const trainCfg = resolveTrainConfig({ lr: config.sft.lr, batchSize: config.sft.batchSize, seqLen: gpt.blockSize, maxSteps: 10, warmupSteps: 0, decaySteps: 10 });
   const opt = createOptimizer(model, trainCfg);

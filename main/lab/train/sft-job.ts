@@ -24,9 +24,8 @@ import { readGraphFile } from '../kg/io';
 import { readDataset } from '../synth/dataset';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
-import { resolvePolicy, type PolicyFactory } from '../agent/policies';
-import { citedReconstructor, ruleReconstructor, terseReconstructor, type Reconstructor } from '../agent/expert';
 import { rolloutDataset, rolloutOne } from '../agent/rollout';
+import type { PolicyFactory } from '../agent/policies';
 import { filterTrajectories, type RftReport } from '../agent/rft';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
 import { readTrajectories } from '../agent/data';
@@ -44,13 +43,15 @@ import { throwIfCancelled, type JobContext } from '../jobs/context';
 import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions } from './view';
 import { answerInWindow, checkpointPolicy, TURN_TOKENS } from './policy';
 import { runRlStage, type RlStageInput } from './rl-job';
+import { rftExpert } from './rft-expert';
 import { loadNewestVerifiedCheckpoint, resolveCheckpoint } from './checkpoints';
+import { modelStart } from './base-model';
 import type { Policy } from '../agent/runtime';
 
 
 /** The shape of a run's fresh model: its preset with the run's overrides, and the tokenizer's vocabulary. */
 export function freshModelConfig(model: RunConfig['model'], vocabSize: number): GPTConfig {
-  const { preset, ...overrides } = model;
+  const { preset, base: _base, ...overrides } = model;
   const set = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return resolveGPTConfig({ preset, vocabSize, ...set });
 }
@@ -65,7 +66,8 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const { runId, resume } = trainParams.parse(raw);
   const run = readJsonFile(runFile(ctx.home, runId)) as { config: unknown };
   const config = parseRunConfig(run.config, `${runId}/run.json`);
-  if (!config.init) freshModelConfig(config.model, config.tokenizer.vocabSize); // a bad model shape fails now, not after the RFT data
+  const origin = modelStart(config, ctx.home); // a missing base model fails now, not after the RFT data
+  if (origin.kind === 'scratch') freshModelConfig(config.model, config.tokenizer.vocabSize); // so does a bad model shape
   const phase = (from: number, to: number) => (f: number, message: string) => ctx.progress({ fraction: from + (to - from) * f, message });
 
   // ---- backend
@@ -88,7 +90,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const rftFile = join(dataDir(ctx.home, runId), 'rft.jsonl');
   if (!existsSync(rftFile)) {
     const progress = phase(0, 0.12);
-    const expert = rftExpert(config, graph);
+    const expert = rftExpert(config.rft.style, graph);
     const total = trainQas.length * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
     const all = await rolloutDataset(trainQas, expert, tools, { n: config.rft.attempts, seed: config.rng, limits }, (done) => {
       progress(done / total, `expert rollouts for RFT data: ${done} of ${total}`);
@@ -117,10 +119,9 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   // ---- 3. tokenizer (made once per run; a run from a checkpoint keeps the checkpoint's)
   const resumed = resume ? await loadNewestVerifiedCheckpoint(ctx.home, runId, (m) => ctx.log(m)) : undefined;
   const last = resumed?.step;
-  const init = config.init ? resolveCheckpoint(config.init.checkpoint, ctx.home) : null;
-  const initRef = init ? checkpointRef(init.runId, init.step) : null;
-  // Weights and tokenizer of init.checkpoint, needed unless resuming from this run's own checkpoint.
-  const start = init && last === undefined ? await loadCheckpoint(init.dir) : null;
+  const initRef = origin.kind === 'scratch' ? null : origin.ref;
+  // Weights and tokenizer of init.checkpoint or the base model, needed unless resuming from this run's own checkpoint.
+  const start = origin.kind !== 'scratch' && last === undefined ? await loadCheckpoint(origin.dir) : null;
   start?.optimizer?.dispose(); // this run has its own AdamW and schedule
   const tokFile = join(dataDir(ctx.home, runId), 'tokenizer.json');
   if (!existsSync(tokFile) && start) {
@@ -134,9 +135,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const tok = Tokenizer.fromJSON(readJsonFile(tokFile));
 
   // Training examples: one window per generated turn; every 10th question's windows are held out for val/loss.
-  const gptConfig = init
-    ? resolveGPTConfig(readCheckpointManifest(init.dir).model)
-    : freshModelConfig(config.model, tok.vocabSize);
+  const gptConfig = origin.kind === 'scratch' ? freshModelConfig(config.model, tok.vocabSize) : resolveGPTConfig(readCheckpointManifest(origin.dir).model);
   const turnRows: MaskedTokens[] = [];
   const valWindows: MaskedTokens[] = [];
   const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
@@ -189,7 +188,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   } else {
     model = start?.model ?? createModel(gptConfig, { seed: config.rng });
     opt = createOptimizer(model, trainCfg);
-    if (initRef) ctx.log(`SFT from checkpoint ${initRef}`);
+    if (initRef) ctx.log(origin.kind === 'base' ? `SFT from the base model (${origin.dir})` : `SFT from checkpoint ${initRef}`);
     rng = createRng(seedFrom(`${runId}/batches`));
     step = 0;
   }
@@ -258,20 +257,6 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     opt.dispose?.();
   }
   return { runId, step };
-}
-
-/** How the expert's thoughts are written in each RFT style. */
-const RFT_THOUGHTS: Record<RunConfig['rft']['style'], Reconstructor> = { compact: terseReconstructor, cited: citedReconstructor, full: ruleReconstructor };
-
-/** The expert that writes a run's RFT data, in the run's style (`rft.style`), searching anchors by name. */
-export function rftExpert(config: RunConfig, graph: Pick<Graph, 'nodes'>): PolicyFactory {
-  const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
-  const style = config.rft.style;
-  return resolvePolicy('oracle', {
-    anchorName: (id) => names.get(id),
-    expert: { compact: style !== 'full' },
-    reconstructor: RFT_THOUGHTS[style], // style is one of the schema's enum values, never a free name
-  });
 }
 
 /** Mean masked loss on the held-out windows (no gradients). */

@@ -1,17 +1,13 @@
 // `sailor kg build` and `sailor kg stats` (FORMATS.md command table).
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { optInt, optNumber, optString, printResult, reqString, usageError, type CliCommand } from '../command';
+import { optInt, optNumber, optString, printResult, progressLine, reqString, usageError, type CliCommand } from '../command';
 import { loadKbIndex } from '../../kb/index';
 import { EXPAND_DEFAULTS, expandGraph } from '../../kg/expand';
 import { readGraphFile, writeGraphFile } from '../../kg/io';
 import { graphStats, type GraphStats } from '../../kg/stats';
 
 const DEFAULT_MAX_EDGES = 400;
-
-function progressLine(io: { err(text: string): void }, prefix: string): (fraction: number, message: string) => void {
-  return (fraction, message) => io.err(`${prefix} [${String(Math.round(fraction * 100)).padStart(3)}%] ${message}\n`);
-}
 
 function humanStats(s: GraphStats): string {
   const list = (counts: Record<string, number>): string =>

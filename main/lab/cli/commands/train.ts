@@ -1,14 +1,16 @@
 // `sailor train`: a training run headless, through the same lab core and worker job as the app, so the
 // run appears in the app's Runs list with its metrics, checkpoints and evaluations.
 import type { CliCommand } from '../command';
-import { optString, printResult, usageError } from '../command';
+import { optInt, optString, printResult, progressLine, reqString, usageError } from '../command';
+import { readGraphFile } from '../../kg/io';
+import { pretrain, PRETRAIN_DEFAULTS } from '../../train/pretrain';
 import { LabCore } from '../../core';
 import { defaultHome } from '../../home';
 import { readJsonFile } from '../../store/files';
 import { importArtefact } from '../../store/import';
 import { inputError } from '../../errors';
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { JobRecord, RunSummary } from '../../contract';
 
 /** Waits for a job to end, echoing its progress to stderr (one line per message change). */
@@ -103,4 +105,39 @@ const train: CliCommand = {
   },
 };
 
-export const trainCommands: CliCommand[] = [train];
+const pretrainCommand: CliCommand = {
+  path: ['pretrain'],
+  summary: 'pre-trains a base model (causal LM on the simulated web of the bundled knowledge base and expert ReAct episodes) into a checkpoint directory',
+  usage: 'pretrain --out DIR [--steps N] [--rng S] [--episodes N] [--graph G.json] [--hold-out G.json[,G2.json]] [--workers N] [--json]',
+  options: {
+    out: { type: 'string', description: 'the checkpoint directory to write (replaced if it exists)' },
+    steps: { type: 'string', description: 'optimiser steps', default: String(PRETRAIN_DEFAULTS.steps) },
+    rng: { type: 'string', description: 'seed of the lookups, the episodes, the weights and the batches', default: String(PRETRAIN_DEFAULTS.rng) },
+    episodes: { type: 'string', description: 'lookups synthesised for the expert episodes', default: String(PRETRAIN_DEFAULTS.episodes) },
+    graph: { type: 'string', description: 'pre-train on the simulated web of this graph file instead of the whole bundled knowledge base' },
+    'hold-out': { type: 'string', description: 'graph files (comma-separated) whose edges no episode may ask about: the graphs held-out questions come from' },
+    workers: { type: 'string', description: 'threads sharing each batch (0: every core)', default: '0' },
+    json: { type: 'boolean', description: 'print the manifest as JSON' },
+  },
+  async run(ctx) {
+    const out = resolve(reqString(ctx, 'out'));
+    const graphFile = optString(ctx, 'graph');
+    const holdOut = (optString(ctx, 'hold-out') ?? '').split(',').map((f) => f.trim()).filter(Boolean).map((f) => ({ name: basename(f), graph: readGraphFile(f) }));
+    const manifest = await pretrain(
+      {
+        ...PRETRAIN_DEFAULTS,
+        out,
+        steps: optInt(ctx, 'steps', PRETRAIN_DEFAULTS.steps, { min: 1, max: 10_000_000 }),
+        rng: optInt(ctx, 'rng', PRETRAIN_DEFAULTS.rng, { min: 0, max: 0xffffffff }),
+        episodes: optInt(ctx, 'episodes', PRETRAIN_DEFAULTS.episodes, { min: 0, max: 1_000_000 }),
+        workers: optInt(ctx, 'workers', 0, { min: 0, max: 64 }),
+        holdOut,
+        ...(graphFile ? { source: { name: basename(graphFile), graph: readGraphFile(graphFile) } } : {}),
+      },
+      { progress: progressLine(ctx.io, 'pretrain'), log: (m) => ctx.io.err(`pretrain: ${m}\n`) },
+    );
+    printResult(ctx, manifest, () => `pretrain: wrote ${out} (step ${manifest.step}, loss ${manifest.metrics['pretrain/loss']?.toFixed(3)})`);
+  },
+};
+
+export const trainCommands: CliCommand[] = [train, pretrainCommand];

@@ -217,8 +217,10 @@ export interface WizardState {
   backend: BackendChoice;
   data: DataChoice;
   values: Values;
-  /** The checkpoint the run starts from, `<run>/<step>`; '' (or absent) for a fresh model of the preset. */
+  /** The checkpoint the run starts from, `<run>/<step>`; '' (or absent) for the base model or a fresh one. */
   init?: string;
+  /** A fresh model of the preset instead of the bundled base model (when no checkpoint is picked). */
+  scratch?: boolean;
   /** The RL stage; absent means SFT only. */
   rl?: RlChoice;
 }
@@ -241,8 +243,13 @@ export function buildConfig(s: WizardState): Record<string, unknown> {
     const g = (out[group] ??= {}) as Record<string, unknown>;
     g[key] = s.values[path];
   };
-  out.model = { preset: s.preset };
+  out.model = { base: s.scratch ? 'none' : 'bundled', preset: s.preset };
   for (const path of Object.keys(FIELDS) as FieldPath[]) if (path.includes('.')) nested(path);
+  if (!s.scratch) {
+    // The base model brings its shape, context and tokenizer.
+    out.model = { base: 'bundled' };
+    delete out.tokenizer;
+  }
   if (rlOn(s)) {
     const r = s.rl;
     const v = r.values;

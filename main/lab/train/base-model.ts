@@ -1,0 +1,46 @@
+// The bundled base model (`resources/base-model/`, made by `sailor pretrain`): runs start from it unless their
+// config says `model.base: "none"`. `SAILOR_BASE_MODEL` points at another checkpoint directory, for trying
+// a base model of one's own with the same configs.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { LabError } from '../errors';
+import { resourcesDir } from '../paths';
+import { readCheckpointManifest, type CheckpointManifest } from '../model/checkpoint';
+import type { RunConfig } from '../contract/run-config';
+import { checkpointRef } from '../runs/layout';
+import { resolveCheckpoint } from './checkpoints';
+
+export const BASE_MODEL_ENV = 'SAILOR_BASE_MODEL';
+
+/** Where the base model is read from. */
+export function baseModelDir(): string {
+  return process.env[BASE_MODEL_ENV] || join(resourcesDir(), 'base-model');
+}
+
+/** The base model's directory and manifest, or an error that says how to make it or do without. */
+export function requireBaseModel(): { dir: string; manifest: CheckpointManifest } {
+  const dir = baseModelDir();
+  if (!existsSync(join(dir, 'manifest.json'))) {
+    throw new LabError(
+      'not_found',
+      `model.base: no base model in ${dir}; make one with \`sailor pretrain --out ${dir}\`, or set model.base to "none" to train from scratch`,
+    );
+  }
+  return { dir, manifest: readCheckpointManifest(dir) };
+}
+
+/** Where a run's model comes from: a run's checkpoint (`init`), the base model, or a fresh model. */
+export type ModelStart = { kind: 'checkpoint' | 'base'; dir: string; ref: string } | { kind: 'scratch' };
+
+/** A run's starting point; a missing base model or checkpoint fails here, before any data is made. */
+export function modelStart(config: Pick<RunConfig, 'init' | 'model'>, home: string): ModelStart {
+  if (config.init) {
+    const c = resolveCheckpoint(config.init.checkpoint, home);
+    return { kind: 'checkpoint', dir: c.dir, ref: checkpointRef(c.runId, c.step) };
+  }
+  if (config.model.base === 'none') return { kind: 'scratch' };
+  return { kind: 'base', dir: requireBaseModel().dir, ref: BASE_MODEL_REF };
+}
+
+/** How lineage and logs name the base model. */
+export const BASE_MODEL_REF = 'base-model';
