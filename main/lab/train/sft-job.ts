@@ -13,7 +13,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import type { Graph, QA, Trajectory } from '../formats';
+import type { QA, Trajectory } from '../formats';
 import { TRAJ_FORMAT } from '../formats';
 import { LabError } from '../errors';
 import { ANSWER_IN_WINDOW_MIN } from '../contract';
