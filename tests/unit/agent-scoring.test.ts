@@ -1,6 +1,6 @@
 // Reward, evaluation and RFT filters: every expected number below is worked out by hand in the comments.
 import { describe, expect, it } from 'vitest';
-import { evaluate, type EvalSample, majority, passAtK, sampleFromTrajectory } from '../../main/lab/agent/eval';
+import { evaluate, type EvalSample, majority, passAtK, sampleFromTrajectory, wilsonInterval } from '../../main/lab/agent/eval';
 import type { AgentStep } from '../../main/lab/agent/react';
 import { chatJudge, combineReward, exactMatch, formatScore, scoreTrajectory, tokenF1, turnFormatScore } from '../../main/lab/agent/reward';
 import { filterTrajectories, generatedText, maxNgramCount } from '../../main/lab/agent/rft';
@@ -135,6 +135,19 @@ describe('eval', () => {
     const t = traj({ steps: [search('a'), search('b'), { think: '', action: { name: 'visit', arguments: {} }, observation: 'o' }, answer('A')] });
     expect(sampleFromTrajectory(t)).toEqual({ qa_id: 'q1', correct: true, prediction: 'A', termination: 'answer', tool_calls: { search: 2, visit: 1 }, turns: 4, tokens: 10 });
     expect(sampleFromTrajectory(traj({ reward: { format: 1, answer: 0.8, total: 0.82 } }), 0.5).correct).toBe(true);
+  });
+});
+
+describe('interval of a pass rate', () => {
+  it('gives the Wilson score interval, inside [0, 1] even at none or all solved', () => {
+    const [lo, hi] = wilsonInterval(50, 100); // hand-computed: 0.5 +- 1.96 * sqrt(0.0025 + 0.000096) / 1.038416
+    expect(lo).toBeCloseTo(0.4038, 4);
+    expect(hi).toBeCloseTo(0.5962, 4);
+    const [zlo, zhi] = wilsonInterval(0, 200); // 0 of 200: [0, z^2 / (n + z^2)]
+    expect(zlo).toBe(0);
+    expect(zhi).toBeCloseTo(3.8416 / 203.8416, 6);
+    expect(wilsonInterval(200, 200)[1]).toBe(1);
+    expect(wilsonInterval(0, 0)).toEqual([0, 1]);
   });
 });
 

@@ -49,7 +49,7 @@ const sailor = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.exe
 describe('sailor pretrain', () => {
   it('writes a base model with its recipe, and a run starts from it unless told otherwise', { timeout: 600_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'sailor-pretrain-'));
-    const env = { ...process.env, SAILOR_HOME: join(dir, 'home') };
+    const env: NodeJS.ProcessEnv = { ...process.env, SAILOR_HOME: join(dir, 'home') };
     const ok = (args: string[], e = env) => {
       const r = sailor(args, e);
       expect(r.status, r.stderr).toBe(0);

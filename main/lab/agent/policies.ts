@@ -26,6 +26,8 @@ export interface PolicyContext {
   /** The title of a node's page, so the expert can search its anchors by name (see ExpertOptions). */
   anchorName?: (id: string) => string | undefined;
   reconstructor?: Reconstructor;
+  /** Sampling temperature of a checkpoint policy (`ckpt:`); its run's eval temperature when absent. */
+  temperature?: number;
 }
 
 export type PolicyResolver = (arg: string, ctx: PolicyContext, spec: string) => PolicyFactory;

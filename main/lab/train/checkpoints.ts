@@ -66,7 +66,7 @@ export function runEnvironment(config: RunConfig): { web: Partial<WebOptions>; m
 
 /** Registers `ckpt:`; without `home`, the data directory is read when a checkpoint is resolved. */
 export function registerCheckpointPolicies(home?: string): void {
-  registerPolicyKind('ckpt', (arg, _ctx, spec): PolicyFactory => {
+  registerPolicyKind('ckpt', (arg, pctx, spec): PolicyFactory => {
     const ckpt = resolveCheckpoint(arg, home ?? defaultHome());
     let loaded: Promise<Policy> | null = null;
     const load = async (): Promise<Policy> => {
@@ -78,7 +78,7 @@ export function registerCheckpointPolicies(home?: string): void {
       await selectBackend(ckpt.config.backend === 'auto' ? {} : { only: [ckpt.config.backend] });
       const { model, tokenizer } = await loadCheckpoint(ckpt.dir);
       if (!tokenizer) throw new LabError('corrupt', `${ckpt.dir} has no tokenizer`);
-      return checkpointPolicy(model, tokenizer, { name: spec, temperature: ckpt.config.eval.temperature });
+      return checkpointPolicy(model, tokenizer, { name: spec, temperature: pctx.temperature ?? ckpt.config.eval.temperature });
     };
     const policy: Policy = {
       name: spec,

@@ -16,7 +16,7 @@ import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
 import { rolloutDataset } from '../agent/rollout';
 import { trainTokenizer, type Tokenizer } from '../model/tokenizer';
-import { createModel, disposeModel, resolveGPTConfig, type GPTConfig, type GPTPreset } from '../model/gpt';
+import { createModel, disposeModel, resolveGPTConfig, type GPTPreset } from '../model/gpt';
 import { buildMaskedTokens, fitSeqLen, makeBatch, type MaskedTokens } from '../model/mask';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../model/train';
 import { defaultWorkers, Replicas } from '../model/replicas';
@@ -37,7 +37,8 @@ export interface PretrainOptions {
   /** Share of each batch drawn from the episodes (the rest from the web). */
   episodeShare: number;
   vocabSize: number;
-  model: { preset: GPTPreset } & Partial<Omit<GPTConfig, 'vocabSize'>>;
+  /** The shape: the preset's, with these overrides. */
+  model: { preset: GPTPreset; nLayer: number; nEmbd: number; nHead: number; distanceBias: boolean };
   batchSize: number;
   lr: number;
   minLr: number;
@@ -56,7 +57,7 @@ export const PRETRAIN_DEFAULTS: Omit<PretrainOptions, 'out' | 'holdOut'> = {
   episodes: 5000,
   episodeShare: 0.5,
   vocabSize: 1024,
-  model: { preset: 'tiny', distanceBias: true },
+  model: { preset: 'tiny', nLayer: 2, nEmbd: 64, nHead: 4, distanceBias: true },
   batchSize: 8,
   lr: 2e-3,
   minLr: 2e-4,

@@ -39,7 +39,7 @@ function loadWeb(ctx: CommandContext): SimWeb {
   return web;
 }
 
-function policyFor(ctx: CommandContext, web: SimWeb | null): PolicyFactory {
+function policyFor(ctx: CommandContext, web: SimWeb | null, checkpointTemperature?: number): PolicyFactory {
   const checkpoint = optString(ctx, 'checkpoint');
   const spec = checkpoint ? `ckpt:${checkpoint}` : reqString(ctx, 'policy');
   const llmUrl = optString(ctx, 'llm-url') ?? process.env.SAILOR_LLM_URL;
@@ -48,6 +48,8 @@ function policyFor(ctx: CommandContext, web: SimWeb | null): PolicyFactory {
     expert: { maxCalls: optInt(ctx, 'max-tool-calls', 30, { min: 1 }) - 1 },
   };
   if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: process.env.SAILOR_LLM_KEY, temperature: optNumber(ctx, 'temperature', 1) };
+  const temperature = optString(ctx, 'temperature') === undefined ? checkpointTemperature : optNumber(ctx, 'temperature', 0);
+  if (temperature !== undefined) pctx.temperature = temperature;
   const reconstructor = optString(ctx, 'reconstructor-model');
   if (reconstructor) pctx.reconstructor = llmReconstructor(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'reconstructor-model'), apiKey: process.env.SAILOR_LLM_KEY, model: reconstructor })));
   try {
@@ -86,9 +88,9 @@ function rolloutOptions(ctx: CommandContext, n: number): RolloutOptions {
   };
 }
 
-async function runRollouts(ctx: CommandContext, n: number): Promise<{ trajs: Trajectory[]; factory: PolicyFactory; qas: QA[] }> {
+async function runRollouts(ctx: CommandContext, n: number, checkpointTemperature?: number): Promise<{ trajs: Trajectory[]; factory: PolicyFactory; qas: QA[] }> {
   const web = loadWeb(ctx);
-  const factory = policyFor(ctx, web);
+  const factory = policyFor(ctx, web, checkpointTemperature);
   const qas = loadQas(ctx);
   await preparePolicy(factory);
   const t0 = performance.now();
@@ -135,7 +137,7 @@ const runOpts: OptionSpec = {
   'max-tokens': { type: 'string', description: 'context budget per episode (approximate tokens)', default: '32000' },
   concurrency: { type: 'string', description: 'episodes run at once (useful for llm policies)', default: '1' },
   'llm-url': { type: 'string', description: 'OpenAI-compatible base URL for llm:<model> (or SAILOR_LLM_URL)' },
-  temperature: { type: 'string', description: 'sampling temperature for llm policies', default: '1' },
+  temperature: { type: 'string', description: 'sampling temperature (default: 1 for llm policies; for a checkpoint, 0 (greedy) in eval, its run\'s eval temperature otherwise)' },
   reward: { type: 'string', description: 'answer score: em (exact match), f1 (word F1) or judge (LLM)', default: 'em' },
   'judge-model': { type: 'string', description: 'model of the LLM judge (at --llm-url)' },
   'reconstructor-model': { type: 'string', description: "model that rewrites the expert's thoughts (at --llm-url); default: rules" },
@@ -222,7 +224,8 @@ export const agentCommands: CliCommand[] = [
       else {
         const n = optInt(ctx, 'n', k, { min: 1, max: 1000 });
         if (n < k) throw usageError(`--n (${n}) must be at least --k (${k})`);
-        const run = await runRollouts(ctx, n);
+        // One sample per question is pass@1 as the papers report it for a checkpoint: greedy.
+        const run = await runRollouts(ctx, n, n === 1 ? 0 : undefined);
         trajs = run.trajs;
         const out = optString(ctx, 'out');
         if (out) writeTrajectories(out, trajs, { policy: run.factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n });

@@ -108,7 +108,7 @@ const train: CliCommand = {
 const pretrainCommand: CliCommand = {
   path: ['pretrain'],
   summary: 'pre-trains a base model (causal LM on the simulated web of the bundled knowledge base and expert ReAct episodes) into a checkpoint directory',
-  usage: 'pretrain --out DIR [--steps N] [--rng S] [--episodes N] [--graph G.json] [--hold-out G.json[,G2.json]] [--workers N] [--json]',
+  usage: 'pretrain --out DIR [--steps N] [--rng S] [--episodes N] [--graph G.json] [--hold-out G.json[,G2.json]] [--n-layer L --n-embd E --n-head H] [--workers N] [--json]',
   options: {
     out: { type: 'string', description: 'the checkpoint directory to write (replaced if it exists)' },
     steps: { type: 'string', description: 'optimiser steps', default: String(PRETRAIN_DEFAULTS.steps) },
@@ -117,6 +117,9 @@ const pretrainCommand: CliCommand = {
     graph: { type: 'string', description: 'pre-train on the simulated web of this graph file instead of the whole bundled knowledge base' },
     'hold-out': { type: 'string', description: 'graph files (comma-separated) whose edges no episode may ask about: the graphs held-out questions come from' },
     workers: { type: 'string', description: 'threads sharing each batch (0: every core)', default: '0' },
+    'n-layer': { type: 'string', description: 'transformer blocks', default: String(PRETRAIN_DEFAULTS.model.nLayer) },
+    'n-embd': { type: 'string', description: 'width', default: String(PRETRAIN_DEFAULTS.model.nEmbd) },
+    'n-head': { type: 'string', description: 'attention heads (must divide the width)', default: String(PRETRAIN_DEFAULTS.model.nHead) },
     json: { type: 'boolean', description: 'print the manifest as JSON' },
   },
   async run(ctx) {
@@ -131,6 +134,12 @@ const pretrainCommand: CliCommand = {
         rng: optInt(ctx, 'rng', PRETRAIN_DEFAULTS.rng, { min: 0, max: 0xffffffff }),
         episodes: optInt(ctx, 'episodes', PRETRAIN_DEFAULTS.episodes, { min: 0, max: 1_000_000 }),
         workers: optInt(ctx, 'workers', 0, { min: 0, max: 64 }),
+        model: {
+          ...PRETRAIN_DEFAULTS.model,
+          nLayer: optInt(ctx, 'n-layer', PRETRAIN_DEFAULTS.model.nLayer, { min: 1, max: 48 }),
+          nEmbd: optInt(ctx, 'n-embd', PRETRAIN_DEFAULTS.model.nEmbd, { min: 8, max: 4096 }),
+          nHead: optInt(ctx, 'n-head', PRETRAIN_DEFAULTS.model.nHead, { min: 1, max: 64 }),
+        },
         holdOut,
         ...(graphFile ? { source: { name: basename(graphFile), graph: readGraphFile(graphFile) } } : {}),
       },
