@@ -1,8 +1,9 @@
 // The product's first journey, timed: a fresh data directory, the real `sailor serve`, Chromium driving the
-// wizard with its defaults (the quick preset): build the graph, synthesise training and held-out questions,
-// launch; then RFT data, tokenizer, SFT and evaluations run while the dashboard is watched. Prints the wall
-// time of each phase and the run's evaluations; leaves screenshots in test-results/screenshots/quick-*.png.
-// Run (after `npm run build`): npx tsx bench/quick-preset.ts [--steps N] (fewer SFT steps for a dry run)
+// wizard with its defaults (the quick preset): build the graph, synthesise training, held-out and RL
+// questions, launch from the bundled base model; then RFT data, SFT and evaluations (and, with --rl, the
+// default RL stage) run while the dashboard is watched. Prints the wall time of each phase and the run's
+// evaluations; leaves screenshots in test-results/screenshots/quick-*.png.
+// Run (after `npm run build`): npx tsx bench/quick-preset.ts [--steps N] [--rl] (fewer SFT steps for a dry run)
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,7 +13,7 @@ import { serve } from '../tests/e2e/serve';
 import { readMetrics } from '../main/lab/runs/metrics';
 import { metricsFile } from '../main/lab/runs/layout';
 
-const { values } = parseArgs({ options: { steps: { type: 'string' }, 'timeout-min': { type: 'string', default: '60' } } });
+const { values } = parseArgs({ options: { steps: { type: 'string' }, rl: { type: 'boolean' }, 'timeout-min': { type: 'string', default: '60' } } });
 const SHOTS = 'test-results/screenshots';
 mkdirSync(SHOTS, { recursive: true });
 
@@ -43,7 +44,7 @@ try {
   await wizard.getByTestId('wiz-build').click();
   await succeeded('wiz-build-job');
   phases.push(['build graph (default)', since(t)]);
-  for (const [kind, testid] of [['training questions', 'train'], ['held-out questions', 'heldout']] as const) {
+  for (const [kind, testid] of [['training questions', 'train'], ['held-out questions', 'heldout'], ['RL questions', 'rl']] as const) {
     t = performance.now();
     await wizard.getByTestId(`wiz-synth-${testid}`).click();
     await succeeded(`wiz-synth-${testid}-job`);
@@ -53,6 +54,7 @@ try {
   await wizard.getByTestId('wiz-next').click(); // training
   if (values.steps) await wizard.getByTestId('wiz-sft-steps').fill(values.steps);
   await wizard.getByTestId('wiz-next').click(); // RL (off by default)
+  if (values.rl) await wizard.getByTestId('wiz-stage-sft+rl').check();
   await wizard.getByTestId('wiz-next').click(); // review
   t = performance.now();
   await succeeded('wiz-estimate');

@@ -9,8 +9,8 @@ describe('run config', () => {
   it('fills the quick defaults around the required data', () => {
     const c = parseRunConfig({ data });
     expect(c.model.preset).toBe('tiny');
-    expect(c.sft.steps).toBe(2000);
-    expect(c.eval.every).toBe(500);
+    expect(c.sft.steps).toBe(3000);
+    expect(c.eval).toEqual({ every: 1000, questions: 300, samples: 1, temperature: 0 }); // greedy pass@1 on the quick preset's whole held-out set
     expect(c.backend).toBe('auto');
   });
 
@@ -40,6 +40,12 @@ describe('run config', () => {
     expect(() => parseRunConfig({ data, model: { base: 'none', preset: 'small', nEmbd: 512 } })).toThrow(/model\.nEmbd: nEmbd 512 must be divisible by nHead 6/);
     expect(() => parseRunConfig({ data, model: { base: 'none', nEmbd: 100, positions: 'rotary' } })).toThrow(/model\.nEmbd: rotary positions need an even head size/);
     expect(parseRunConfig({ data, model: { base: 'none', preset: 'small', nHead: 8 } }).model.nHead).toBe(8);
+  });
+
+  it('takes fresh RL questions, never the held-out ones', () => {
+    expect(parseRunConfig({ data: { ...data, rlDatasetId: 'rl' } }).data.rlDatasetId).toBe('rl');
+    expect(parseRunConfig({ data }).data.rlDatasetId).toBeUndefined(); // RL draws from the training set
+    expect(() => parseRunConfig({ data: { ...data, rlDatasetId: data.heldOutDatasetId } })).toThrow(/data\.rlDatasetId must differ from data\.heldOutDatasetId/);
   });
 
   it('starts from the bundled base model by default, whose shape a config may not change', () => {

@@ -15,7 +15,7 @@ describe('run wizard config', () => {
   it('starts from the schema defaults (with the 256-token context of the tiny preset) and builds a config main accepts', () => {
     const s = state();
     expect(s.values['env.maxToolCalls']).toBe(12);
-    expect(s.values['sft.steps']).toBe(2000);
+    expect(s.values['sft.steps']).toBe(3000);
     expect(s.values['model.blockSize']).toBe(256);
     expect(validate(s, [])).toEqual(new Map());
     const config = parseRunConfig(buildConfig(s));
@@ -35,6 +35,14 @@ describe('run wizard config', () => {
     expect(errors.get('env.topK')).toBe('must be at least 1');
     expect(validate(state({ 'sft.lr': 0 }), []).get('sft.lr')).toBe('must be greater than 0');
     expect(validate(state({ 'sft.lr': 0.001, 'sft.minLr': 0.01 }), []).get('sft.minLr')).toMatch(/must not exceed the learning rate/);
+  });
+
+  it('passes the RL questions on when picked, and refuses the held-out ones', () => {
+    expect(buildConfig(state()).data).toEqual({ graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' });
+    const withRl = state({}, { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2', rlDatasetId: 'd3' });
+    expect(parseRunConfig(buildConfig(withRl)).data.rlDatasetId).toBe('d3');
+    const same = validate(state({}, { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2', rlDatasetId: 'd2' }), []);
+    expect(same.get('data.rlDatasetId')).toMatch(/must differ from the held-out questions/);
   });
 
   it('checks the data choice', () => {

@@ -134,6 +134,12 @@ export const runConfigSchema = z
         datasetId: id,
         /** Held-out QAs (same generator, other seed) for evaluation. */
         heldOutDatasetId: id,
+        /**
+         * The RL stage's questions, when they are not the SFT questions: fresh ones the policy never imitated
+         * an answer for, where it succeeds sometimes and fails sometimes (WebSailor-V2's RL data). Default: the
+         * training set.
+         */
+        rlDatasetId: id.optional(),
       })
       .strict(),
     /** The simulated web the policy acts in, for RFT data and evaluation alike: compact, for a small context. */
@@ -195,7 +201,7 @@ export const runConfigSchema = z
          * 0 only with `init.checkpoint` (then SFT is skipped and the other sft fields are unused); with
          * `init.checkpoint` it defaults to 0, and more steps continue SFT from the checkpoint's weights.
          */
-        steps: int(0, 1_000_000).default(2000),
+        steps: int(0, 1_000_000).default(3000),
         batchSize: int(1, 512).default(8),
         lr: z.number().positive().max(1).default(2e-3),
         minLr: z.number().min(0).max(1).default(2e-4),
@@ -209,17 +215,18 @@ export const runConfigSchema = z
         answerRepeat: int(1, 64).default(1),
       })
       .strict()
-      .default({ steps: 2000, batchSize: 8, lr: 2e-3, minLr: 2e-4, warmupSteps: 30, weightDecay: 0.1, gradClip: 1, answerRepeat: 1 }),
+      .default({ steps: 3000, batchSize: 8, lr: 2e-3, minLr: 2e-4, warmupSteps: 30, weightDecay: 0.1, gradClip: 1, answerRepeat: 1 }),
     eval: z
       .object({
-        every: int(1, 1_000_000).default(500),
-        questions: int(1, 10_000).default(30),
+        every: int(1, 1_000_000).default(1000),
+        questions: int(1, 10_000).default(300),
         samples: int(1, 16).default(1),
-        temperature: z.number().min(0).max(2).default(0.7),
+        /** 0: greedy, as pass@1 is reported (and as `sailor eval` runs a checkpoint). */
+        temperature: z.number().min(0).max(2).default(0),
       })
       .strict()
-      .default({ every: 500, questions: 30, samples: 1, temperature: 0.7 }),
-    checkpoint: z.object({ every: int(1, 1_000_000).default(500) }).strict().default({ every: 500 }),
+      .default({ every: 1000, questions: 300, samples: 1, temperature: 0 }),
+    checkpoint: z.object({ every: int(1, 1_000_000).default(1000) }).strict().default({ every: 1000 }),
     /**
      * Start from an existing checkpoint: its model (shape and weights) and tokenizer replace the fresh ones,
      * so `model` and `tokenizer` are unused. With `sft.steps` 0 (the default here) the run is RL only; with
@@ -260,6 +267,9 @@ export function parseRunConfig(raw: unknown, where = 'run config'): RunConfig {
   if (parsed.success) {
     const c = parsed.data;
     if (c.sft.minLr > c.sft.lr) throw new LabError('bad_request', `${where}: sft.minLr (${c.sft.minLr}) must not exceed sft.lr (${c.sft.lr})`);
+    if (c.data.rlDatasetId !== undefined && c.data.rlDatasetId === c.data.heldOutDatasetId) {
+      throw new LabError('bad_request', `${where}: data.rlDatasetId must differ from data.heldOutDatasetId (RL on the evaluation questions would train on the test)`);
+    }
     if (c.data.datasetId === c.data.heldOutDatasetId) {
       throw new LabError('bad_request', `${where}: data.heldOutDatasetId must differ from data.datasetId (evaluate on questions not trained on)`);
     }

@@ -44,8 +44,10 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
   const graphFile = join(ctx.home, 'graphs', `${p.graphId}.json`);
   ctx.progress({ fraction: 0, message: `reading graph ${p.graphId}` });
   const graph = readGraphFile(graphFile);
-  const excluded = p.excludeDatasetId ? readDataset(join(ctx.home, 'datasets', `${p.excludeDatasetId}.jsonl`)) : null;
-  const excludeEdges = excluded ? edgesToExclude(graph, excluded.qas, `excludeDatasetId: dataset ${p.excludeDatasetId} (graph ${p.graphId})`) : undefined;
+  const excludedIds = [...(p.excludeDatasetId ? [p.excludeDatasetId] : []), ...(p.excludeDatasetIds ?? [])];
+  const excludeEdges = excludedIds.length
+    ? new Set(excludedIds.flatMap((id) => [...edgesToExclude(graph, readDataset(join(ctx.home, 'datasets', `${id}.jsonl`)).qas, `excludeDatasetId: dataset ${id} (graph ${p.graphId})`)]))
+    : undefined;
   const { qas, stats } = synthesize(graph, {
     count: p.count,
     rng: p.rng,

@@ -56,6 +56,8 @@ export const synthParams = z
     perShape: z.number().int().min(1).max(100_000).optional(),
     /** A dataset on the same graph whose subgraph edges no QA may use: a held-out set disjoint from it. */
     excludeDatasetId: artefactId.optional(),
+    /** More such datasets: an RL set disjoint from both the training and the held-out set. */
+    excludeDatasetIds: z.array(artefactId).max(16).optional(),
   })
   .strict()
   .refine((p) => p.minEdges === undefined || p.maxEdges === undefined || p.minEdges <= p.maxEdges, { message: 'minEdges must not exceed maxEdges', path: ['minEdges'] });

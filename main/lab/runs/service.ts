@@ -69,6 +69,7 @@ export class RunsService {
     this.requireArtefact('graphs', config.data.graphId, 'data.graphId');
     this.requireArtefact('datasets', config.data.datasetId, 'data.datasetId');
     this.requireArtefact('datasets', config.data.heldOutDatasetId, 'data.heldOutDatasetId');
+    if (config.data.rlDatasetId !== undefined) this.requireArtefact('datasets', config.data.rlDatasetId, 'data.rlDatasetId');
     const id = `${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-run-${randomUUID().slice(0, 6)}`;
     const createdAt = new Date().toISOString();
     if (config.init) {

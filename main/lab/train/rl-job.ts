@@ -56,7 +56,8 @@ export interface RlStageInput {
   config: RunConfig;
   model: GPT;
   tok: Tokenizer;
-  trainQas: readonly QA[];
+  /** The questions RL draws its batches from (data.rlDatasetId, else the training set). */
+  rlQas: readonly QA[];
   tools: Toolset;
   /** The limits SFT's evaluation uses (tool calls, tokens per episode). */
   limits: Partial<Limits>;
@@ -193,8 +194,8 @@ export async function runRlStage(input: RlStageInput): Promise<{ step: number; v
 
   // The question pool: a seeded subset of the training QAs, as many as the run can ask (steps x batchQuestions).
   let pool = createRng(seedFrom(`${runId}/rl/pool`))
-    .shuffle([...input.trainQas])
-    .slice(0, Math.min(input.trainQas.length, rl.steps * rl.batchQuestions));
+    .shuffle([...input.rlQas])
+    .slice(0, Math.min(input.rlQas.length, rl.steps * rl.batchQuestions));
   if (pool.length === 0) throw new LabError('conflict', 'RL has no training questions');
   const firstMetrics: Record<string, number> = { 'rl/pool_questions': pool.length };
   if (rl.algorithm === 'dupo' && rl.dropTooEasy) {

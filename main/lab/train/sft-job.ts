@@ -77,11 +77,12 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   // ---- 1. data
   const graph = readGraphFile(join(ctx.home, 'graphs', `${config.data.graphId}.json`));
   const trainQas = readDataset(join(ctx.home, 'datasets', `${config.data.datasetId}.jsonl`)).qas;
+  const rlQas = config.data.rlDatasetId === undefined ? trainQas : readDataset(join(ctx.home, 'datasets', `${config.data.rlDatasetId}.jsonl`)).qas;
   const heldOut = readDataset(join(ctx.home, 'datasets', `${config.data.heldOutDatasetId}.jsonl`)).qas.slice(0, config.eval.questions);
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
   const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
-  if (config.init && config.sft.steps === 0) return runFromCheckpoint(ctx, runId, resume, config, { trainQas, heldOut, tools, limits }, hooks);
+  if (config.init && config.sft.steps === 0) return runFromCheckpoint(ctx, runId, resume, config, { trainQas, rlQas, heldOut, tools, limits }, hooks);
   // The bar: 15% for data and tokenizer, the rest over SFT and RL steps.
   const totalSteps = config.sft.steps + (config.rl?.steps ?? 0);
   const fraction = (s: number): number => 0.15 + (0.85 * s) / totalSteps;
@@ -243,7 +244,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
       const inRl = step > config.sft.steps;
       if (!inRl) opt.dispose(); // RL has its own optimiser (rate, no weight decay); SFT's moments are not reused
       ({ step } = await runRlStage({
-        ...stageInput(ctx, runId, config, model, tok, { trainQas, heldOut, tools, limits }, emit, fraction, hooks),
+        ...stageInput(ctx, runId, config, model, tok, { trainQas, rlQas, heldOut, tools, limits }, emit, fraction, hooks),
         step,
         baseStep: config.sft.steps,
         resumed: inRl ? { opt, version: rlVersion } : null,
@@ -279,6 +280,8 @@ async function validate(model: GPT, windows: readonly MaskedTokens[], blockSize:
 
 interface RunData {
   trainQas: QA[];
+  /** The RL stage's questions: `data.rlDatasetId`'s, else the training set. */
+  rlQas: QA[];
   heldOut: QA[];
   tools: ReturnType<typeof simToolset>;
   limits: { maxToolCalls: number; maxNewTokens: number };
@@ -302,7 +305,7 @@ function stageInput(
     config,
     model,
     tok,
-    trainQas: data.trainQas,
+    rlQas: data.rlQas,
     tools: data.tools,
     limits: data.limits,
     emit,

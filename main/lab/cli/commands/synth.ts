@@ -62,7 +62,7 @@ export const synthCommands: CliCommand[] = [
       'max-edges': { type: 'string', description: 'largest subgraph, in edges', default: '6' },
       'anchor-prob': { type: 'string', description: 'chance of naming one non-answer entity in the question up front', default: '0.35' },
       'per-shape': { type: 'string', description: 'subgraphs kept per WL hash (more: many QAs of one shape on other entities)', default: '1' },
-      exclude: { type: 'string', description: 'a dataset whose subgraph edges no QA may use (a held-out set disjoint from its training set)' },
+      exclude: { type: 'string', description: 'datasets (comma-separated) whose subgraph edges no QA may use (a held-out set disjoint from its training set)' },
       'llm-url': { type: 'string', description: 'OpenAI-compatible base URL (…/v1) to rephrase questions; key from SAILOR_LLM_API_KEY' },
       'llm-model': { type: 'string', description: 'model name for --llm-url' },
       json: { type: 'boolean', description: 'print the summary as JSON' },
@@ -91,7 +91,10 @@ export const synthCommands: CliCommand[] = [
       const exclude = optString(ctx, 'exclude');
       const opts = resolveOptions(input); // usage errors before reading anything
       const graph = readGraphFile(graphPath);
-      if (exclude) input.excludeEdges = edgesToExclude(graph, readDataset(exclude).qas, `--exclude ${exclude} (graph ${graphPath})`);
+      if (exclude) {
+        const files = exclude.split(',').map((f) => f.trim()).filter(Boolean);
+        input.excludeEdges = new Set(files.flatMap((f) => [...edgesToExclude(graph, readDataset(f).qas, `--exclude ${f} (graph ${graphPath})`)]));
+      }
       let lastShown = -1;
       const { qas, stats } = synthesize(graph, {
         ...input,

@@ -32,7 +32,7 @@ function follow(core: LabCore, jobId: string, err: (t: string) => void): Promise
 }
 
 /**
- * Reads the config; `data.graphFile`, `data.datasetFile` and `data.heldOutFile` (paths relative to the
+ * Reads the config; `data.graphFile`, `data.datasetFile`, `data.heldOutFile` and `data.rlFile` (paths relative to the
  * config file) are validated, imported into the store, and replaced by the ids a run config names.
  */
 async function withImportedData(core: LabCore, configPath: string): Promise<Record<string, unknown>> {
@@ -51,9 +51,11 @@ async function withImportedData(core: LabCore, configPath: string): Promise<Reco
   const graphFile = fileOf('graphFile');
   const datasetFile = fileOf('datasetFile');
   const heldOutFile = fileOf('heldOutFile');
+  const rlFile = fileOf('rlFile');
   if (graphFile) data.graphId = (await importArtefact(core.db, core.home, 'graphs', graphFile)).id;
   if (datasetFile) data.datasetId = (await importArtefact(core.db, core.home, 'datasets', datasetFile, { graphId: data.graphId })).id;
   if (heldOutFile) data.heldOutDatasetId = (await importArtefact(core.db, core.home, 'datasets', heldOutFile, { graphId: data.graphId })).id;
+  if (rlFile) data.rlDatasetId = (await importArtefact(core.db, core.home, 'datasets', rlFile, { graphId: data.graphId })).id;
   return { ...(config as Record<string, unknown>), data };
 }
 

@@ -209,6 +209,8 @@ export interface DataChoice {
   graphId: string;
   datasetId: string;
   heldOutDatasetId: string;
+  /** '' (or absent): RL draws from the training questions. */
+  rlDatasetId?: string;
 }
 
 export interface WizardState {
@@ -237,7 +239,8 @@ export function buildConfig(s: WizardState): Record<string, unknown> {
   if (name) out.name = name;
   out.rng = s.values.rng;
   out.backend = s.backend;
-  out.data = { ...s.data };
+  const { rlDatasetId, ...data } = s.data;
+  out.data = rlDatasetId ? { ...data, rlDatasetId } : data;
   const nested = (path: FieldPath): void => {
     const [group, key] = path.split('.') as [string, string];
     const g = (out[group] ??= {}) as Record<string, unknown>;
@@ -325,9 +328,13 @@ export function validate(s: WizardState, datasets: readonly ArtefactRecord[]): M
   if (d.datasetId && d.datasetId === d.heldOutDatasetId) {
     errors.set('data.heldOutDatasetId', 'must differ from the training dataset: evaluate on questions the model did not train on');
   }
+  if (d.rlDatasetId && d.rlDatasetId === d.heldOutDatasetId) {
+    errors.set('data.rlDatasetId', 'must differ from the held-out questions: RL on them would train on the test');
+  }
   const graphOf = (id: string): unknown => datasets.find((x) => x.id === id)?.info.graphId;
-  for (const key of ['datasetId', 'heldOutDatasetId'] as const) {
-    const g = d[key] ? graphOf(d[key]) : undefined;
+  for (const key of ['datasetId', 'heldOutDatasetId', 'rlDatasetId'] as const) {
+    const id = d[key];
+    const g = id ? graphOf(id) : undefined;
     if (d.graphId && typeof g === 'string' && g !== d.graphId && !errors.has(`data.${key}`)) {
       errors.set(`data.${key}`, 'was synthesised from another graph: its questions cannot be answered in this graph');
     }
@@ -346,6 +353,7 @@ export function fieldsInMessage(msg: string): string[] {
     'data.graphId',
     'data.datasetId',
     'data.heldOutDatasetId',
+    'data.rlDatasetId',
     'init.checkpoint',
     'rl.algorithm',
     'rl.advantage',
