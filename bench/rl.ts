@@ -55,7 +55,7 @@ const base = {
   data: { graphId: 'g', datasetId: 'train', heldOutDatasetId: 'held' },
   backend: 'wasm',
   tokenizer: { vocabSize: 512 },
-  model: { preset: 'tiny' },
+  model: { base: 'none', preset: 'tiny' },
   rft: { attempts: 1 },
   env: { maxToolCalls: 10 },
   eval: { questions: 2, every: 1000 },

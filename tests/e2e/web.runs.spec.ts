@@ -115,7 +115,7 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
   await expect(wizard.getByTestId('wiz-estimate')).toContainText('20 steps ×');
   await expect(wizard.getByTestId('wiz-estimate')).toContainText(/measured just now on (wasm|cpu|tensorflow)/);
   // Left empty, the run takes the name the placeholder shows.
-  await expect(wizard.getByTestId('wiz-name')).toHaveAttribute('placeholder', 'tiny SFT 20 steps, rng 1');
+  await expect(wizard.getByTestId('wiz-name')).toHaveAttribute('placeholder', 'base model SFT 20 steps, rng 1');
   await wizard.getByTestId('wiz-name').fill('e2e tiny 20 steps');
   await page.screenshot({ path: `${SHOTS}/runs-wizard-review.png` });
 

@@ -31,8 +31,10 @@ describe('estimateRun', () => {
   });
 
   it('adds up RFT rollouts, tokenizer, SFT steps and evaluation rollouts', () => {
-    const config = parseRunConfig({ data, sft: { steps: 200 }, eval: { every: 100, questions: 30, samples: 2 }, rft: { attempts: 2, forcedAnswers: true } });
+    const config = parseRunConfig({ data, model: { base: 'none' }, sft: { steps: 200 }, eval: { every: 100, questions: 30, samples: 2 }, rft: { attempts: 2, forcedAnswers: true } });
     const e = estimateRun(config, measured);
+    // From the base model there is no tokenizer to train: it brings its own.
+    expect(estimateRun(parseRunConfig({ data, sft: { steps: 200 } }), measured).parts.map((p) => p.label)).not.toContain('tokenizer');
     const part = (label: string) => e.parts.find((p) => p.label === label)!.seconds;
     expect(part('RFT data')).toBeCloseTo(100 * 3 * 0.01); // 2 attempts + 1 forced-answer attempt per question
     expect(part('tokenizer')).toBe(2);
@@ -54,6 +56,7 @@ describe('estimateRun with an RL stage', () => {
   it('adds DUPO’s one-off filter, the rollouts, the updates and the RL evaluations', () => {
     const config = parseRunConfig({
       data,
+      model: { base: 'none' },
       sft: { steps: 100, batchSize: 8 },
       eval: { every: 100, questions: 10, samples: 1 },
       rl: { algorithm: 'dupo', steps: 20, groupSize: 8, batchQuestions: 4, evalEvery: 10 },

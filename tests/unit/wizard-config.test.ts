@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { buildConfig, defaultValues, validate, type WizardState } from '../../renderer/src/components/runs/runConfig';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
 
-const state = (values: Partial<WizardState['values']> = {}, data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' }): WizardState => ({
+const state = (values: Partial<WizardState['values']> = {}, data: WizardState['data'] = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' }): WizardState => ({
   name: '',
   preset: 'tiny',
   backend: 'auto',

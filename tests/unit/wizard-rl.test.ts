@@ -32,7 +32,7 @@ describe('run wizard: the RL stage', () => {
     expect(c).not.toHaveProperty('init');
     const parsed = parseRunConfig(c);
     expect(parsed.rl).toMatchObject({ algorithm: 'grpo', steps: 3, groupSize: 4, epsLow: 0.2, epsHigh: 0.28 });
-    expect(parsed.sft.steps).toBe(2000);
+    expect(parsed.sft.steps).toBe(3000);
   });
 
   it('RL only: starts from the checkpoint, no SFT steps, and needs one picked', () => {
@@ -52,13 +52,13 @@ describe('run wizard: the RL stage', () => {
     s.values['model.blockSize'] = 5; // the checkpoint's context is used: a bad value here does not matter
     expect(validate(s, [])).toEqual(new Map());
     const c = buildConfig(s);
-    expect(c).toMatchObject({ init: { checkpoint: 'run-1/last' }, sft: { steps: 2000 }, rft: { attempts: 2 } });
+    expect(c).toMatchObject({ init: { checkpoint: 'run-1/last' }, sft: { steps: 3000 }, rft: { attempts: 2 } });
     expect(c).not.toHaveProperty('model');
     expect(c).not.toHaveProperty('tokenizer');
     expect(c).not.toHaveProperty('rl');
-    expect(parseRunConfig(c)).toMatchObject({ init: { checkpoint: 'run-1/last' }, sft: { steps: 2000 } });
+    expect(parseRunConfig(c)).toMatchObject({ init: { checkpoint: 'run-1/last' }, sft: { steps: 3000 } });
     const withRl = buildConfig(state({ stage: 'sft+rl' }, { 'rl.steps': 3 }, 'run-1/last'));
-    expect(parseRunConfig(withRl)).toMatchObject({ init: { checkpoint: 'run-1/last' }, sft: { steps: 2000 }, rl: { steps: 3 } });
+    expect(parseRunConfig(withRl)).toMatchObject({ init: { checkpoint: 'run-1/last' }, sft: { steps: 3000 }, rl: { steps: 3 } });
     expect(buildConfig(state())).not.toHaveProperty('init');
   });
 

@@ -244,12 +244,13 @@ export type RunConfigInput = z.input<typeof runConfigSchema>;
 export type RunConfig = z.output<typeof runConfigSchema>;
 
 /**
- * A run's name when its config gives none: `tiny SFT 2000 steps, rng 1`, `tiny SFT 2000 + DUPO 20 steps, rng 1`,
+ * A run's name when its config gives none: `base model SFT 3000 steps, rng 1`, `tiny SFT 2000 + DUPO 20 steps, rng 1`,
  * `DUPO 20 steps from run-1/last, rng 1` (a run from a checkpoint has that checkpoint's model, not a preset).
  */
 export function defaultRunName(c: Pick<RunConfig, 'model' | 'sft' | 'rng' | 'rl' | 'init'>): string {
   const stages = [c.sft.steps > 0 ? `SFT ${c.sft.steps}` : null, c.rl ? `${c.rl.algorithm.toUpperCase()} ${c.rl.steps}` : null].filter(Boolean).join(' + ');
-  return c.init ? `${stages} steps from ${c.init.checkpoint}, rng ${c.rng}` : `${c.model.preset} ${stages} steps, rng ${c.rng}`;
+  const start = c.model.base === 'bundled' ? 'base model' : c.model.preset;
+  return c.init ? `${stages} steps from ${c.init.checkpoint}, rng ${c.rng}` : `${start} ${stages} steps, rng ${c.rng}`;
 }
 
 /** A run from a checkpoint trains no SFT unless its config asks (`sft.steps`): RL-only configs stay short. */
