@@ -8,10 +8,10 @@ describe('run config: rl and init', () => {
     expect(parseRunConfig({ data }).rl).toBeUndefined();
     expect(parseRunConfig({ data, rl: {} }).rl).toEqual({
       algorithm: 'dupo',
-      steps: 20,
+      steps: 40,
       groupSize: 8,
-      batchQuestions: 4,
-      lr: 1e-4,
+      batchQuestions: 8,
+      lr: 5e-4,
       warmupSteps: 0,
       schedule: 'constant',
       weightDecay: 0,
@@ -21,7 +21,7 @@ describe('run config: rl and init', () => {
       temperature: 1,
       topP: 1,
       reward: { format: 0.1, answer: 0.9, answerMode: 'em', formatCredit: 'turns' },
-      advantage: 'grpo',
+      advantage: 'leave_one_out',
       excludeTruncatedNegatives: true,
       updatesPerBatch: 1,
       dapoMaxRounds: 3,
@@ -58,7 +58,7 @@ describe('run config: rl and init', () => {
     expect(c.sft).toMatchObject({ steps: 500, lr: 1e-3 });
     expect(c.rl).toBeUndefined();
     expect(defaultRunName(c)).toBe('SFT 500 steps from run-1/400, rng 1');
-    expect(defaultRunName(parseRunConfig({ data, init: { checkpoint: 'run-1/last' }, rl: {} }))).toBe('DUPO 20 steps from run-1/last, rng 1');
+    expect(defaultRunName(parseRunConfig({ data, init: { checkpoint: 'run-1/last' }, rl: {} }))).toBe('DUPO 40 steps from run-1/last, rng 1');
     expect(defaultRunName(parseRunConfig({ data }))).toBe('base model SFT 3000 steps, rng 1');
     expect(defaultRunName(parseRunConfig({ data, model: { base: 'none' } }))).toBe('tiny SFT 3000 steps, rng 1');
   });
