@@ -30,7 +30,7 @@ async function succeeded(testid: string, timeoutMs = 300_000): Promise<void> {
   for (;;) {
     const status = await page.getByTestId(testid).getAttribute('data-status', { timeout: timeoutMs });
     if (status === 'succeeded') return;
-    if (status === 'failed') throw new Error(`${testid}: the job failed`);
+    if (status === 'failed') throw new Error(`${testid}: the job failed: ${await page.getByTestId(`${testid}-message`).textContent()}`);
     if (Date.now() > end) throw new Error(`${testid}: still ${status} after ${timeoutMs / 1000} s`);
     await page.waitForTimeout(250);
   }
@@ -54,7 +54,7 @@ try {
   await wizard.getByTestId('wiz-next').click(); // training
   if (values.steps) await wizard.getByTestId('wiz-sft-steps').fill(values.steps);
   await wizard.getByTestId('wiz-next').click(); // RL (off by default)
-  if (values.rl) await wizard.getByTestId('wiz-stage-sft+rl').check();
+  if (values.rl) await wizard.getByTestId('wiz-stage-sft+rl').check({ force: true });
   await wizard.getByTestId('wiz-next').click(); // review
   t = performance.now();
   await succeeded('wiz-estimate');
@@ -87,6 +87,7 @@ try {
   }
   console.log(`  data directory: ${lab.home} (run ${runId}; ${join(lab.home, 'runs', runId)})`);
 } finally {
+  console.error(`data directory: ${lab.home}`);
   await browser.close();
   await lab.stop();
 }

@@ -35,6 +35,7 @@ test('with the token the app loads, every section renders, and no console errors
   await page.reload();
   await expect(page.locator('main.content')).toHaveAttribute('data-section', 'about');
   await expect(page.getByTestId('about-backends')).toContainText('chosen');
+  await expect(page.getByTestId('about-base-model')).toContainText('the same notices apply to it');
   expect(consoleErrors).toEqual([]);
 });
 

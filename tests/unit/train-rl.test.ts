@@ -14,7 +14,10 @@ import { disposeModel } from '../../main/lab/model/gpt';
 import { readJsonFile } from '../../main/lab/store/files';
 import { runTrain, type TrainHooks } from '../../main/lab/train/sft-job';
 import { seedFrom } from '../../main/lab/util/rng';
-import { labHome, scriptedPolicy, SMALL, testContext, writeRun } from './rl-run-helpers';
+import { DATA, labHome, scriptedPolicy, SMALL, testContext, writeRun } from './rl-run-helpers';
+import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { synthesize } from '../../main/lab/synth/build';
+import { writeDataset } from '../../main/lab/synth/dataset';
 
 const home = labHome();
 const SFT_RUN = 'sft-rl';
@@ -142,6 +145,25 @@ describe('RL stage', () => {
       if (algorithm === 'grpo') expect(optimiserSteps).toBeGreaterThan(records.filter((x) => x.metrics['batch/skipped'] === 0).length);
       expect(records.some((x) => x.metrics['batch/skipped'] === 0 && x.metrics['actor/pg_loss'] !== undefined)).toBe(true);
     }
+  });
+
+  it('draws its questions from data.rlDatasetId when the config names one, never from the SFT questions', { timeout: 120_000 }, async () => {
+    // Fresh RL questions: another seed on the same graph, ids prefixed so they cannot be confused with training ones.
+    const fresh = synthesize(fixtureGraph({ seed: 11 }), { count: 6, rng: 3, graphName: 'g' }).qas.map((qa) => ({ ...qa, id: `rl-${qa.id}` }));
+    writeDataset(join(home, 'datasets', 'fresh.jsonl'), { graph: 'g' }, fresh);
+    const runId = 'init-fresh';
+    writeRun(home, runId, {
+      ...SMALL,
+      data: { ...DATA, rlDatasetId: 'fresh' },
+      sft: { steps: 0 },
+      init: { checkpoint: INIT },
+      rl: { algorithm: 'grpo', steps: 2, groupSize: 2, batchQuestions: 3, evalEvery: 2, checkpointEvery: 2 },
+    });
+    const hooks: TrainHooks = { rolloutPolicy: (qa, sample) => scriptedPolicy(qa, { searches: 1, correct: sample === 0 }) };
+    await runTrain({ runId }, testContext(home), hooks);
+    const asked = [1, 2].flatMap((s) => readRlStep(rolloutsFile(home, runId, s)).trajectories.map((t) => t.qa_id));
+    expect(asked.length).toBe(2 * 3 * 2);
+    for (const id of asked) expect(id).toMatch(/^rl-/);
   });
 
   it('async rollouts: every stored sample is within maxStaleness; older groups are dropped and counted', { timeout: 120_000 }, async () => {

@@ -22,6 +22,8 @@ describe('run wizard config', () => {
     expect(config.model).toEqual({ base: 'bundled', preset: 'tiny' }); // the base model brings its shape and tokenizer
     expect(buildConfig(s).tokenizer).toBeUndefined();
     expect(config.env.maxToolCalls).toBe(12);
+    // The wizard's defaults are the schema's: `sailor train` with only `data` runs the same quick preset.
+    expect(config).toEqual(parseRunConfig({ data: s.data }));
     const fresh = parseRunConfig(buildConfig({ ...s, scratch: true }));
     expect(fresh.model).toMatchObject({ base: 'none', preset: 'tiny', blockSize: 256 });
     expect(fresh.tokenizer.vocabSize).toBe(1024);

@@ -62,7 +62,7 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
     onProgress: ({ published, target, attempts }) =>
       ctx.progress({ fraction: Math.min(0.98, published / target), message: `${published} of ${target} QAs verified (${attempts} attempts)`, done: published, total: target }),
   });
-  if (qas.length < p.count) {
+  if (qas.length < p.count && !(p.allowFewer && qas.length > 0)) {
     throw new LabError('conflict', `only ${qas.length} of ${p.count} QAs could be verified on this graph; build a larger graph or ask for fewer`);
   }
   const rel = join('datasets', `${ctx.jobId}.jsonl`);

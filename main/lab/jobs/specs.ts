@@ -58,6 +58,8 @@ export const synthParams = z
     excludeDatasetId: artefactId.optional(),
     /** More such datasets: an RL set disjoint from both the training and the held-out set. */
     excludeDatasetIds: z.array(artefactId).max(16).optional(),
+    /** Publish what could be verified when that is fewer than `count` (at least one): "up to count" fresh questions. */
+    allowFewer: z.boolean().optional(),
   })
   .strict()
   .refine((p) => p.minEdges === undefined || p.maxEdges === undefined || p.minEdges <= p.maxEdges, { message: 'minEdges must not exceed maxEdges', path: ['minEdges'] });
