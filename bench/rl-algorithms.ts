@@ -28,6 +28,9 @@ if (!values.home || !ref) throw new Error('usage: bench/rl-algorithms.ts --home 
 const home = values.home;
 const source = readJsonFile(runFile(home, ref.runId)) as { config: { data: Record<string, string> } };
 const extra = JSON.parse(values.rl!) as Record<string, unknown>;
+// Every line starts from the checkpoint's own held-out pass@1, at 0 s.
+const startStep = ref.step === 'last' ? undefined : ref.step;
+const startPass = readMetrics(metricsFile(home, ref.runId)).findLast((m) => m.metrics['eval/pass@1'] !== undefined && (startStep === undefined || m.step === startStep))?.metrics['eval/pass@1'];
 
 interface Point {
   seconds: number;
@@ -54,7 +57,10 @@ for (const algorithm of values.algorithms!.split(',')) {
   const records = readMetrics(metricsFile(home, runId));
   // From the run's creation: DUPO's one-off too-easy filter counts against it.
   const t0 = Date.parse((readJsonFile(runFile(home, runId)) as { createdAt: string }).createdAt);
-  series[algorithm] = records.map((m) => ({ seconds: (Date.parse(m.time) - t0) / 1000, step: m.step, reward: m.metrics['reward/mean'], passAt1: m.metrics['eval/pass@1'] }));
+  series[algorithm] = [
+    ...(startPass === undefined ? [] : [{ seconds: 0, step: 0, passAt1: startPass }]),
+    ...records.map((m) => ({ seconds: (Date.parse(m.time) - t0) / 1000, step: m.step, reward: m.metrics['reward/mean'], passAt1: m.metrics['eval/pass@1'] })),
+  ];
 }
 
 // ---- the table
@@ -66,12 +72,12 @@ const smoothReward = (pts: Point[]): Point[] => {
 };
 const dapoTarget = series.dapo ? last(smoothReward(series.dapo), 'reward')?.reward : undefined;
 console.log(`RL from ${values.checkpoint}, ${values.steps} steps each, rng ${values.rng}${dapoTarget !== undefined ? `; DAPO's final training reward (5-step mean) ${dapoTarget.toFixed(3)}` : ''}`);
-console.log(`${'algorithm'.padEnd(10)} ${'seconds'.padStart(8)} ${'reward'.padStart(7)} ${'pass@1'.padStart(7)} ${'first pass@1'.padStart(13)} ${"reaches DAPO's reward at".padStart(25)}`);
+console.log(`${'algorithm'.padEnd(10)} ${'seconds'.padStart(8)} ${'reward'.padStart(7)} ${'pass@1'.padStart(7)} ${'SFT pass@1'.padStart(11)} ${"reaches DAPO's reward at".padStart(25)}`);
 for (const [algorithm, pts] of Object.entries(series)) {
   const reach = dapoTarget === undefined ? undefined : smoothReward(pts).find((p) => p.reward! >= dapoTarget);
   const evals = pts.filter((p) => p.passAt1 !== undefined);
   console.log(
-    `${algorithm.padEnd(10)} ${pts.at(-1)!.seconds.toFixed(0).padStart(8)} ${(last(smoothReward(pts), 'reward')?.reward ?? NaN).toFixed(3).padStart(7)} ${(evals.at(-1)?.passAt1 ?? NaN).toFixed(3).padStart(7)} ${(evals[0]?.passAt1 ?? NaN).toFixed(3).padStart(13)} ${(reach ? `${reach.seconds.toFixed(0)} s (step ${reach.step})` : 'never').padStart(25)}`,
+    `${algorithm.padEnd(10)} ${pts.at(-1)!.seconds.toFixed(0).padStart(8)} ${(last(smoothReward(pts), 'reward')?.reward ?? NaN).toFixed(3).padStart(7)} ${(evals.at(-1)?.passAt1 ?? NaN).toFixed(3).padStart(7)} ${(evals[0]?.passAt1 ?? NaN).toFixed(3).padStart(11)} ${(reach ? `${reach.seconds.toFixed(0)} s (step ${reach.step})` : 'never').padStart(25)}`,
   );
 }
 writeFileSync('bench/results/rl-algorithms.json', JSON.stringify({ checkpoint: values.checkpoint, steps: Number(values.steps), rng: Number(values.rng), series }, null, 1));
