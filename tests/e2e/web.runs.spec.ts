@@ -58,7 +58,7 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
   // The default style is named-entity lookups, kept off the facts of the training set picked above.
   const synthJobs = (await api<JobRecord[]>(page, 'jobs.list', {})).filter((j) => j.kind === 'synth');
   const heldJob = synthJobs.sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1)!;
-  expect(heldJob.params).toMatchObject({ kinds: [], anchorProb: 1, maxConstraints: 0, excludeDatasetId: trainId });
+  expect(heldJob.params).toMatchObject({ kinds: [], anchorProb: 1, maxConstraints: 0, excludeDatasetIds: [trainId] });
   type Qas = { qas: { subgraph: { edges: string[] } }[] };
   const held = await api<Qas>(page, 'datasets.get', { id: (heldJob.result as { artefact: { id: string } }).artefact.id });
   const trainEdges = new Set((await api<Qas>(page, 'datasets.get', { id: trainId })).qas.flatMap((q) => q.subgraph.edges));
@@ -66,16 +66,34 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
   expect(held.qas.flatMap((q) => q.subgraph.edges).filter((e) => trainEdges.has(e))).toEqual([]);
   // ...but this run evaluates on the 40-question set made through the API.
   await wizard.getByTestId('wiz-heldout').selectOption(heldOutId);
+  // Fresh RL questions, kept off both the training and the held-out facts; as many as there are, up to the count.
+  await expect(wizard.getByTestId('wiz-rl-dataset')).toHaveValue(''); // none: RL would draw from the training set
+  await wizard.getByTestId('wiz-synth-rl-count').fill('10');
+  await wizard.getByTestId('wiz-synth-rl').click();
+  await expect(wizard.getByTestId('wiz-synth-rl-job')).toHaveAttribute('data-status', 'succeeded', { timeout: 120_000 });
+  const rlJob = (await api<JobRecord[]>(page, 'jobs.list', {})).filter((j) => j.kind === 'synth').sort((a, b) => a.createdAt.localeCompare(b.createdAt)).at(-1)!;
+  expect(rlJob.params).toMatchObject({ excludeDatasetIds: [trainId, heldOutId], allowFewer: true });
+  const rlId = (rlJob.result as { artefact: { id: string } }).artefact.id;
+  await expect(wizard.getByTestId('wiz-rl-dataset')).toHaveValue(rlId);
+  const heldEdges = new Set((await api<Qas>(page, 'datasets.get', { id: heldOutId })).qas.flatMap((q) => q.subgraph.edges));
+  const rlEdges = (await api<Qas>(page, 'datasets.get', { id: rlId })).qas.flatMap((q) => q.subgraph.edges);
+  expect(rlEdges.length).toBeGreaterThan(0);
+  expect(rlEdges.filter((e) => trainEdges.has(e) || heldEdges.has(e))).toEqual([]);
   await wizard.getByTestId('wiz-next').click();
 
   // ---------- wizard: model ----------
   await expect(wizard.getByTestId('wiz-model')).toBeVisible();
   await expect(wizard.getByTestId('wiz-model-blockSize')).toHaveValue('256');
   await expect(wizard.getByTestId('wiz-backends')).toContainText(/✓/);
+  // The base model by default: its shape is fixed; a fresh model's preset is one choice away.
+  await expect(wizard.getByTestId('wiz-init')).toHaveValue('base');
+  await expect(wizard.getByTestId('wiz-preset-small')).toBeDisabled();
+  await wizard.getByTestId('wiz-init').selectOption('scratch');
   await wizard.getByTestId('wiz-preset-small').check({ force: true });
   await expect(wizard).toContainText('wants a GPU');
   await page.screenshot({ path: `${SHOTS}/runs-wizard-model.png` });
   await wizard.getByTestId('wiz-preset-tiny').check({ force: true });
+  await wizard.getByTestId('wiz-init').selectOption('base');
   await wizard.getByTestId('wiz-next').click();
 
   // ---------- wizard: training, with client-side validation ----------
@@ -104,7 +122,7 @@ test('wizard, a live training run, the finished row, the scrubber, an evaluation
   // ---------- wizard: review, launch ----------
   await expect(wizard.getByTestId('wiz-review')).toBeVisible();
   const json = JSON.parse((await wizard.getByTestId('wiz-config-json').textContent()) ?? '{}') as Record<string, Record<string, unknown>>;
-  expect(json.data).toEqual({ graphId, datasetId: trainId, heldOutDatasetId: heldOutId });
+  expect(json.data).toEqual({ graphId, datasetId: trainId, heldOutDatasetId: heldOutId, rlDatasetId: rlId });
   expect(json.sft).toMatchObject({ steps: 20, lr: 0.002 });
   expect(json.eval).toMatchObject({ every: 10, questions: 5 });
   expect(json.model).toEqual({ base: 'bundled' });
@@ -311,10 +329,11 @@ test('SFT continues from a checkpoint, from the wizard; a run whose context hide
   const id = (await row.getAttribute('data-run-id'))!;
   const detail = await api<{ checkpoints: Array<{ step: number }> }>(page, 'runs.get', { id });
   expect(detail.checkpoints.map((c) => c.step)).toEqual([6]);
-  // It trained the checkpoint's weights: its first step's loss is where the first run ended, far below that run's start.
+  // It trained the checkpoint's weights: after 6 more steps its validation loss (the same held-back windows,
+  // no batch noise) is below the first run's after 10, which a start from the base model would not reach.
   type Rec = { step: number; metrics: Record<string, number> };
-  const lossAt = async (runId: string, step: number): Promise<number> => (await api<Rec[]>(page, 'runs.metrics', { id: runId })).find((r) => r.step === step)!.metrics['sft/loss']!;
-  expect(await lossAt(id, 1)).toBeLessThan((await lossAt(made.firstRunId, 1)) - 0.5);
+  const valAt = async (runId: string, step: number): Promise<number> => (await api<Rec[]>(page, 'runs.metrics', { id: runId })).find((r) => r.step === step)!.metrics['val/loss']!;
+  expect(await valAt(id, 6)).toBeLessThan(await valAt(made.firstRunId, 10));
 
   // ---------- the dashboard: the step-0 measure of how often the prompt window still shows the answer ----------
   const runs = await api<Array<{ artefact: { id: string }; metrics: Record<string, { last: number }> }>>(page, 'runs.list', {});
