@@ -10,6 +10,8 @@ import { trainTokenizer } from '../../main/lab/model/tokenizer';
 import { readCheckpointManifest } from '../../main/lab/model/checkpoint';
 import { readJsonFile } from '../../main/lab/store/files';
 import type { MaskedTokens } from '../../main/lab/model/mask';
+import { PRETRAIN_DEFAULTS } from '../../main/lab/train/pretrain';
+import { resourcesDir } from '../../main/lab/paths';
 
 describe('pre-training rows', () => {
   const tok = trainTokenizer(['Banaadir is located in Somalia. Aden Adde International Airport is located in Banaadir.'], { vocabSize: 300 });
@@ -41,6 +43,16 @@ describe('pre-training rows', () => {
     expect(picks.map((p) => p.ids[0])).toEqual([1, 3, 1, 3]);
     expect(mixedPick([], web, 1, 2, () => 0, () => 0).map((p) => p.ids[0])).toEqual([2, 2]); // an empty pool gives its share away
     expect(mixedPick([], [], 0.5, 3, () => 0, () => 0)).toEqual([]);
+  });
+});
+
+describe('the bundled base model', () => {
+  it('was made by `sailor pretrain` with its defaults, so the documented command makes it again', () => {
+    const manifest = readCheckpointManifest(join(resourcesDir(), 'base-model'));
+    const { workers: _workers, ...defaults } = PRETRAIN_DEFAULTS;
+    expect(manifest.recipe).toMatchObject({ command: 'sailor pretrain', source: 'knowledge base', ...defaults });
+    expect(manifest.lineage.stage).toBe('pretrain');
+    expect(manifest.model).toMatchObject({ nLayer: 2, nEmbd: 64, nHead: 4, blockSize: 256, distanceBias: true });
   });
 });
 
