@@ -23,7 +23,7 @@ import { parseRunConfig } from '../main/lab/contract/run-config';
 import { checkpointDir, checkpointSteps, dataDir, runFile } from '../main/lab/runs/layout';
 import { checkpointPolicy } from '../main/lab/train/policy';
 import { runEnvironment } from '../main/lab/train/checkpoints';
-import { requireBaseModel } from '../main/lab/train/base-model';
+import { modelStart } from '../main/lab/train/base-model';
 
 const { values } = parseArgs({
   options: {
@@ -60,7 +60,8 @@ const stageOf = (run: string, step: number): string => {
 };
 const checkpoints = async (run: string, which: number[]): Promise<Array<[string, PolicyFactory]>> =>
   Promise.all(which.map(async (s): Promise<[string, PolicyFactory]> => [`${stageOf(run, s)} step ${s}`, model(`ckpt:${run}/${s}`, (await loadCheckpoint(checkpointDir(home, run, s))).model)]));
-const base = config.init === undefined && config.model.base === 'bundled' ? requireBaseModel() : null;
+const origin = modelStart(config, home);
+const base = origin.kind === 'base' ? origin : null;
 const contenders: Array<[string, PolicyFactory]> = [
   ['untrained (same size)', model('untrained', createModel(resolveGPTConfig({ ...gptConfig }), { seed: 12345 }))],
   ...(base ? [['base model', model('base', (await loadCheckpoint(base.dir)).model)] as [string, PolicyFactory]] : []),

@@ -70,12 +70,12 @@ export function flag(ctx: CommandContext, name: string): boolean {
   return ctx.values[name] === true;
 }
 
-/** Prints a result: JSON when --json was given, else the human text. */
 /** A progress callback that writes `prefix [ 42%] message` lines to stderr. */
 export function progressLine(io: { err(text: string): void }, prefix: string): (fraction: number, message: string) => void {
   return (fraction, message) => io.err(`${prefix} [${String(Math.round(fraction * 100)).padStart(3)}%] ${message}\n`);
 }
 
+/** Prints a result: JSON when --json was given, else the human text. */
 export function printResult(ctx: CommandContext, value: unknown, human: () => string): void {
   if (flag(ctx, 'json')) ctx.io.out(JSON.stringify(value, null, 2) + '\n');
   else ctx.io.out(human() + '\n');

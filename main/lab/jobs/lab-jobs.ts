@@ -6,7 +6,7 @@ import { loadKbIndex } from '../kb';
 import { expandGraph } from '../kg/expand';
 import { readGraphFile, writeGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
-import { edgesToExclude, synthesize } from '../synth/build';
+import { edgesOfSplits, synthesize } from '../synth/build';
 import { readDataset, writeDataset } from '../synth/dataset';
 import { QA_FORMAT } from '../formats';
 import { LabError } from '../errors';
@@ -46,7 +46,7 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
   const graph = readGraphFile(graphFile);
   const excludedIds = [...(p.excludeDatasetId ? [p.excludeDatasetId] : []), ...(p.excludeDatasetIds ?? [])];
   const excludeEdges = excludedIds.length
-    ? new Set(excludedIds.flatMap((id) => [...edgesToExclude(graph, readDataset(join(ctx.home, 'datasets', `${id}.jsonl`)).qas, `excludeDatasetId: dataset ${id} (graph ${p.graphId})`)]))
+    ? edgesOfSplits(graph, excludedIds.map((id) => ({ qas: readDataset(join(ctx.home, 'datasets', `${id}.jsonl`)).qas, what: `excludeDatasetId: dataset ${id} (graph ${p.graphId})` })))
     : undefined;
   const { qas, stats } = synthesize(graph, {
     count: p.count,

@@ -736,6 +736,11 @@ export function edgesToExclude(graph: Pick<Graph, 'edges'>, qas: readonly Pick<Q
   return edges;
 }
 
+/** The edges of several other splits (each checked as edgesToExclude checks one), to keep out of a new one. */
+export function edgesOfSplits(graph: Pick<Graph, 'edges'>, splits: readonly { qas: readonly Pick<QA, 'subgraph'>[]; what: string }[]): Set<string> {
+  return new Set(splits.flatMap((s) => [...edgesToExclude(graph, s.qas, s.what)]));
+}
+
 /** One subgraph instance: its edge set (two samples of one shape on other entities differ here, not in the hash). */
 const instanceKey = (sub: { edges: readonly string[] }): string => [...sub.edges].sort().join('|');
 /** One fact: an instance and the node asked for (rewordings of it share the key). */

@@ -5,20 +5,24 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { LabError } from '../errors';
 import { resourcesDir } from '../paths';
-import { readCheckpointManifest, type CheckpointManifest } from '../model/checkpoint';
+import { readCheckpointManifest } from '../model/checkpoint';
+import type { GPTConfig } from '../model/gpt';
 import type { RunConfig } from '../contract/run-config';
 import { checkpointRef } from '../runs/layout';
 import { resolveCheckpoint } from './checkpoints';
 
 export const BASE_MODEL_ENV = 'SAILOR_BASE_MODEL';
 
+/** How lineage and logs name the base model. */
+export const BASE_MODEL_REF = 'base-model';
+
 /** Where the base model is read from. */
-export function baseModelDir(): string {
+function baseModelDir(): string {
   return process.env[BASE_MODEL_ENV] || join(resourcesDir(), 'base-model');
 }
 
-/** The base model's directory and manifest, or an error that says how to make it or do without. */
-export function requireBaseModel(): { dir: string; manifest: CheckpointManifest } {
+/** The base model's directory, or an error that says how to make it or do without. */
+function requireBaseModel(): string {
   const dir = baseModelDir();
   if (!existsSync(join(dir, 'manifest.json'))) {
     throw new LabError(
@@ -26,21 +30,27 @@ export function requireBaseModel(): { dir: string; manifest: CheckpointManifest 
       `model.base: no base model in ${dir}; make one with \`sailor pretrain --out ${dir}\`, or set model.base to "none" to train from scratch`,
     );
   }
-  return { dir, manifest: readCheckpointManifest(dir) };
+  return dir;
 }
 
-/** Where a run's model comes from: a run's checkpoint (`init`), the base model, or a fresh model. */
-export type ModelStart = { kind: 'checkpoint' | 'base'; dir: string; ref: string } | { kind: 'scratch' };
+/** A run trains a fresh model (and its own tokenizer) only when it names no checkpoint and no base model. Pure. */
+export function startsFresh(config: Pick<RunConfig, 'init' | 'model'>): boolean {
+  return !config.init && config.model.base === 'none';
+}
 
-/** A run's starting point; a missing base model or checkpoint fails here, before any data is made. */
+/**
+ * Where a run's model comes from: a run's checkpoint (`init`) or the base model, with its shape as saved,
+ * or a fresh model.
+ */
+export type ModelStart = { kind: 'checkpoint' | 'base'; dir: string; ref: string; model: GPTConfig } | { kind: 'scratch' };
+
+/** A run's starting point; a missing or unreadable base model or checkpoint fails here, before any data is made. */
 export function modelStart(config: Pick<RunConfig, 'init' | 'model'>, home: string): ModelStart {
   if (config.init) {
     const c = resolveCheckpoint(config.init.checkpoint, home);
-    return { kind: 'checkpoint', dir: c.dir, ref: checkpointRef(c.runId, c.step) };
+    return { kind: 'checkpoint', dir: c.dir, ref: checkpointRef(c.runId, c.step), model: readCheckpointManifest(c.dir).model };
   }
-  if (config.model.base === 'none') return { kind: 'scratch' };
-  return { kind: 'base', dir: requireBaseModel().dir, ref: BASE_MODEL_REF };
+  if (startsFresh(config)) return { kind: 'scratch' };
+  const dir = requireBaseModel();
+  return { kind: 'base', dir, ref: BASE_MODEL_REF, model: readCheckpointManifest(dir).model };
 }
-
-/** How lineage and logs name the base model. */
-export const BASE_MODEL_REF = 'base-model';

@@ -17,8 +17,7 @@ import { trainTokenizer } from '../model/tokenizer';
 import { createModel, disposeModel, resolveGPTConfig } from '../model/gpt';
 import { generate } from '../model/generate';
 import { makeBatch } from '../model/mask';
-import { readCheckpointManifest } from '../model/checkpoint';
-import { modelStart } from './base-model';
+import { modelStart, startsFresh } from './base-model';
 import { defaultWorkers, Replicas } from '../model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../model/train';
 import { createRng } from '../util/rng';
@@ -47,7 +46,7 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
     const evals = evalCount(config.sft.steps, config.eval.every);
     parts.push(
       { stage: 'sft', label: 'RFT data', seconds: rftRollouts * m.rolloutSeconds, detail: `${rftRollouts} expert rollouts` },
-      ...(config.init || config.model.base !== 'none' ? [] : [{ stage: 'sft' as const, label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` }]),
+      ...(!startsFresh(config) ? [] : [{ stage: 'sft' as const, label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` }]),
       { stage: 'sft', label: 'SFT', seconds: config.sft.steps * m.stepSeconds, detail: `${config.sft.steps} steps × ${fmt(m.stepSeconds)} s` },
       { stage: 'sft', label: 'evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts × ~${fmt(turns)} turns × ${fmt(m.turnSeconds)} s` },
     );
@@ -144,7 +143,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
   say(0.5, `timing SFT steps on ${report.chosen}`);
   // A run that starts from a checkpoint trains that checkpoint's model.
   const origin = modelStart(config, home);
-  const gpt = origin.kind === 'scratch' ? freshModelConfig(config.model, config.tokenizer.vocabSize) : resolveGPTConfig(readCheckpointManifest(origin.dir).model);
+  const gpt = origin.kind === 'scratch' ? freshModelConfig(config.model, config.tokenizer.vocabSize) : resolveGPTConfig(origin.model);
   const model = createModel(gpt, { seed: config.rng });
   const trainCfg = resolveTrainConfig({ lr: config.sft.lr, batchSize: config.sft.batchSize, seqLen: gpt.blockSize, maxSteps: 10, warmupSteps: 0, decaySteps: 10 });
   const opt = createOptimizer(model, trainCfg);

@@ -192,7 +192,7 @@ export async function runRlStage(input: RlStageInput): Promise<{ step: number; v
     );
   };
 
-  // The question pool: a seeded subset of the training QAs, as many as the run can ask (steps x batchQuestions).
+  // The question pool: a seeded subset of the RL questions, as many as the run can ask (steps x batchQuestions).
   let pool = createRng(seedFrom(`${runId}/rl/pool`))
     .shuffle([...input.rlQas])
     .slice(0, Math.min(input.rlQas.length, rl.steps * rl.batchQuestions));

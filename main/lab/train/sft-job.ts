@@ -34,7 +34,7 @@ import { createModel, disposeModel, loss, resolveGPTConfig, type GPT, type GPTCo
 import { buildMaskedTokens, fitSeqLen, makeBatch, type MaskedTokens } from '../model/mask';
 import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainConfig } from '../model/train';
 import { defaultWorkers, Replicas } from '../model/replicas';
-import { loadCheckpoint, readCheckpointManifest, saveCheckpoint } from '../model/checkpoint';
+import { loadCheckpoint, saveCheckpoint } from '../model/checkpoint';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { openMetrics } from '../runs/metrics';
 import { checkpointDir, checkpointRef, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
@@ -44,7 +44,7 @@ import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQue
 import { answerInWindow, checkpointPolicy, TURN_TOKENS } from './policy';
 import { runRlStage, type RlStageInput } from './rl-job';
 import { rftExpert } from './rft-expert';
-import { loadNewestVerifiedCheckpoint, resolveCheckpoint } from './checkpoints';
+import { loadNewestVerifiedCheckpoint } from './checkpoints';
 import { modelStart } from './base-model';
 import type { Policy } from '../agent/runtime';
 
@@ -82,7 +82,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
   const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
-  if (config.init && config.sft.steps === 0) return runFromCheckpoint(ctx, runId, resume, config, { trainQas, rlQas, heldOut, tools, limits }, hooks);
+  if (origin.kind === 'checkpoint' && config.sft.steps === 0) return runFromCheckpoint(ctx, runId, resume, config, origin, { rlQas, heldOut, tools, limits }, hooks);
   // The bar: 15% for data and tokenizer, the rest over SFT and RL steps.
   const totalSteps = config.sft.steps + (config.rl?.steps ?? 0);
   const fraction = (s: number): number => 0.15 + (0.85 * s) / totalSteps;
@@ -136,7 +136,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const tok = Tokenizer.fromJSON(readJsonFile(tokFile));
 
   // Training examples: one window per generated turn; every 10th question's windows are held out for val/loss.
-  const gptConfig = origin.kind === 'scratch' ? freshModelConfig(config.model, tok.vocabSize) : resolveGPTConfig(readCheckpointManifest(origin.dir).model);
+  const gptConfig = origin.kind === 'scratch' ? freshModelConfig(config.model, tok.vocabSize) : resolveGPTConfig(origin.model);
   const turnRows: MaskedTokens[] = [];
   const valWindows: MaskedTokens[] = [];
   const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
@@ -244,7 +244,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
       const inRl = step > config.sft.steps;
       if (!inRl) opt.dispose(); // RL has its own optimiser (rate, no weight decay); SFT's moments are not reused
       ({ step } = await runRlStage({
-        ...stageInput(ctx, runId, config, model, tok, { trainQas, rlQas, heldOut, tools, limits }, emit, fraction, hooks),
+        ...stageInput(ctx, runId, config, model, tok, { rlQas, heldOut, tools, limits }, emit, fraction, hooks),
         step,
         baseStep: config.sft.steps,
         resumed: inRl ? { opt, version: rlVersion } : null,
@@ -279,7 +279,6 @@ async function validate(model: GPT, windows: readonly MaskedTokens[], blockSize:
 }
 
 interface RunData {
-  trainQas: QA[];
   /** The RL stage's questions: `data.rlDatasetId`'s, else the training set. */
   rlQas: QA[];
   heldOut: QA[];
@@ -319,9 +318,16 @@ function stageInput(
  * An RL-only run (`init.checkpoint`): the checkpoint's weights and tokenizer, no RFT data, tokenizer training
  * or SFT; RL steps are 1..M. Resuming continues from this run's own last checkpoint.
  */
-async function runFromCheckpoint(ctx: JobContext, runId: string, resume: boolean, config: RunConfig, data: RunData, hooks: TrainHooks): Promise<{ runId: string; step: number }> {
-  const init = resolveCheckpoint(config.init!.checkpoint, ctx.home);
-  const parent = checkpointRef(init.runId, init.step);
+async function runFromCheckpoint(
+  ctx: JobContext,
+  runId: string,
+  resume: boolean,
+  config: RunConfig,
+  init: { dir: string; ref: string },
+  data: RunData,
+  hooks: TrainHooks,
+): Promise<{ runId: string; step: number }> {
+  const parent = init.ref;
   const resumed = resume ? await loadNewestVerifiedCheckpoint(ctx.home, runId, (m) => ctx.log(m)) : undefined;
   const last = resumed?.step;
   const loaded = resumed?.loaded ?? (await loadCheckpoint(init.dir));

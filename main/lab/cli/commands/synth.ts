@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import type { QA } from '../../formats';
 import { readGraphFile } from '../../kg/io';
-import { edgesToExclude, synthesize, resolveOptions, type SynthInput } from '../../synth/build';
+import { edgesOfSplits, synthesize, resolveOptions, type SynthInput } from '../../synth/build';
 import { checkDataset, readDataset, writeDataset } from '../../synth/dataset';
 import { isObfuscationKind, type ObfuscationKind } from '../../synth/obfuscate';
 import { phraseQuestion, type PhraseOutcome } from '../../synth/phrase';
@@ -93,7 +93,7 @@ export const synthCommands: CliCommand[] = [
       const graph = readGraphFile(graphPath);
       if (exclude) {
         const files = exclude.split(',').map((f) => f.trim()).filter(Boolean);
-        input.excludeEdges = new Set(files.flatMap((f) => [...edgesToExclude(graph, readDataset(f).qas, `--exclude ${f} (graph ${graphPath})`)]));
+        input.excludeEdges = edgesOfSplits(graph, files.map((f) => ({ qas: readDataset(f).qas, what: `--exclude ${f} (graph ${graphPath})` })));
       }
       let lastShown = -1;
       const { qas, stats } = synthesize(graph, {

@@ -246,7 +246,7 @@ export function buildConfig(s: WizardState): Record<string, unknown> {
     const g = (out[group] ??= {}) as Record<string, unknown>;
     g[key] = s.values[path];
   };
-  out.model = { base: s.scratch ? 'none' : 'bundled', preset: s.preset };
+  out.model = { base: 'none', preset: s.preset };
   for (const path of Object.keys(FIELDS) as FieldPath[]) if (path.includes('.')) nested(path);
   if (!s.scratch) {
     // The base model brings its shape, context and tokenizer.
