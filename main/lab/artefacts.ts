@@ -11,7 +11,7 @@ import { readGraphFile } from './kg/io';
 import { graphStats } from './kg/stats';
 import { readDataset } from './synth/dataset';
 import { buildIndex, type GraphIndex } from './graph';
-import { canonicalOrbits } from './synth/build';
+import { canonicalOrbits } from './synth/orbits';
 import { cycleEdges } from './graph/cycles';
 import { recordOf } from './util/own';
 

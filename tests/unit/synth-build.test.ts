@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { GRAPH_FORMAT, type Graph, type GraphNode } from '../../main/lab/formats';
 import { buildIndex, topologyOf, wlHash } from '../../main/lab/graph';
-import {
-  OrbitBalancer,
-  canonicalOrbits,
-  datasetEdges,
-  makeContext,
-  makeInstance,
-  makeQa,
-  resolveOptions,
-  synthesize,
-} from '../../main/lab/synth/build';
+import { makeQa, synthesize } from '../../main/lab/synth/build';
+import { makeContext, makeInstance } from '../../main/lab/synth/draft';
+import { resolveOptions } from '../../main/lab/synth/options';
+import { OrbitBalancer, canonicalOrbits } from '../../main/lab/synth/orbits';
+import { datasetEdges } from '../../main/lab/synth/splits';
 import { checkDataset } from '../../main/lab/synth/dataset';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
 import { mentionsAny, OBFUSCATION_KINDS } from '../../main/lab/synth/obfuscate';

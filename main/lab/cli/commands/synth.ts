@@ -3,7 +3,9 @@
 import { basename } from 'node:path';
 import type { QA } from '../../formats';
 import { readGraphFile } from '../../kg/io';
-import { edgesOfSplits, synthesize, resolveOptions, type SynthInput } from '../../synth/build';
+import { synthesize } from '../../synth/build';
+import { resolveOptions, type SynthInput } from '../../synth/options';
+import { edgesOfSplits } from '../../synth/splits';
 import { checkDataset, readDataset, writeDataset } from '../../synth/dataset';
 import { isObfuscationKind, type ObfuscationKind } from '../../synth/obfuscate';
 import { phraseQuestion, type PhraseOutcome } from '../../synth/phrase';
