@@ -15,7 +15,8 @@ import {
   vagueTime,
   type Constraint,
 } from '../../main/lab/synth/obfuscate';
-import { buildQueryIndex, evaluateQuery, matchesFilter, yearOf } from '../../main/lab/synth/query';
+import { buildQueryIndex, evaluateQuery } from '../../main/lab/synth/query';
+import { matchesFilter, yearOf } from '../../main/lab/synth/query-filters';
 import { createRng } from '../../main/lab/util/rng';
 
 function node(id: string, type: string, name: string, attrs: GraphNode['attrs'] = {}, aliases: string[] = []): GraphNode {

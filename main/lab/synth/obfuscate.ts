@@ -8,7 +8,7 @@
 // builder then verifies and tightens.
 import type { GraphNode, Obfuscation, QueryFilter, QueryPattern } from '../formats';
 import type { Rng } from '../util/rng';
-import { yearOf } from './query';
+import { yearOf } from './query-filters';
 import {
   attrWords,
   dateClause,
