@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { demoGraph, demoQAs } from '../../main/lab/agent/demo';
 import { simToolset } from '../../main/lab/agent/env';
+import { createExpert } from '../../main/lab/agent/expert';
+import { Notes, checkFilter, lastObservation, readSentence, readVisit, valueNumber } from '../../main/lab/agent/expert-notes';
 import {
-  Notes,
   answeredGoal,
   citedReconstructor,
   type Reconstructor,
-  checkFilter,
-  createExpert,
-  lastObservation,
   llmReconstructor,
-  readSentence,
-  readVisit,
   reconstructTrajectory,
   ruleThought,
   terseThought,
-  valueNumber,
-} from '../../main/lab/agent/expert';
+} from '../../main/lab/agent/thoughts';
 import { resolvePolicy } from '../../main/lab/agent/policies';
 import { rolloutOne } from '../../main/lab/agent/rollout';
 import { runEpisode } from '../../main/lab/agent/runtime';

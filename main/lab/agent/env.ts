@@ -4,7 +4,7 @@
 import type { ToolAction } from '../formats/index';
 import { errorMessage } from '../errors';
 import { Bm25Index } from './bm25';
-import type { ChatFn } from './expert';
+import type { ChatFn } from './thoughts';
 import { DEFAULT_TOOLS } from './react';
 import type { Toolset } from './runtime';
 import { splitSentences, tokenize } from './text';

@@ -1,18 +1,17 @@
-// The expert of PIPELINE 5: a solver that plans from the QA's formal `query` but learns every fact from
-// real search/visit observations. It is a Policy: each turn it reads the latest <tool_response> out of the
-// context, adds what it can parse to its notes, and picks the next action. It never sees the answer (its
-// input type has no answer field) and it is deliberately imperfect: it only knows what the search ranking
-// and the goal-focused page extracts happened to show it.
-//
-// Then the reasoning reconstruction: the expert's own thoughts are dropped and a short thought per step is
-// written from (history, action, observation), by rules or by an LLM through the chat adapter.
-import type { Query, QueryFilter, QueryPattern, ToolAction, Trajectory } from '../formats/index';
+// The expert (see docs/pipeline.md, 'RFT'): a solver that plans from the QA's formal `query` but learns
+// every fact from real search/visit observations. It is a Policy: each turn it reads the latest
+// <tool_response> out of the context, adds what it can parse to its notes (expert-notes.ts), and picks the
+// next action. It never sees the answer (its input type has no answer field) and it is deliberately
+// imperfect: it only knows what the search ranking and the goal-focused page extracts happened to show it.
+// When RFT data is written, its thoughts are replaced by reasoning reconstruction (thoughts.ts).
+import type { Query, QueryFilter, QueryPattern, ToolAction } from '../formats/index';
 import type { Rng } from '../util/rng';
-import type { AgentStep } from './react';
+import { checkFilter, keyOf, lastObservation, Notes, readSearch, readVisit, type Entity } from './expert-notes';
 import { renderAction } from './react';
 import type { GenerateOptions, Policy } from './runtime';
-import { labelWords, normalizeAnswer, splitSentences } from './text';
-import { OBSERVATION_SEPARATOR, URL_SCHEME, VISIT_FAILED_EVIDENCE, relationPhrase } from './web';
+import { labelWords } from './text';
+import { phraseList, pickPhrase } from './thoughts';
+import { OBSERVATION_SEPARATOR, URL_SCHEME, relationPhrase } from './web';
 
 /** What the expert may know about a QA: the question and its formal query. No answer, no answer_id. */
 export interface ExpertTask {
@@ -44,193 +43,6 @@ export interface ExpertOptions {
 }
 
 export const EXPERT_DEFAULTS: ExpertOptions = { maxCalls: 24, maxUrlsPerVisit: 5, maxQueriesPerSearch: 5, maxCandidates: 12 };
-
-// ---------- notes: what the expert has read ----------
-
-interface Entity {
-  key: string;
-  name: string;
-  aliases: string[];
-  type?: string;
-  url?: string;
-  attrs: Map<string, string>; // attribute words -> value text as written on the page
-  visited: boolean;
-}
-
-export const keyOf = (name: string): string => normalizeAnswer(name);
-
-export class Notes {
-  readonly entities = new Map<string, Entity>();
-  private readonly edges = new Set<string>();
-  readonly urlEntity = new Map<string, string>(); // url -> entity key (from a visited page's lead)
-  readonly failedUrls = new Set<string>();
-
-  entity(name: string): Entity {
-    const key = keyOf(name);
-    let e = this.entities.get(key);
-    if (!e) {
-      e = { key, name: name.trim(), aliases: [], attrs: new Map(), visited: false };
-      this.entities.set(key, e);
-    }
-    return e;
-  }
-
-  addEdge(source: string, rel: string, target: string): void {
-    const s = this.entity(source).key;
-    const t = this.entity(target).key;
-    this.edges.add(`${s}\u0000${rel}\u0000${t}`);
-  }
-
-  hasEdge(sKey: string, rel: string, tKey: string): boolean {
-    return this.edges.has(`${sKey}\u0000${rel}\u0000${tKey}`);
-  }
-
-  /** Keys of entities linked to `key` by `rel`, as target (dir 'out') or as source (dir 'in'). */
-  neighbours(key: string, rel: string, dir: 'out' | 'in'): string[] {
-    const out: string[] = [];
-    for (const e of this.edges) {
-      const [s, r, t] = e.split('\u0000') as [string, string, string];
-      if (r !== rel) continue;
-      if (dir === 'out' && s === key) out.push(t);
-      if (dir === 'in' && t === key) out.push(s);
-    }
-    return out;
-  }
-}
-
-const LEAD = /^(.+?)(?: \(also known as (.+?)\))? is an? ([^.]+?)\.(?:\s|$)/;
-const NO_MATCH_PREFIX = 'Nothing in the page addresses the goal directly. ';
-
-/** Reads one sentence written by the simulated web's templates; unknown shapes are ignored. */
-export function readSentence(notes: Notes, sentence: string, relations: readonly string[], attrs: readonly string[]): void {
-  const s = sentence.trim();
-  if (!s || s.endsWith('…')) return; // a truncated snippet cannot be read reliably
-  for (const attr of attrs) {
-    const prefix = `The ${labelWords(attr)} of `;
-    if (!s.startsWith(prefix)) continue;
-    const rest = s.slice(prefix.length);
-    const at = rest.indexOf(' is ');
-    if (at <= 0) continue;
-    notes.entity(rest.slice(0, at)).attrs.set(labelWords(attr), rest.slice(at + 4).replace(/\.$/, ''));
-    return;
-  }
-  for (const rel of relations) {
-    const phrase = ` ${relationPhrase(rel)} `;
-    const at = s.indexOf(phrase);
-    if (at <= 0) continue;
-    notes.addEdge(s.slice(0, at), rel, s.slice(at + phrase.length).replace(/\.$/, ''));
-    return;
-  }
-}
-
-function readLead(notes: Notes, sentence: string): Entity | undefined {
-  const m = LEAD.exec(sentence.replace(NO_MATCH_PREFIX, '').trim());
-  if (!m) return undefined;
-  const e = notes.entity(m[1]!);
-  if (m[2]) for (const a of m[2].split('; ')) if (!e.aliases.includes(a)) e.aliases.push(a);
-  e.type = m[3]!.trim();
-  return e;
-}
-
-/** Reads a search observation: every result's title and URL, and its snippet sentence. */
-export function readSearch(notes: Notes, obs: string, relations: readonly string[], attrs: readonly string[]): string[] {
-  const lines = obs.split('\n');
-  const keys: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const m = /^\d+\. \[(.*)\]\((\S+)\)$/.exec(lines[i]!);
-    if (!m) continue;
-    const e = notes.entity(m[1]!);
-    e.url ??= m[2]!;
-    if (!keys.includes(e.key)) keys.push(e.key);
-    const snippet = lines[i + 1];
-    if (snippet === undefined) continue;
-    // A snippet may be the page's lead ("X is a city."), which gives the type.
-    const lead = keyOf(snippet).startsWith(e.key) ? readLead(notes, snippet) : undefined;
-    if (!lead) readSentence(notes, snippet, relations, attrs);
-  }
-  return keys;
-}
-
-/** Reads a visit observation block: the page's lead (from the summary) and every evidence sentence. */
-export function readVisit(notes: Notes, block: string, relations: readonly string[], attrs: readonly string[]): void {
-  const head = /^The useful information in (\S+) for user goal/.exec(block.trim());
-  if (!head) return;
-  const url = head[1]!;
-  const ev = block.indexOf('Evidence in page: \n');
-  const sm = block.indexOf('\n\nSummary: \n');
-  if (ev < 0 || sm < 0) return;
-  const evidence = block.slice(ev + 'Evidence in page: \n'.length, sm);
-  const summary = block.slice(sm + '\n\nSummary: \n'.length).trim();
-  if (evidence.startsWith(VISIT_FAILED_EVIDENCE)) {
-    notes.failedUrls.add(url);
-    return;
-  }
-  const lead = readLead(notes, summary);
-  if (lead) {
-    lead.url ??= url;
-    lead.visited = true;
-    notes.urlEntity.set(url, lead.key);
-  }
-  for (const line of evidence.split('\n')) readSentence(notes, line, relations, attrs);
-  for (const s of splitSentences(summary.replace(NO_MATCH_PREFIX, ''))) readSentence(notes, s, relations, attrs);
-}
-
-/** The last <tool_response> body in a context, or null before the first tool call. */
-export function lastObservation(context: string): string | null {
-  const open = context.lastIndexOf('<tool_response>\n');
-  if (open < 0) return null;
-  const close = context.indexOf('\n</tool_response>', open);
-  return context.slice(open + '<tool_response>\n'.length, close < 0 ? undefined : close);
-}
-
-// ---------- checking filters on what was read ----------
-
-const MONTH_RE = '(?:January|February|March|April|May|June|July|August|September|October|November|December)';
-const DATE_RE = new RegExp(`^(?:\\d{1,2} )?(?:${MONTH_RE} )?(\\d+)( BC)?$`);
-
-/** A value as written on a page -> a number to compare (a date's year, a quantity's number). */
-export function valueNumber(text: string): number | null {
-  const t = text.trim();
-  const d = DATE_RE.exec(t);
-  if (d) return d[2] ? -Number(d[1]) : Number(d[1]);
-  const n = /^-?\d+(?:\.\d+)?/.exec(t);
-  return n ? Number(n[0]) : null;
-}
-
-type Truth = true | false | null; // null: not known from what was read
-
-export function checkFilter(e: Entity, f: QueryFilter): Truth {
-  const op = f.op;
-  if (f.attr === 'name') {
-    const names = [e.name, ...e.aliases];
-    const v = String(f.value).toLowerCase();
-    if (op === 'eq') return names.some((n) => keyOf(n) === keyOf(String(f.value)));
-    if (op === 'prefix') return names.some((n) => n.toLowerCase().startsWith(v));
-    if (op === 'contains') return names.some((n) => n.toLowerCase().includes(v));
-    return null;
-  }
-  if (f.attr === 'type') {
-    if (e.type === undefined) return null;
-    return op === 'eq' ? keyOf(e.type) === keyOf(labelWords(String(f.value))) : null;
-  }
-  const raw = e.attrs.get(labelWords(f.attr));
-  if (raw === undefined) return null; // not in any extract read so far (an extract shows only what was asked)
-  if (Array.isArray(f.value) || typeof f.value === 'number') {
-    const x = valueNumber(raw);
-    if (x === null) return false;
-    if (Array.isArray(f.value)) return x >= f.value[0] && x <= f.value[1];
-    if (op === 'eq') return x === f.value;
-    if (op === 'lt') return x < f.value;
-    if (op === 'gt') return x > f.value;
-    return null;
-  }
-  const v = String(f.value).toLowerCase();
-  const r = raw.toLowerCase();
-  if (op === 'eq') return keyOf(raw) === keyOf(String(f.value));
-  if (op === 'prefix') return r.startsWith(v);
-  if (op === 'contains') return r.includes(v);
-  return null;
-}
 
 // ---------- the plan ----------
 
@@ -318,15 +130,15 @@ export class ExpertSolver {
     }
     for (const f of q.filters) if (vars.includes(f.var) && f.attr !== 'name' && f.attr !== 'type') parts.push(`its ${labelWords(f.attr)}`);
     // Shuffled, with a varied opener: the same long goal repeated across visits would trip the n-gram filter.
-    const what = list(this.shuffled([...new Set(parts)])) || 'what the page says';
+    const what = phraseList(this.shuffled([...new Set(parts)])) || 'what the page says';
     if (this.opts.compact) return what;
     const r = this.opts.rng;
     // Several pages share one goal; their names would match every sentence and crowd out the facts.
     if (keys.length === 1) {
       const name = this.name(keys[0]!);
-      return pick(r, [`Find out about ${name}: ${what}.`, `For ${name}, look for ${what}.`, `On the page of ${name}, find ${what}.`], this.calls);
+      return pickPhrase(r, [`Find out about ${name}: ${what}.`, `For ${name}, look for ${what}.`, `On the page of ${name}, find ${what}.`], this.calls);
     }
-    return pick(r, [`For each page, find ${what}.`, `On each page, look for ${what}.`, `Check on every page ${what}.`], this.calls);
+    return pickPhrase(r, [`For each page, find ${what}.`, `On each page, look for ${what}.`, `Check on every page ${what}.`], this.calls);
   }
 
   private visit(urls: string[], goal: string, think: string): Decision {
@@ -343,10 +155,6 @@ export class ExpertSolver {
     return this.opts.rng ? this.opts.rng.shuffle(items) : items;
   }
 
-  /**
-   * Makes sure the entities' pages have been read: searches names that have no known URL, then visits
-   * unread pages. Returns null when nothing more can be done for them.
-   */
   /** What a visit for these variables asks about: their attribute filters and relation phrases. */
   private wanted(vars: readonly string[]): { attrs: string[]; rels: string[] } {
     const q = this.task.query;
@@ -601,194 +409,4 @@ export function createExpert(task: ExpertTask, opts: Partial<ExpertOptions> = {}
       return `<think>\n${d.think}\n</think>\n${renderAction(d.action)}`;
     },
   };
-}
-
-// ---------- reasoning reconstruction ----------
-
-export interface ReconstructInput {
-  question: string;
-  history: readonly AgentStep[]; // steps before t, with their (reconstructed) thoughts
-  action: ToolAction;
-  observation: string | undefined;
-  rng?: Rng;
-}
-
-export type Reconstructor = (input: ReconstructInput) => Promise<string>;
-
-function pick<T>(rng: Rng | undefined, items: readonly T[], salt: number): T {
-  return rng ? rng.pick(items) : items[salt % items.length]!;
-}
-
-function titlesIn(obs: string | undefined): string[] {
-  if (!obs) return [];
-  const out: string[] = [];
-  for (const m of obs.matchAll(/^\d+\. \[(.*)\]\(\S+\)$/gm)) if (!out.includes(m[1]!)) out.push(m[1]!);
-  return out;
-}
-
-function list(xs: readonly string[]): string {
-  if (xs.length <= 1) return xs[0] ?? '';
-  return `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
-}
-
-/**
- * The rule-based reconstructor: a short thought justifying a_t from the history. It uses the previous
- * observation (titles that motivate a visit) but never states facts that only o_t reveals, so a model
- * trained on it does not learn to predict observations.
- */
-export function ruleThought(input: ReconstructInput): string {
-  const { action, history, rng } = input;
-  const t = history.length;
-  const prev = history[t - 1];
-  if (action.name === 'search') {
-    const qs = (action.arguments.query as string[] | undefined) ?? [];
-    const quoted = list(qs.map((q) => `"${q.length > 60 ? `${q.slice(0, 57)}…` : q}"`));
-    // Only short, capitalised queries found in the question are names it gives; the question's own words or
-    // type words ("language family") searched for lack of a name are not, and the thought must not claim so.
-    const isGivenName = (q: string): boolean => q.split(/\s+/).length <= 6 && /^\p{Lu}/u.test(q) && input.question.toLowerCase().includes(q.toLowerCase());
-    if (t === 0 && qs.length > 0 && qs.every(isGivenName)) {
-      return pick(rng, [
-        `The question names ${quoted} outright, so that is the firmest starting point: find its page and what links to it.`,
-        `Of all the clues, ${quoted} is the one concrete name. I'll search for it first.`,
-      ], t);
-    }
-    if (t === 0) {
-      return pick(rng, [
-        `The question describes its target only through linked clues, so I need a starting point. Searching for ${quoted} should surface candidate pages.`,
-        `Nothing here can be answered from memory with confidence; I'll begin by searching ${quoted} and see which entities come up.`,
-        `First I need concrete pages to work from. Let me search ${quoted}.`,
-      ], t);
-    }
-    const noPage = prev?.observation?.includes('could not be accessed') ? 'That page was not available. ' : '';
-    return noPage + pick(rng, [
-      `To follow the next clue I'll search ${quoted}.`,
-      `This link is still open. A search for ${quoted} should reveal the connected entities.`,
-      `Next I need pages for ${quoted}; a search gives their addresses and a first snippet.`,
-      `Let me search ${quoted} to widen the set of candidates.`,
-      `I'll query ${quoted} and compare what comes back with the clues.`,
-    ], t);
-  }
-  if (action.name === 'visit') {
-    const urls = (action.arguments.url as string[] | undefined) ?? [];
-    const goal = String(action.arguments.goal ?? '');
-    const titles = titlesIn(prev?.observation).slice(0, 3);
-    const from = prev?.action.name === 'search' && titles.length ? `The results mention ${list(titles)}. ` : '';
-    // The goal's items as short terms ("has official language", "longitude"), not the goal verbatim.
-    const items = (goal.split(/: |find |for /).pop() ?? '').replace(/\.$/, '').split(/, | and /).map((x) =>
-      x.replace(/^what kind of entity it is$/, 'type').replace(/^(what it |what |its )/, '').replace(/ it$/, '').trim(),
-    ).filter(Boolean);
-    const terms = list(rng ? rng.shuffle([...items]) : items) || 'the details';
-    const pages = urls.length > 1 ? `these ${urls.length} pages` : 'this page';
-    if (t === 0) return `The question is anchored on a specific entity, so its page is the natural starting point; I want its ${terms}.`;
-    return from + pick(rng, [
-      `Reading ${pages} should settle the ${terms}.`,
-      `I'll open ${pages}; snippets alone cannot verify ${terms}.`,
-      `Next, ${pages}: I need to check ${terms}.`,
-      `Visiting ${pages} to confirm ${terms}.`,
-      `The conditions involve ${terms}, so I'll read ${pages}.`,
-    ], t);
-  }
-  if (action.name === 'answer') {
-    const a = String(action.arguments.answer ?? '');
-    return pick(rng, [
-      `Cross-checking what the pages said against every condition in the question, ${a} is the one entity that fits them all.`,
-      `The evidence collected connects all the clues, and only ${a} satisfies each constraint. I'm confident in this answer.`,
-      `Every clue now points the same way: ${a}.`,
-    ], t);
-  }
-  return 'I will continue with the next step.';
-}
-
-export const ruleReconstructor: Reconstructor = async (input) => ruleThought(input);
-
-/**
- * The terse reconstructor, for small policies trained from scratch: a few words naming the step (what is
- * searched, how many pages are read, the answer), with no varied phrasing to imitate. The same rule as
- * ruleThought: nothing that only the step's own result reveals.
- */
-export function terseThought(input: ReconstructInput, opts: { citeGoal?: boolean } = {}): string {
-  const { action } = input;
-  if (action.name === 'search') {
-    const qs = (action.arguments.query as string[] | undefined) ?? [];
-    // The no-anchor opening searches the question itself: naming it again would double a long span.
-    const named = qs.filter((q) => q.length <= 60);
-    return named.length === qs.length && named.length > 0 ? `Search ${list(named.map((q) => `"${q}"`))}.` : 'Search the description.';
-  }
-  if (action.name === 'visit') {
-    const n = ((action.arguments.url as string[] | undefined) ?? []).length;
-    return n > 1 ? `Read these ${n} pages.` : 'Read this page.';
-  }
-  // A fixed first word: the decision to answer is one likely token, not spread over every entity name.
-  if (action.name === 'answer') {
-    const answer = String(action.arguments.answer ?? '');
-    const goal = opts.citeGoal ? answeredGoal(input.history, answer) : undefined;
-    return goal ? `Answer (${goal}): ${answer}.` : `Answer: ${answer}.`;
-  }
-  return 'Next step.';
-}
-
-/**
- * The part of the last visit's goal that the answer fills: `what it <rel>` when an evidence line reads
- * "<page> <rel> <answer>.", `what <rel> it` when it reads "<answer> <rel> <page>.". Restated right before the
- * answer, it says which side of the line to copy: the entity after the relation phrase, or the one before it.
- * Undefined when the answer did not come from a visit, or no part of its goal names the answer's slot (the
- * visit checked a candidate, and the answer is the page itself).
- */
-export function answeredGoal(history: readonly AgentStep[], answer: string): string | undefined {
-  const last = history.at(-1);
-  const goal = last?.action.name === 'visit' ? last.action.arguments.goal : undefined;
-  if (typeof goal !== 'string' || answer.length === 0) return undefined;
-  const lines = (last?.observation ?? '').split('\n').map((l) => l.trim());
-  for (const part of goal.split(/, | and /)) {
-    const object = /^what it (.+)$/.exec(part)?.[1];
-    if (object && lines.some((l) => l.endsWith(` ${object} ${answer}.`))) return part;
-    const subject = /^what (.+) it$/.exec(part)?.[1];
-    if (subject && lines.some((l) => l.startsWith(`${answer} ${subject} `))) return part;
-  }
-  return undefined;
-}
-
-export const terseReconstructor: Reconstructor = async (input) => terseThought(input);
-/** The terse reconstructor whose answer thought restates the goal of the page it answers from (rft style `cited`). */
-export const citedReconstructor: Reconstructor = async (input) => terseThought(input, { citeGoal: true });
-
-/** Chat function used by the LLM reconstructor (see tools.ts `chatFn`). */
-export type ChatFn = (messages: { role: 'system' | 'user' | 'assistant'; content: string }[]) => Promise<string>;
-
-/** The LLM reconstructor: an instruction model writes the thought (WebSailor 3.2), pi*(tau | H, a, o). */
-export function llmReconstructor(chat: ChatFn, fallback: Reconstructor = ruleReconstructor): Reconstructor {
-  return async (input) => {
-    const hist = input.history
-      .map((s, i) => `Step ${i + 1}: thought: ${s.think}\naction: ${JSON.stringify(s.action)}\nobservation: ${(s.observation ?? '').slice(0, 600)}`)
-      .join('\n\n');
-    const prompt = [
-      `Question: ${input.question}`,
-      hist ? `History:\n${hist}` : 'History: (none yet)',
-      `Next action: ${JSON.stringify(input.action)}`,
-      `Its result: ${(input.observation ?? '(final answer)').slice(0, 1200)}`,
-      'Write the short thought (1-3 sentences) that the agent had just before taking the next action, justifying it from the history. Do not state facts that only the result reveals. Reply with the thought only.',
-    ].join('\n\n');
-    try {
-      const text = (await chat([{ role: 'user', content: prompt }])).trim();
-      return text || (await fallback(input));
-    } catch {
-      return fallback(input); // the reconstruction must not fail a whole rollout
-    }
-  };
-}
-
-/** Replaces every thought of a trajectory by a reconstructed one; actions and observations are kept. */
-export async function reconstructTrajectory(
-  traj: Trajectory,
-  question: string,
-  reconstruct: Reconstructor,
-  rng?: Rng,
-): Promise<Trajectory> {
-  const steps: AgentStep[] = [];
-  for (const s of traj.steps as AgentStep[]) {
-    const think = await reconstruct({ question, history: steps, action: s.action, observation: s.observation, rng });
-    const { raw: _raw, ...rest } = s; // a rewritten thought invalidates any raw text
-    steps.push({ ...rest, think });
-  }
-  return { ...traj, steps };
 }

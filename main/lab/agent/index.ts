@@ -39,7 +39,8 @@ export {
   type ToolSpec,
 } from './react';
 export { runEpisode, contextText, toolCallsByName, DEFAULT_LIMITS, type Policy, type GenerateOptions, type Toolset, type Limits, type EpisodeInput, type TokenCounter } from './runtime';
-export { createExpert, ExpertSolver, reconstructTrajectory, ruleReconstructor, ruleThought, terseReconstructor, citedReconstructor, terseThought, llmReconstructor, type ExpertTask, type ExpertOptions, type Reconstructor, type ChatFn } from './expert';
+export { createExpert, ExpertSolver, type ExpertTask, type ExpertOptions } from './expert';
+export { reconstructTrajectory, ruleReconstructor, ruleThought, terseReconstructor, citedReconstructor, terseThought, llmReconstructor, type Reconstructor, type ChatFn } from './thoughts';
 export { scoreTrajectory, formatScore, turnFormatScore, exactMatch, tokenF1, combineReward, chatJudge, REWARD_DEFAULTS, type RewardOptions, type Judge } from './reward';
 export { filterTrajectories, buildRft, maxNgramCount, generatedText, RFT_DEFAULTS, type RftOptions, type RftReport } from './rft';
 export { evaluate, passAtK, majority, sampleFromTrajectory, type EvalReport, type EvalSample } from './eval';

@@ -4,7 +4,8 @@
 import type { QA } from '../formats/index';
 import { LabError } from '../errors';
 import type { Rng } from '../util/rng';
-import { createExpert, type ExpertOptions, type Reconstructor, ruleReconstructor } from './expert';
+import { createExpert, type ExpertOptions } from './expert';
+import { type Reconstructor, ruleReconstructor } from './thoughts';
 import type { Policy } from './runtime';
 import { type ChatConfig, chatPolicy, chatTool, type ToolPolicy } from './tools';
 

@@ -3,7 +3,7 @@
 // word-level F1 (ASearcher, for base models), or an LLM judge through the chat adapter.
 import type { QA, Reward, Trajectory } from '../formats/index';
 import type { AgentStep } from './react';
-import type { ChatFn } from './expert';
+import type { ChatFn } from './thoughts';
 import { normalizeAnswer } from './text';
 import { LabError } from '../errors';
 

@@ -3,7 +3,7 @@
 import { isInfrastructureFailure, type QA, type Trajectory } from '../formats/index';
 import { errorMessage, LabError } from '../errors';
 import { createRng, seedFrom } from '../util/rng';
-import { reconstructTrajectory } from './expert';
+import { reconstructTrajectory } from './thoughts';
 import type { PolicyFactory } from './policies';
 import { type AgentStep, renderStepParts } from './react';
 import { type RewardOptions, type Judge, scoreTrajectory } from './reward';

@@ -4,7 +4,7 @@
 // counters per tool say what happened. Adapters: an OpenAI-compatible chat client and a generic HTTP
 // search / page-fetch client with URL templates and JSON field mapping.
 import type { Policy, GenerateOptions } from './runtime';
-import type { ChatFn } from './expert';
+import type { ChatFn } from './thoughts';
 import { renderAction, renderObservation } from './react';
 import type { SearchResult } from './web';
 

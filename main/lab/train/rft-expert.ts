@@ -2,7 +2,7 @@
 import type { Graph } from '../formats';
 import type { RunConfig } from '../contract/run-config';
 import { resolvePolicy, type PolicyFactory } from '../agent/policies';
-import { citedReconstructor, ruleReconstructor, terseReconstructor, type Reconstructor } from '../agent/expert';
+import { citedReconstructor, ruleReconstructor, terseReconstructor, type Reconstructor } from '../agent/thoughts';
 
 export type RftStyle = RunConfig['rft']['style'];
 

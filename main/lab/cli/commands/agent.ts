@@ -7,7 +7,7 @@ import { writeFileAtomic } from '../../store/files';
 import { readQaDataset, readTrajectories } from '../../agent/data';
 import { simToolset } from '../../agent/env';
 import { evaluate, type EvalReport, sampleFromTrajectory } from '../../agent/eval';
-import { llmReconstructor } from '../../agent/expert';
+import { llmReconstructor } from '../../agent/thoughts';
 import { chatJudge } from '../../agent/reward';
 import { chatFn, chatTool } from '../../agent/tools';
 import { type PolicyContext, type PolicyFactory, resolvePolicy } from '../../agent/policies';
