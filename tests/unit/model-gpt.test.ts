@@ -1,20 +1,9 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decoder, generate, sampleFromLogits } from '../../main/lab/model/generate';
-import {
-  createModel,
-  disposeModel,
-  flopsPerToken,
-  forward,
-  loss,
-  matmul,
-  paramCount,
-  paramSpecs,
-  resolveGPTConfig,
-  sequenceLogProbs,
-  tokenLogProbs,
-  type GPT,
-} from '../../main/lab/model/gpt';
+import { createModel, disposeModel, flopsPerToken, forward, paramCount, paramSpecs, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
+import { loss, sequenceLogProbs, tokenLogProbs } from '../../main/lab/model/logprobs';
+import { matmul } from '../../main/lab/model/matmul';
 import { distanceSlopes, observationReach, rotaryAngle, rotaryTables, rotate } from '../../main/lab/model/positions';
 import { createRng } from '../../main/lab/util/rng';
 

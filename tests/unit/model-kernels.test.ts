@@ -3,7 +3,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../main/lab/compute/backend';
-import { createModel, disposeModel, loss, resolveGPTConfig, tokenStats, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
+import { createModel, disposeModel, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
+import { loss, tokenStats } from '../../main/lab/model/logprobs';
 import { generate } from '../../main/lab/model/generate';
 import { generateGroup } from '../../main/lab/model/group-sample';
 import { installFastKernels, restoreStockKernels, scatterAddRows, sliceInto } from '../../main/lab/model/kernels';

@@ -2,7 +2,8 @@
 // here does what the trainer does between steps too: a held-out loss and a generation with the KV cache.
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { createModel, disposeModel, loss, resolveGPTConfig } from '../../main/lab/model/gpt';
+import { createModel, disposeModel, resolveGPTConfig } from '../../main/lab/model/gpt';
+import { loss } from '../../main/lab/model/logprobs';
 import { generate } from '../../main/lab/model/generate';
 import { makeBatch } from '../../main/lab/model/mask';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';

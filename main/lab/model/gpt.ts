@@ -1,11 +1,13 @@
 // The policy model: a GPT-2 style decoder-only transformer in TensorFlow.js, read top to bottom like
 // nanoGPT's model.py: config and presets, parameters (a named map of tf.Variables), the pieces
-// (layer norm, causal self-attention, MLP, pre-norm block), forward/loss, per-token log-probs and entropy,
-// and the FLOPs / MFU estimate. Generation with and without a KV cache is in generate.ts.
+// (layer norm, causal self-attention, MLP, pre-norm block), the forward pass and the head, and the FLOPs /
+// MFU estimate. Beside it: the loss and per-token log-probs (logprobs.ts), generation with and without a KV
+// cache (generate.ts), which keys each query sees (attention-mask.ts, positions.ts) and the fast-gradient
+// matmuls (matmul.ts).
 //
 // Backend notes (checked on tfjs 4.22, cpu and wasm in Node; bench/train.ts re-checks):
 // - tf.gather's gradient needs the UnsortedSegmentSum kernel, which the stock wasm backend does NOT have and
-//   whose stock cpu kernel is pathologically slow (23 s of a 25 s `tiny` train step on cpu); kernels.ts
+//   whose stock cpu kernel is pathologically slow (most of a `tiny` train step on cpu); kernels.ts
 //   registers a scatter-add for both. The token embedding has modes:
 //     'gather'  tf.gather with its own gradient (right for tfjs-node, whose kernel is native);
 //     'onehot'  oneHot(ids) @ wte both ways: a matmul, gradient everywhere, 2*N*V*C FLOPs forward and backward;
@@ -20,21 +22,20 @@
 //   reshape, split/slice (grad = pad), concat, add/sub/mul/div, square, tanh, rsqrt, moments, softmax,
 //   logSoftmax, oneHot * x, dropout. tf.where/select has no gradient through its condition (not needed):
 //   the attention mask is an additive constant (0 / -1e9) instead.
-// - matMul with transposeA/transposeB set is 10-40x slower than a plain matMul on wasm (measured, tfjs 4.22:
-//   [1024,2048]^T @ [1024,64] 282 ms with the flag, 24 ms as transpose() then matMul; [1024,64] @ [2048,64]^T
-//   85 ms vs 11 ms), and tfjs-core's matMul gradient uses exactly those flags. Every matmul here goes through
-//   `matmul` below, whose forward and custom gradient only use flag-free matMul plus explicit transposes
-//   (neutral on cpu; on GPU backends the transposes are cheap).
+// - matMul with transposeA/transposeB set is an order of magnitude slower than a plain matMul on wasm, and
+//   tfjs-core's matMul gradient uses those flags: every matmul here goes through `matmul` (matmul.ts).
 // - GELU is the tanh approximation (gelu.ts; tfjs-core has no gelu op; GPT-2 uses the tanh form too).
 //
 // Tensor hygiene: every public function that returns numbers disposes everything it made; functions that
-// return tensors (forward, loss, tokenLogProbs) are meant to be called inside tf.tidy by the caller.
+// return tensors (forward, hidden, head) are meant to be called inside tf.tidy by the caller.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 import { createRng, type Rng } from '../util/rng';
-import { fusedAttention, fusedAttentionAvailable } from './attention';
-import { attentionBias, causalReach, distancePenalty, distanceSlopes, observationReach, rotate, rotaryTables, type Rotary } from './positions';
+import { fusedAttention } from './attention';
+import { layerInputs, type LayerInputs } from './attention-mask';
+import { distanceSlopes, rotate, type Rotary } from './positions';
 import { hasFastGatherGrad } from './kernels';
+import { matmul, tiedLogits, transposeLast } from './matmul';
 import { DEFAULT_VOCAB_SIZE } from './tokenizer';
 import { targetLogProbs, tiedHeadXent, tiedHeadXentAvailable } from './xent';
 import { gelu } from './gelu';
@@ -78,13 +79,10 @@ export interface GPTConfig {
    * observationReach). The policy is given its observations and never writes them, so their tokens may read
    * the whole response: in "Irrawaddy River flows into Andaman Sea." the key of "Irrawaddy" then also says
    * what it flows into, and a question about what flows into the Andaman Sea can find the name before
-   * writing it. A causal model must pick the name's first token before reading what identifies it (measured
-   * on held-out one-edge questions, bench/answers.ts: the answer's first token right 15 of 19 times when it
-   * follows what identifies it, 4 of 18 when it precedes it). What the policy writes stays causal, so sampling and the
-   * loss see the same thing. Off in the presets: on the 12000-edge lookups (tiny, 8000 steps) it answered
-   * more held-out answer turns right teacher-forced (26 of 92 against 21) but did not raise pass@1 (0.09
-   * against 0.12 of 100, within noise), and the answers that precede what identifies them stayed hard (5 of 18
-   * against 4). Checkpoints from before this option load with it off.
+   * writing it. A causal model must pick the name's first token before reading what identifies it. What the
+   * policy writes stays causal, so sampling and the loss see the same thing. Off in the presets: it did not
+   * raise held-out pass@1 (docs/learning.md, 'Before the base model: from random weights', has the figures).
+   * Checkpoints from before this option load with it off.
    */
   bidirectionalObservations: boolean;
   /**
@@ -274,38 +272,6 @@ function dropout(x: tf.Tensor, ctx: Ctx): tf.Tensor {
   return tf.dropout(x, ctx.cfg.dropout, undefined, ctx.seed * 1000 + ctx.site++);
 }
 
-/** Swaps the last two axes. */
-function transposeLast(x: tf.Tensor): tf.Tensor {
-  const perm = x.shape.map((_, i) => i);
-  const r = perm.length;
-  [perm[r - 2], perm[r - 1]] = [perm[r - 1]!, perm[r - 2]!];
-  return tf.transpose(x, perm);
-}
-
-/**
- * dB = A^T @ dY for A [.., M, K] and dY [.., M, N]. The right operand of a matmul is packed on every call
- * (wasm's XNNPACK), so when dY is the wider one the product is taken the other way round,
- * dB = (dY^T @ A)^T, and the narrower A is packed: a linear layer's weight gradient over 2048 rows took
- * 4.5 ms as [64, 2048] @ [2048, 256] and 2.5 ms plus two small transposes as [256, 2048] @ [2048, 64].
- */
-function weightGrad(a: tf.Tensor, dy: tf.Tensor): tf.Tensor {
-  const cols = (t: tf.Tensor): number => t.shape[t.rank - 1]!;
-  if (cols(dy) > cols(a)) return transposeLast(tf.matMul(transposeLast(dy), a));
-  return tf.matMul(transposeLast(a), dy);
-}
-
-/**
- * a @ b for rank 2 ([M, K] @ [K, N]) or rank 4 (batched over the first two axes), with the gradient
- * dA = dY @ B^T, dB = A^T @ dY computed by explicit transposes and flag-free matMul (see the notes at the top).
- */
-export const matmul = tf.customGrad((a, b, save) => {
-  (save as tf.GradSaveFunc)([a as tf.Tensor, b as tf.Tensor]);
-  return {
-    value: tf.matMul(a as tf.Tensor, b as tf.Tensor),
-    gradFunc: (dy, saved) => [tf.matMul(dy, transposeLast(saved[1]!)), weightGrad(saved[0]!, dy)],
-  };
-}) as (a: tf.Tensor, b: tf.Tensor) => tf.Tensor;
-
 /** x [..., nin] @ W [nin, nout] + b. */
 function linear(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, ctx: Ctx): tf.Tensor {
   const shape = x.shape;
@@ -339,17 +305,6 @@ function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor
   const prev = T > 1 ? tf.concat([first, tf.slice(k, [0, 0, 0, 0], [B, H, T - 1, D])], 2) : first;
   const s = tf.reshape(tf.sigmoid(a), [1, H, 1, 1]);
   return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]) };
-}
-
-/**
- * What every layer of one forward pass shares: the rotary tables, and either the reach of each query for the
- * fused attention kernels (attention.ts; training and scoring where they are registered) or the additive
- * mask (attentionBias) for tf ops.
- */
-interface LayerInputs {
-  reach?: tf.Tensor2D;
-  bias?: tf.Tensor;
-  rot?: Rotary;
 }
 
 /**
@@ -472,27 +427,7 @@ export function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] |
   const pos0 = past?.[0]?.kT.shape[3] ?? 0;
   checkIds(ctx.cfg, ids, pos0);
   let x = embed(model, ids, pos0, ctx);
-  const [B, T] = ids.shape;
-  const shared: LayerInputs = {};
-  if (ctx.cfg.positions === 'rotary') shared.rot = rotaryTables(pos0, T, ctx.cfg.nEmbd / ctx.cfg.nHead);
-  // The fused kernels take no dropout and no KV cache; a forward pass from position 0 is what training and
-  // scoring run.
-  if (!ctx.decode && pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && fusedAttentionAvailable()) {
-    const reach = ctx.cfg.bidirectionalObservations ? observationReach(ids.dataSync(), B, T) : causalReach(B, T);
-    shared.reach = tf.tensor2d(reach, [B, T], 'int32');
-  } else if (T > 1) {
-    let reach: Int32Array | undefined;
-    if (ctx.cfg.bidirectionalObservations) {
-      // After a cache, a response may have opened before this call: the caller (Decoder) knows the tokens.
-      if (!ctx.reach && pos0 > 0) throw new LabError('internal', 'bidirectionalObservations with a KV cache needs the reach of the new positions');
-      reach = ctx.reach ?? observationReach(ids.dataSync(), B, T); // the ids are a small host-side int32 input
-    }
-    shared.bias = attentionBias(B, T, pos0, reach);
-  }
-  if (ctx.cfg.distanceBias && !shared.reach) {
-    const penalty = distancePenalty(ctx.cfg.nHead, T, pos0);
-    shared.bias = shared.bias ? tf.add(shared.bias, penalty) : penalty; // one [.., nHead, T, Tk] sum for every layer
-  }
+  const shared = layerInputs(ids, pos0, ctx);
   const kv: LayerKV[] = [];
   for (let i = 0; i < ctx.cfg.nLayer; i++) {
     const r = block(model, i, x, ctx, past?.[i], shared);
@@ -501,19 +436,6 @@ export function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] |
   }
   return { h: layerNorm(x, p(model, 'ln_f.weight'), p(model, 'ln_f.bias')), kv };
 }
-
-/**
- * h [N, C] @ wte^T with the gradients dh = dY wte and dwte = dY^T h. The generic matmul gradient would make
- * dwte^T = h^T dY, whose right operand is the [N, V] logits gradient: the wasm backend packs (transposes)
- * that right operand on every call, 51 ms of a step at N = V = 2048 against 35 ms this way.
- */
-const tiedLogits = tf.customGrad((h, wte, save) => {
-  (save as tf.GradSaveFunc)([h as tf.Tensor, wte as tf.Tensor]);
-  return {
-    value: tf.matMul(h as tf.Tensor, tf.transpose(wte as tf.Tensor)),
-    gradFunc: (dy, saved) => [tf.matMul(dy, saved[1]!), tf.matMul(tf.transpose(dy), saved[0]!)],
-  };
-}) as (h: tf.Tensor, wte: tf.Tensor) => tf.Tensor;
 
 /** Logits [..., V] from hidden states [..., C]. */
 export function head(model: GPT, h: tf.Tensor, wteT?: tf.Tensor): tf.Tensor {
@@ -524,8 +446,7 @@ export function head(model: GPT, h: tf.Tensor, wteT?: tf.Tensor): tf.Tensor {
   if (!cfg.tiedHead) logits = matmul(h2, p(model, 'lm_head.weight'));
   // Decoding with wte^T made once for all steps (generateGroup): a plain matmul.
   else if (wteT) logits = tf.matMul(h2, wteT);
-  // A few rows (decoding): the transposeB flag is cheap, transposing all of wte per token is not
-  // (measured per decode step, wasm: 0.17 ms vs 1.6 ms; cpu: 0.47 ms vs 4.6 ms).
+  // A few rows (decoding): the transposeB flag is cheap, transposing all of wte per token is not.
   else if (h2.shape[0] <= 16) logits = tf.matMul(h2, p(model, 'wte'), false, true);
   else logits = tiedLogits(h2, p(model, 'wte'));
   return tf.reshape(logits, [...shape.slice(0, -1), cfg.vocabSize]);
@@ -535,7 +456,7 @@ export function makeCtx(model: GPT, opts: ForwardOptions, decode = false): Ctx {
   return { cfg: model.config, training: opts.training ?? false, decode, seed: opts.seed ?? 0, site: 0 };
 }
 
-// ---------- forward, loss, log-probs ----------
+// ---------- forward ----------
 
 /** Logits [B, T, V] for int32 ids [B, T] (T <= blockSize). Call inside tf.tidy. */
 export function forward(model: GPT, ids: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor3D {
@@ -544,87 +465,12 @@ export function forward(model: GPT, ids: tf.Tensor2D, opts: ForwardOptions = {})
 }
 
 /**
- * Masked next-token cross-entropy (PIPELINE 6): -(1 / sum(mask)) * sum(mask * log p(target)).
- * ids, targets: int32 [B, T] (targets[b, t] = the token after ids[b, t]); mask: float32 [B, T], 1 = in the loss.
- * Normalised by the number of unmasked tokens in the whole batch (token level), or by `lossTokens` when given;
- * 0 if the mask is empty.
- */
-export function loss(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D, opts: ForwardOptions = {}, lossTokens?: number): tf.Scalar {
-  // A share of a batch (data-parallel replicas) is normalised by the whole batch's count, so shares add up.
-  const n = lossTokens === undefined ? tf.maximum(tf.sum(mask), 1) : Math.max(lossTokens, 1);
-  if (!hasFastGatherGrad()) return tf.div(tf.neg(tf.sum(tf.mul(tokenLogProbs(model, ids, targets, opts), mask))), n) as tf.Scalar;
-  // Only the positions in the loss go through the head and the softmax, the two costliest steps of a small
-  // model: prompts, tool responses and padding are most of an SFT row and have no target to learn.
-  const [B, T] = ids.shape;
-  const weights = mask.dataSync();
-  const kept: number[] = [];
-  for (let i = 0; i < weights.length; i++) if (weights[i] !== 0) kept.push(i);
-  if (kept.length === 0) return tf.mul(tf.sum(hidden(model, ids, makeCtx(model, opts), undefined).h), 0) as tf.Scalar; // 0, with a (zero) gradient
-  const { h } = hidden(model, ids, makeCtx(model, opts), undefined);
-  const all = kept.length === B * T; // every position in the loss: no rows to pick
-  const rows = all ? null : tf.tensor1d(kept, 'int32');
-  const pick = (t: tf.Tensor): tf.Tensor => (rows ? tf.gather(t, rows) : t);
-  const lp = headLogProbs(model, pick(tf.reshape(h, [B * T, model.config.nEmbd])) as tf.Tensor2D, pick(tf.reshape(targets, [B * T])) as tf.Tensor1D).logProbs;
-  return tf.div(tf.neg(tf.sum(tf.mul(lp, pick(tf.reshape(mask, [B * T]))))), n) as tf.Scalar;
-}
-
-/**
  * Log-probs of targets [N] and entropy under the head's logits for hidden states h [N, C]: through the fused
  * head and cross-entropy (xent.ts tiedHeadXent) where its kernels are, else the head and targetLogProbs.
  */
-function headLogProbs(model: GPT, h: tf.Tensor2D, targets: tf.Tensor1D): { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
+export function headLogProbs(model: GPT, h: tf.Tensor2D, targets: tf.Tensor1D): { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
   if (model.config.tiedHead && h.shape[0] > 16 && tiedHeadXentAvailable()) return tiedHeadXent(h, p(model, 'wte') as tf.Tensor2D, targets);
   return targetLogProbs(head(model, h) as tf.Tensor2D, targets);
-}
-
-/** Differentiable log pi(targets[b, t] | ids[b, <= t]) as [B, T] (for RL ratios). Call inside tf.tidy. */
-export function tokenLogProbs(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, opts: ForwardOptions = {}): tf.Tensor2D {
-  return tokenStats(model, ids, targets, opts).logProbs;
-}
-
-/** Per-token log-prob of the target and entropy of the predicted distribution, both [B, T]. Call inside tf.tidy. */
-export function tokenStats(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, opts: ForwardOptions = {}): { logProbs: tf.Tensor2D; entropy: tf.Tensor2D } {
-  const [B, T] = ids.shape;
-  const { h } = hidden(model, ids, makeCtx(model, opts), undefined);
-  const st = headLogProbs(model, tf.reshape(h, [B * T, model.config.nEmbd]) as tf.Tensor2D, tf.reshape(targets, [B * T]) as tf.Tensor1D);
-  return { logProbs: tf.reshape(st.logProbs, [B, T]) as tf.Tensor2D, entropy: tf.reshape(st.entropy, [B, T]) as tf.Tensor2D };
-}
-
-/**
- * Per-token log-probs of whole sequences, no gradient: out[s][t] = log p(seq[t + 1] | seq[0..t]), so each row
- * has seq.length - 1 entries. Sequences are right-padded into batches of `batchSize` (padding is causal-safe:
- * it only follows the real tokens). Each sequence must fit blockSize + 1 tokens.
- */
-export async function sequenceLogProbs(model: GPT, seqs: readonly (readonly number[])[], opts: { batchSize?: number } = {}): Promise<{ logProbs: number[][]; entropy: number[][] }> {
-  const bs = Math.max(1, opts.batchSize ?? 8);
-  const logProbs: number[][] = [];
-  const entropy: number[][] = [];
-  for (let s0 = 0; s0 < seqs.length; s0 += bs) {
-    const group = seqs.slice(s0, s0 + bs);
-    const T = Math.max(1, ...group.map((s) => s.length - 1));
-    if (T > model.config.blockSize) throw new LabError('bad_request', `sequence of ${T + 1} tokens exceeds blockSize + 1 = ${model.config.blockSize + 1}`);
-    const ids = new Int32Array(group.length * T);
-    const tg = new Int32Array(group.length * T);
-    group.forEach((s, b) => {
-      for (let t = 0; t + 1 < s.length; t++) {
-        ids[b * T + t] = s[t]!;
-        tg[b * T + t] = s[t + 1]!;
-      }
-    });
-    const out = tf.tidy(() => {
-      const st = tokenStats(model, tf.tensor2d(ids, [group.length, T], 'int32'), tf.tensor2d(tg, [group.length, T], 'int32'));
-      return tf.stack([st.logProbs, st.entropy]);
-    });
-    const data = await out.data();
-    out.dispose();
-    const half = group.length * T;
-    group.forEach((s, b) => {
-      const n = Math.max(0, s.length - 1);
-      logProbs.push(Array.from(data.subarray(b * T, b * T + n)));
-      entropy.push(Array.from(data.subarray(half + b * T, half + b * T + n)));
-    });
-  }
-  return { logProbs, entropy };
 }
 
 // ---------- FLOPs and MFU ----------

@@ -4,7 +4,8 @@
 // with the caller; this module is the part that can be tested alone.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
-import { loss, paramSpecs, type GPT } from './gpt';
+import { paramSpecs, type GPT } from './gpt';
+import { loss } from './logprobs';
 import { maskedFraction, splitBatch, type Batch } from './mask';
 import type { Replicas } from './replicas';
 import { AdamW, clipByGlobalNorm, clipScale, lrAt, type LrSchedule } from './optim';

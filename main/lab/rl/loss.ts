@@ -31,7 +31,8 @@
 // log-probs once before the first update (model/gpt sequenceLogProbs on the training windows) instead.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
-import { sequenceLogProbs, tokenStats, type GPT } from '../model/gpt';
+import type { GPT } from '../model/gpt';
+import { sequenceLogProbs, tokenStats } from '../model/logprobs';
 import { makeBatch, type Batch } from '../model/mask';
 
 export interface ClipConfig {
