@@ -19,8 +19,9 @@ import { LabError } from '../errors';
 import { ANSWER_IN_WINDOW_MIN } from '../contract';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../store/files';
 import { createRng, seedFrom, type Rng } from '../util/rng';
-import { selectBackend } from '../compute/backend';
+import { selectBackend } from '../model/backend';
 import { readGraphFile } from '../kg/io';
+import { datasetFile, graphFile } from '../store/layout';
 import { readDataset } from '../synth/dataset';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
@@ -75,10 +76,10 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   ctx.log(`compute backend: ${report.chosen}`);
 
   // ---- 1. data
-  const graph = readGraphFile(join(ctx.home, 'graphs', `${config.data.graphId}.json`));
-  const trainQas = readDataset(join(ctx.home, 'datasets', `${config.data.datasetId}.jsonl`)).qas;
-  const rlQas = config.data.rlDatasetId === undefined ? trainQas : readDataset(join(ctx.home, 'datasets', `${config.data.rlDatasetId}.jsonl`)).qas;
-  const heldOut = readDataset(join(ctx.home, 'datasets', `${config.data.heldOutDatasetId}.jsonl`)).qas.slice(0, config.eval.questions);
+  const graph = readGraphFile(graphFile(ctx.home, config.data.graphId));
+  const trainQas = readDataset(datasetFile(ctx.home, config.data.datasetId)).qas;
+  const rlQas = config.data.rlDatasetId === undefined ? trainQas : readDataset(datasetFile(ctx.home, config.data.rlDatasetId)).qas;
+  const heldOut = readDataset(datasetFile(ctx.home, config.data.heldOutDatasetId)).qas.slice(0, config.eval.questions);
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
   const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
