@@ -90,7 +90,7 @@ export async function rollOutSet(
     for (let attempt = 0; attempt < p.n; attempt++) {
       throwIfCancelled(ctx);
       const traj = await rolloutOne(qa, attempt, factory, tools, opts);
-      traj.attempt = attempt; // FORMATS extension: which attempt at its question
+      traj.attempt = attempt; // a field docs/formats.md allows on `sailor.traj/1`: which attempt at its question
       trajs.push(traj);
       if (traj.reward.answer >= 1) solved++;
     }
