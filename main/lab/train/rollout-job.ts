@@ -12,7 +12,7 @@ import { resolveCheckpoint } from '../runs/layout';
 import { writeTrajectorySet } from '../store/traj-set';
 import { readQaDataset } from '../agent/data';
 import { simToolset } from '../agent/env';
-import { evaluate, sampleFromTrajectory } from '../agent/eval';
+import { evaluate, sampleFromTrajectory, trajectorySummary } from '../agent/eval';
 import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../agent/policies';
 import { preparePolicy, requireSomeModelEpisodes, rolloutOne, type RolloutOptions } from '../agent/rollout';
 import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
@@ -29,19 +29,9 @@ function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number): Pol
   return resolvePolicy(p.policy, pctx);
 }
 
+/** The set's summary with its question count second. */
 function counts(trajs: readonly Trajectory[]): Record<string, unknown> {
-  const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
-  const termination: Record<string, number> = {};
-  for (const t of trajs) termination[t.termination] = (termination[t.termination] ?? 0) + 1;
-  return {
-    trajectories: trajs.length,
-    questions: new Set(trajs.map((t) => t.qa_id)).size,
-    'reward/mean': +mean((t) => t.reward.total).toFixed(4),
-    'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
-    'reward/format': +mean((t) => t.reward.format).toFixed(4),
-    tool_calls_mean: +mean((t) => t.tool_calls).toFixed(2),
-    termination,
-  };
+  return { trajectories: trajs.length, questions: new Set(trajs.map((t) => t.qa_id)).size, ...trajectorySummary(trajs) };
 }
 
 export async function runRollout(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord }> {

@@ -6,7 +6,7 @@ import { readGraphFile } from '../../kg/io';
 import { writeTrajectorySet } from '../../store/traj-set';
 import { readQaDataset, readTrajectories } from '../../agent/data';
 import { simToolset } from '../../agent/env';
-import { evaluate, type EvalReport, sampleFromTrajectory } from '../../agent/eval';
+import { evaluate, type EvalReport, sampleFromTrajectory, trajectorySummary } from '../../agent/eval';
 import { llmReconstructor } from '../../agent/expert';
 import { chatJudge } from '../../agent/reward';
 import { chatFn, chatTool } from '../../agent/tools';
@@ -108,20 +108,6 @@ async function runRollouts(ctx: CommandContext, n: number, checkpointTemperature
   return { trajs, factory, qas };
 }
 
-function rolloutSummary(trajs: readonly Trajectory[]): Record<string, unknown> {
-  const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
-  const term: Record<string, number> = {};
-  for (const t of trajs) term[t.termination] = (term[t.termination] ?? 0) + 1;
-  return {
-    trajectories: trajs.length,
-    'reward/mean': +mean((t) => t.reward.total).toFixed(4),
-    'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
-    'reward/format': +mean((t) => t.reward.format).toFixed(4),
-    tool_calls_mean: +mean((t) => t.tool_calls).toFixed(2),
-    termination: term,
-  };
-}
-
 const graphOpt: OptionSpec = { graph: { type: 'string', description: 'the sailor.graph/1 file the simulated web is built from' } };
 const runOpts: OptionSpec = {
   ...graphOpt,
@@ -195,7 +181,7 @@ export const agentCommands: CliCommand[] = [
       const n = optInt(ctx, 'n', 1, { min: 1, max: 1000 });
       const { trajs, factory } = await runRollouts(ctx, n);
       writeTrajectorySet(out, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n, rng: optInt(ctx, 'rng', 0) }, trajs);
-      const summary = { out, ...rolloutSummary(trajs) };
+      const summary = { out, ...trajectorySummary(trajs) };
       printResult(ctx, summary, () => Object.entries(summary).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n'));
     },
   },
