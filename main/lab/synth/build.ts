@@ -37,7 +37,10 @@
 //   group_too_large        shapes never used because they have more orbits than QAs still needed.
 import type { Graph, GraphEdge, GraphNode, Obfuscation, QA, Query, QueryFilter, QueryPattern } from '../formats';
 import { LabError } from '../errors';
-import { buildIndex, orbits, sampleDistinct, type GraphIndex, type Subgraph, type Topology } from '../graph';
+import { buildIndex, type GraphIndex, type Subgraph } from '../graph/graph-index';
+import { orbits } from '../graph/orbits';
+import type { Topology } from '../graph/topology';
+import { sampleDistinct } from '../graph/sample';
 import { localGraph } from '../graph/local';
 import { wlColours } from '../graph/wl';
 import { createRng, seedFrom, type Rng } from '../util/rng';

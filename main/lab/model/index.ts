@@ -1,8 +1,0 @@
-// The model core: tokenizer, policy model, masking, optimiser, train step, checkpoints.
-export * from './tokenizer';
-export * from './gpt';
-export * from './generate';
-export * from './mask';
-export * from './optim';
-export * from './train';
-export * from './checkpoint';
