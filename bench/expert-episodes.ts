@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import type { QA, Trajectory } from '../main/lab/formats';
 import { readJsonFile } from '../main/lab/store/files';
-import { selectBackend } from '../main/lab/compute/backend';
+import { selectBackend } from '../main/lab/model/backend';
 import { readGraphFile } from '../main/lab/kg/io';
 import { readDataset } from '../main/lab/synth/dataset';
 import { SimWeb } from '../main/lab/agent/web';

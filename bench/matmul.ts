@@ -1,7 +1,7 @@
 // Matmul GFLOP/s of every TensorFlow.js backend that loads here: the ceiling training is measured against.
 // Run: npx tsx bench/matmul.ts [--size N] [--seconds S]
 import { parseArgs } from 'node:util';
-import { availableBackends, loadTf, measureMatmulGflops } from '../main/lab/compute/backend';
+import { availableBackends, loadTf, measureMatmulGflops } from '../main/lab/model/backend';
 
 const { values } = parseArgs({ options: { size: { type: 'string', default: '512' }, seconds: { type: 'string', default: '2' } } });
 const n = Number(values.size);

@@ -3,7 +3,7 @@
 // total milliseconds and count per step, largest first. Kernel times overlap where a custom gradient's
 // wrapper is counted beside the kernels it runs, so the column does not add up to the step exactly.
 import * as tf from '@tensorflow/tfjs';
-import { selectBackend } from '../main/lab/compute/backend';
+import { selectBackend } from '../main/lab/model/backend';
 import { createModel, resolveGPTConfig } from '../main/lab/model/gpt';
 import { makeBatch } from '../main/lab/model/mask';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import * as tf from '@tensorflow/tfjs';
-import { selectBackend } from '../main/lab/compute/backend';
+import { selectBackend } from '../main/lab/model/backend';
 import { generateGroup } from '../main/lab/model/group-sample';
 import { Replicas } from '../main/lab/model/replicas';
 import { createModel, disposeModel, embeddingMode, estimateMfu, flopsPerToken, forward, paramCount, resolveGPTConfig, type GPT } from '../main/lab/model/gpt';

@@ -10,7 +10,7 @@ import type { StoreData } from './store/db';
 import { readGraphFile } from './kg/io';
 import { graphStats } from './kg/stats';
 import { readDataset } from './synth/dataset';
-import { buildIndex, type GraphIndex } from './graph';
+import { buildIndex, type GraphIndex } from './graph/graph-index';
 import { canonicalOrbits } from './synth/orbits';
 import { cycleEdges } from './graph/cycles';
 import { recordOf } from './util/own';

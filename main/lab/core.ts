@@ -1,7 +1,8 @@
 // The lab core: one object that owns the data directory, the store and the jobs, and answers every
 // method of the contract. The desktop app, the web server, the CLI and the tests all drive this class.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   validateParams,
   isEventName,
@@ -30,6 +31,12 @@ export interface LabCoreOptions {
   workerEntry?: WorkerEntry;
   /** Probe TensorFlow.js backends in the background (off in tests that do not need it). */
   detectBackend?: boolean;
+}
+
+/** The job worker script beside this module: job-worker.ts from source, worker.js beside the bundled main. */
+export function defaultWorkerEntry(): WorkerEntry {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return { file: join(here, import.meta.url.endsWith('.ts') ? 'job-worker.ts' : 'worker.js') };
 }
 
 type Handlers = { [M in MethodName]: (params: ParsedParams<M>) => Promise<MethodResult<M>> | MethodResult<M> };
@@ -64,7 +71,7 @@ export class LabCore {
   static async open(opts: LabCoreOptions): Promise<LabCore> {
     mkdirSync(opts.home, { recursive: true });
     const db = await openStoreDb(opts.home);
-    const jobs = new JobManager(db, opts.home, opts.workerEntry);
+    const jobs = new JobManager(db, opts.home, opts.workerEntry ?? defaultWorkerEntry());
     await jobs.recoverInterrupted();
     const core = new LabCore(opts.home, db, jobs);
     if (opts.detectBackend !== false) void core.detectBackend();
@@ -97,7 +104,7 @@ export class LabCore {
 
   private async detectBackend(): Promise<void> {
     try {
-      const { selectBackend } = await import('./compute/backend');
+      const { selectBackend } = await import('./model/backend');
       this.backend = (await selectBackend()).report;
     } catch (err) {
       this.backend = { chosen: 'cpu', attempts: [{ name: 'cpu', module: '@tensorflow/tfjs', ok: false, detail: (err as Error).message }] };

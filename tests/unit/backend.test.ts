@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
-import { availableBackends, measureMatmulGflops, selectBackend } from '../../main/lab/compute/backend';
+import { availableBackends, measureMatmulGflops, selectBackend } from '../../main/lab/model/backend';
 
 const require = createRequire(import.meta.url);
 const installed = (m: string): boolean => {

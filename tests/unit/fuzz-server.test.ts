@@ -15,7 +15,7 @@ import { LabCore } from '../../main/lab/core';
 import { startServer, type RunningServer } from '../../main/lab/server/http';
 import { METHOD_NAMES, methods, validateParams, type MethodName } from '../../main/lab/contract';
 import { jobSpecs } from '../../main/lab/jobs/specs';
-import { importArtefact } from '../../main/lab/store/import';
+import { importArtefact } from '../../main/lab/cli/import';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
 
 const API_CALLS = 1200;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
-import { buildIndex, orbits } from '../../main/lab/graph/index';
+import { buildIndex } from '../../main/lab/graph/graph-index';
+import { orbits } from '../../main/lab/graph/orbits';
 
 /** Nodes as 'id:type', edges as [source, relation, target]; edge ids e0, e1, … in order. */
 function mk(nodes: string[], edges: [string, string, string][]): Graph {

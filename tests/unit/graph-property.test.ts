@@ -2,7 +2,9 @@
 // node ids or on node/edge order, and orbits must equal the brute-force answer (all n! permutations).
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
-import { buildIndex, orbits, wlHash } from '../../main/lab/graph/index';
+import { buildIndex } from '../../main/lab/graph/graph-index';
+import { wlHash } from '../../main/lab/graph/wl';
+import { orbits } from '../../main/lab/graph/orbits';
 import { createRng, type Rng } from '../../main/lab/util/rng';
 
 interface Case {

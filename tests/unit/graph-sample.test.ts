@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
-import { buildIndex, sampleDistinct, sampleSubgraph, topologyOf, wlHash, type GraphIndex, type Subgraph } from '../../main/lab/graph/index';
+import { buildIndex, type GraphIndex, type Subgraph } from '../../main/lab/graph/graph-index';
+import { wlHash } from '../../main/lab/graph/wl';
+import { topologyOf } from '../../main/lab/graph/topology';
+import { sampleDistinct, sampleSubgraph } from '../../main/lab/graph/sample';
 import { createRng } from '../../main/lab/util/rng';
 
 /** A random labelled multigraph: a random tree (connected) plus extra edges that close cycles. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
-import { buildIndex, topologyOf } from '../../main/lab/graph/index';
+import { buildIndex } from '../../main/lab/graph/graph-index';
+import { topologyOf } from '../../main/lab/graph/topology';
 
 /** Edges as 'a>b' (relation r); nodes are every id mentioned, all of type t. */
 function shape(spec: string[], extraNodes: string[] = []): string {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
-import { buildIndex, wlHash } from '../../main/lab/graph/index';
+import { buildIndex } from '../../main/lab/graph/graph-index';
+import { wlHash } from '../../main/lab/graph/wl';
 
 /** Nodes as 'id:type', edges as [source, relation, target]; edge ids e0, e1, … in order. */
 function mk(nodes: string[], edges: [string, string, string][]): Graph {
@@ -97,6 +98,6 @@ describe('wlHash', () => {
       ['0', 'r', '1'], ['1', 'r', '2'], ['2', 'r', '0'],
       ['3', 'r', '4'], ['4', 'r', '5'], ['5', 'r', '3'],
     ]);
-    expect(hash(c6)).toBe(hash(c3c3)); // 1-WL sees the same local view everywhere (FORMATS/wl.ts header)
+    expect(hash(c6)).toBe(hash(c3c3)); // 1-WL sees the same local view everywhere (docs/formats.md; the wl.ts header)
   });
 });

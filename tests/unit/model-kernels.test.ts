@@ -2,7 +2,7 @@
 // reference: tfjs's own kernels and autodiff on the same model, batch and weights.
 import { afterAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { selectBackend } from '../../main/lab/compute/backend';
+import { selectBackend } from '../../main/lab/model/backend';
 import { createModel, disposeModel, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
 import { loss, tokenStats } from '../../main/lab/model/logprobs';
 import { generate } from '../../main/lab/model/generate';

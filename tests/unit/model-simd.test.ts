@@ -1,7 +1,7 @@
 // simd.wat: the committed bytes are what the text builds to, and its softmax rows equal the JavaScript ones.
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
-import { selectBackend } from '../../main/lab/compute/backend';
+import { selectBackend } from '../../main/lab/model/backend';
 import { simdKernelsActive } from '../../main/lab/model/kernels';
 import { SIMD_MODULE_BASE64 } from '../../main/lab/model/simd-bytes';
 import { buildSimdModule, bytesSource } from '../../main/lab/model/simd-build';

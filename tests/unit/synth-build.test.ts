@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GRAPH_FORMAT, type Graph, type GraphNode } from '../../main/lab/formats';
-import { buildIndex, topologyOf, wlHash } from '../../main/lab/graph';
+import { buildIndex } from '../../main/lab/graph/graph-index';
+import { wlHash } from '../../main/lab/graph/wl';
+import { topologyOf } from '../../main/lab/graph/topology';
 import { makeQa, synthesize } from '../../main/lab/synth/build';
 import { makeContext, makeInstance } from '../../main/lab/synth/draft';
 import { resolveOptions } from '../../main/lab/synth/options';

@@ -8,7 +8,7 @@ import { generate } from '../../main/lab/model/generate';
 import { makeBatch } from '../../main/lab/model/mask';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';
 import { createRng } from '../../main/lab/util/rng';
-import { selectBackend } from '../../main/lab/compute/backend';
+import { selectBackend } from '../../main/lab/model/backend';
 import { Replicas } from '../../main/lab/model/replicas';
 
 describe('tensor discipline', () => {

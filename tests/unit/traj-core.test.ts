@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LabCore } from '../../main/lab/core';
 import type { ArtefactRecord, JobProgress, JobRecord, JobStatus, TrajDetail, TrajSetView } from '../../main/lab/contract';
-import { runRollout } from '../../main/lab/jobs/rollout-job';
+import { runRollout } from '../../main/lab/train/rollout-job';
 import { CancelledError, type JobContext } from '../../main/lab/jobs/context';
 import { LabError } from '../../main/lab/errors';
 import { demoGraph, demoQAs } from '../../main/lab/agent/demo';

@@ -1,7 +1,7 @@
-// Evaluation (PIPELINE 8) over n sampled trajectories per question: pass@1 (mean accuracy), pass@k with the
-// unbiased estimator of Chen et al. (2021), avg@k (ASearcher), cons@k (majority answer, WebDancer), and the
-// behaviour statistics people compare (tool calls per type, turns, tokens, terminations), for all questions
-// and restricted to the solved ones (at least one correct sample). Pure functions.
+// Evaluation (docs/pipeline.md, Evaluation) over n sampled trajectories per question: pass@1 (mean
+// accuracy), pass@k with the unbiased estimator of Chen et al. (2021), avg@k (ASearcher), cons@k (majority
+// answer, WebDancer), and the behaviour statistics people compare (tool calls per type, turns, tokens,
+// terminations), for all questions and restricted to the solved ones (at least one correct sample). Pure functions.
 import type { Termination, Trajectory } from '../formats/index';
 import type { AgentStep } from './react';
 import { normalizeAnswer } from './text';
@@ -148,4 +148,19 @@ export function wilsonInterval(successes: number, n: number, z = 1.96): [number,
   const centre = (p + (z * z) / (2 * n)) / d;
   const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
   return [Math.max(0, centre - half), Math.min(1, centre + half)];
+}
+
+/** A trajectory set at a glance, as a rollout job records it and `sailor rollout` prints it (4 decimals). */
+export function trajectorySummary(trajs: readonly Trajectory[]): Record<string, unknown> {
+  const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
+  const termination: Record<string, number> = {};
+  for (const t of trajs) termination[t.termination] = (termination[t.termination] ?? 0) + 1;
+  return {
+    trajectories: trajs.length,
+    'reward/mean': +mean((t) => t.reward.total).toFixed(4),
+    'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
+    'reward/format': +mean((t) => t.reward.format).toFixed(4),
+    tool_calls_mean: +mean((t) => t.tool_calls).toFixed(2),
+    termination,
+  };
 }

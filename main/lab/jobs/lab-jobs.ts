@@ -2,6 +2,7 @@
 // atomically into the data directory and returns the artefact record the manager stores.
 import { join } from 'node:path';
 import type { ArtefactRecord } from '../store/db';
+import { artefactRel, datasetFile, graphFile } from '../store/layout';
 import { loadKbIndex } from '../kb';
 import { expandGraph } from '../kg/expand';
 import { readGraphFile, writeGraphFile } from '../kg/io';
@@ -25,7 +26,7 @@ export async function runKgBuild(raw: unknown, ctx: JobContext): Promise<{ artef
     ...(p.expandProb !== undefined ? { expandProb: p.expandProb } : {}),
     onProgress: (f, message) => ctx.progress({ fraction: 0.5 + f * 0.45, message }),
   });
-  const rel = join('graphs', `${ctx.jobId}.json`);
+  const rel = artefactRel('graphs', ctx.jobId);
   ctx.progress({ fraction: 0.97, message: `writing ${rel}` });
   writeGraphFile(join(ctx.home, rel), graph);
   const stats = graphStats(graph);
@@ -42,12 +43,11 @@ export async function runKgBuild(raw: unknown, ctx: JobContext): Promise<{ artef
 
 export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord }> {
   const p = synthParams.parse(raw);
-  const graphFile = join(ctx.home, 'graphs', `${p.graphId}.json`);
   ctx.progress({ fraction: 0, message: `reading graph ${p.graphId}` });
-  const graph = readGraphFile(graphFile);
+  const graph = readGraphFile(graphFile(ctx.home, p.graphId));
   const excludedIds = [...(p.excludeDatasetId ? [p.excludeDatasetId] : []), ...(p.excludeDatasetIds ?? [])];
   const excludeEdges = excludedIds.length
-    ? edgesOfSplits(graph, excludedIds.map((id) => ({ qas: readDataset(join(ctx.home, 'datasets', `${id}.jsonl`)).qas, what: `excludeDatasetId: dataset ${id} (graph ${p.graphId})` })))
+    ? edgesOfSplits(graph, excludedIds.map((id) => ({ qas: readDataset(datasetFile(ctx.home, id)).qas, what: `excludeDatasetId: dataset ${id} (graph ${p.graphId})` })))
     : undefined;
   const { qas, stats } = synthesize(graph, {
     count: p.count,
@@ -66,7 +66,7 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
   if (qas.length < p.count && !(p.allowFewer && qas.length > 0)) {
     throw new LabError('conflict', `only ${qas.length} of ${p.count} QAs could be verified on this graph; build a larger graph or ask for fewer`);
   }
-  const rel = join('datasets', `${ctx.jobId}.jsonl`);
+  const rel = artefactRel('datasets', ctx.jobId);
   writeDataset(join(ctx.home, rel), { format: QA_FORMAT, graph: p.graphId, rng: p.rng, count: qas.length, stats }, qas);
   return {
     artefact: {

@@ -3,8 +3,7 @@
 import type { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { spawnWorker } from '../util/worker-spawn';
 import type { JobProgress, JobRecord, JobStatus, StreamPage } from '../contract';
 import { LabError } from '../errors';
@@ -15,14 +14,11 @@ import { jobSpecs, type ArtefactCollection } from './specs';
 import type { FromWorker, WorkerInput } from './protocol';
 
 export interface WorkerEntry {
-  /** The worker script. A .ts file is run through tsx (source mode: CLI and tests). */
+  /**
+   * The worker script (the lab's job-worker.ts, which knows every job's code: core.ts finds it). A .ts file
+   * is run through tsx (source mode: CLI and tests).
+   */
   file: string;
-}
-
-/** The worker script next to this module: worker.ts from source, worker.js beside the bundled main. */
-export function defaultWorkerEntry(): WorkerEntry {
-  const here = dirname(fileURLToPath(import.meta.url));
-  return { file: join(here, import.meta.url.endsWith('.ts') ? 'worker.ts' : 'worker.js') };
 }
 
 type Listener = (job: JobRecord) => void;
@@ -58,7 +54,7 @@ export class JobManager {
   constructor(
     private readonly db: StoreDb,
     private readonly home: string,
-    private readonly entry: WorkerEntry = defaultWorkerEntry(),
+    private readonly entry: WorkerEntry,
   ) {}
 
   /** Marks jobs left running by a process that is gone as interrupted. Call once at start. */

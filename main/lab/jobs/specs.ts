@@ -1,5 +1,5 @@
 // What kinds of job exist and what params each takes. Light on purpose (schemas only): the main thread
-// validates a start request here before any worker is spawned. The code that runs lives in runners.ts.
+// validates a start request here before any worker is spawned. The code that runs is found in ../job-worker.ts.
 import { z } from 'zod';
 
 export type ArtefactCollection = 'comparisons' | 'graphs' | 'datasets' | 'runs' | 'checkpoints' | 'trajectories';

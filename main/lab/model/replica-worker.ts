@@ -1,7 +1,7 @@
 // Entry of a data-parallel replica thread (replicas.ts): a copy of the model on its own backend that, per
 // step, loads rank 0's weights from shared memory and writes the gradients of its rows into its slot.
 import * as tf from '@tensorflow/tfjs';
-import { selectBackend } from '../compute/backend';
+import { selectBackend } from './backend';
 import { createModel } from './gpt';
 import { batchLoss } from './train';
 import type { FromReplica, ReplicaInit, ToReplica } from './replicas';

@@ -2,7 +2,7 @@
 // service (main thread) both go through these helpers, so the layout is written down once.
 //
 //   runs/<id>/run.json                      {format: 'sailor.run/1', id, name, config, createdAt}
-//   runs/<id>/metrics.jsonl                 one MetricRecord per step (FORMATS.md)
+//   runs/<id>/metrics.jsonl                 one MetricRecord per step (docs/formats.md, runs and the data directory)
 //   runs/<id>/checkpoints/step-000200/      a checkpoint (model/checkpoint.ts), written atomically
 //   runs/<id>/evals/step-000200.jsonl       the evaluation's trajectories (sailor.traj/1), header has the summary
 //   runs/<id>/rollouts/step-000201.jsonl    an RL step's rollouts (sailor.traj/1): header with the batch plan
@@ -10,10 +10,15 @@
 //   runs/<id>/data/                         RFT trajectories, tokenizer and other derived inputs
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { LabError } from '../errors';
+import { defaultHome } from '../home';
+import { parseRunConfig, type RunConfig } from '../contract/run-config';
+import { readJsonFile } from '../store/files';
+import { graphFile, runRel } from '../store/layout';
 
 export const RUN_FORMAT = 'sailor.run/1';
 
-export const runDir = (home: string, runId: string): string => join(home, 'runs', runId);
+export const runDir = (home: string, runId: string): string => join(home, runRel(runId));
 export const runFile = (home: string, runId: string): string => join(runDir(home, runId), 'run.json');
 /** Held by the one trainer of a run while it runs (store/lockfile.ts). */
 export const trainerLockFile = (home: string, runId: string): string => join(runDir(home, runId), 'trainer.lock');
@@ -65,4 +70,27 @@ export function parseCheckpointRef(ref: string): { runId: string; step: number |
   const m = /^(?:ckpt:)?([A-Za-z0-9._:-]+)\/(\d+|last)$/.exec(ref);
   if (!m) return null;
   return { runId: m[1]!, step: m[2] === 'last' ? 'last' : Number(m[2]) };
+}
+
+export interface ResolvedCheckpoint {
+  runId: string;
+  step: number;
+  dir: string;
+  config: RunConfig;
+  graphFile: string;
+}
+
+/** A checkpoint reference (`<run>/<step>`, `<run>/last`) as its directory, its run's config and graph file. */
+export function resolveCheckpoint(ref: string, home: string = defaultHome()): ResolvedCheckpoint {
+  const parsed = parseCheckpointRef(ref);
+  if (!parsed) throw new LabError('bad_request', `checkpoint '${ref}' is not of the form <run>/<step> or <run>/last`);
+  const file = runFile(home, parsed.runId);
+  if (!existsSync(file)) throw new LabError('not_found', `no run '${parsed.runId}' in ${home}`);
+  const config = parseRunConfig((readJsonFile(file) as { config: unknown }).config, file);
+  const steps = checkpointSteps(home, parsed.runId);
+  const step = parsed.step === 'last' ? steps.at(-1) : parsed.step;
+  if (step === undefined || !steps.includes(step)) {
+    throw new LabError('not_found', `run ${parsed.runId} has no checkpoint at step ${String(parsed.step)}; it has: ${steps.join(', ') || 'none yet'}`);
+  }
+  return { runId: parsed.runId, step, dir: checkpointDir(home, parsed.runId, step), config, graphFile: graphFile(home, config.data.graphId) };
 }

@@ -3,19 +3,18 @@
 // Lives in the main thread: it validates, creates, lists and reads; it never trains.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { ArtefactRecord, JobRecord, JobStatus, MetricSummary, RunDetail, RunStatus, RunSummary } from '../contract';
 import type { MetricRecord } from '../formats';
 import { LabError } from '../errors';
 import type { StoreDb } from '../store/db';
 import { writeJsonAtomic } from '../store/files';
+import { runRel } from '../store/layout';
 import type { JobManager } from '../jobs/manager';
 import { defaultRunName, parseRunConfig, type RunConfig } from '../contract/run-config';
 import { readMetrics, summarise } from './metrics';
-import { resolveCheckpoint } from '../train/checkpoints';
 import { tryLock } from '../store/lockfile';
 import type { TrainParams } from '../jobs/specs';
-import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
+import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, resolveCheckpoint, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
 
 const STATUS_OF_JOB: Record<JobStatus, RunStatus> = {
   queued: 'running',
@@ -82,7 +81,7 @@ export class RunsService {
     const name = config.name ?? defaultRunName(config);
     mkdirSync(runDir(this.home, id), { recursive: true });
     writeJsonAtomic(runFile(this.home, id), { format: RUN_FORMAT, id, name, config, createdAt }, true);
-    const artefact: ArtefactRecord = { id, name, path: join('runs', id), createdAt, info: { config, jobIds: [] } satisfies RunInfo };
+    const artefact: ArtefactRecord = { id, name, path: runRel(id), createdAt, info: { config, jobIds: [] } satisfies RunInfo };
     await this.db.update((data) => void data.runs.push(artefact));
     return this.launch(artefact, false);
   }

@@ -23,7 +23,7 @@
 //   orbit_group_incomplete QAs discarded because another orbit of the same shape failed;
 //   group_too_large        shapes never used because they have more orbits than QAs still needed.
 import type { Graph, Obfuscation, QA } from '../formats';
-import { sampleDistinct } from '../graph';
+import { sampleDistinct } from '../graph/sample';
 import { createRng, seedFrom, type Rng } from '../util/rng';
 import { distances, makeContext, makeInstance, renderDraft, toQuery, type Context, type Draft, type Instance, type RejectReason } from './draft';
 import { levelOf } from './level';

@@ -6,7 +6,8 @@
 // "a country"); obfuscations add the filters and patterns they imply. The query format is in
 // docs/formats.md, 'Query'.
 import type { Graph, GraphEdge, GraphNode, Query, QueryFilter, QueryPattern } from '../formats';
-import { buildIndex, type GraphIndex, type Subgraph, type Topology } from '../graph';
+import { buildIndex, type GraphIndex, type Subgraph } from '../graph/graph-index';
+import type { Topology } from '../graph/topology';
 import type { Rng } from '../util/rng';
 import { OBFUSCATION_KINDS, type Constraint } from './obfuscate';
 import type { SynthOptions } from './options';

@@ -1,7 +1,8 @@
 // Orbits of a sampled subgraph as answer roles (see docs/pipeline.md, 'Orbits'): numbered canonically per
 // shape, so `orbit` means the same role in every instance of one shape, and balanced, so every role of a
 // shape is the answer about as often as the others.
-import { orbits, type GraphIndex, type Subgraph } from '../graph';
+import { orbits } from '../graph/orbits';
+import type { GraphIndex, Subgraph } from '../graph/graph-index';
 import { localGraph } from '../graph/local';
 import { wlColours } from '../graph/wl';
 import type { Rng } from '../util/rng';

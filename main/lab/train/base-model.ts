@@ -8,8 +8,7 @@ import { resourcesDir } from '../paths';
 import { readCheckpointManifest } from '../model/checkpoint';
 import type { GPTConfig } from '../model/gpt';
 import type { RunConfig } from '../contract/run-config';
-import { checkpointRef } from '../runs/layout';
-import { resolveCheckpoint } from './checkpoints';
+import { checkpointRef, resolveCheckpoint } from '../runs/layout';
 
 export const BASE_MODEL_ENV = 'SAILOR_BASE_MODEL';
 

@@ -1,39 +1,14 @@
 // `ckpt:<run>/<step>` (or `<run>/last`) as a policy anywhere one is accepted. The run's config says which
 // graph and which simulated-web settings the policy was trained in, so evaluating a checkpoint needs no
 // other input. Registration is cheap: the model code (and TensorFlow.js) loads on the first generate.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { LabError } from '../errors';
 import { defaultHome } from '../home';
-import { readJsonFile } from '../store/files';
 import { registerPolicyKind, type PolicyFactory } from '../agent/policies';
 import type { Policy } from '../agent/runtime';
 import type { WebOptions } from '../agent/web';
-import { parseRunConfig, type RunConfig } from '../contract/run-config';
-import { checkpointDir, checkpointRef, checkpointSteps, parseCheckpointRef, runFile } from '../runs/layout';
+import type { RunConfig } from '../contract/run-config';
+import { checkpointDir, checkpointRef, checkpointSteps, resolveCheckpoint } from '../runs/layout';
 import type { LoadedCheckpoint } from '../model/checkpoint';
-
-export interface ResolvedCheckpoint {
-  runId: string;
-  step: number;
-  dir: string;
-  config: RunConfig;
-  graphFile: string;
-}
-
-export function resolveCheckpoint(ref: string, home: string = defaultHome()): ResolvedCheckpoint {
-  const parsed = parseCheckpointRef(ref);
-  if (!parsed) throw new LabError('bad_request', `checkpoint '${ref}' is not of the form <run>/<step> or <run>/last`);
-  const file = runFile(home, parsed.runId);
-  if (!existsSync(file)) throw new LabError('not_found', `no run '${parsed.runId}' in ${home}`);
-  const config = parseRunConfig((readJsonFile(file) as { config: unknown }).config, file);
-  const steps = checkpointSteps(home, parsed.runId);
-  const step = parsed.step === 'last' ? steps.at(-1) : parsed.step;
-  if (step === undefined || !steps.includes(step)) {
-    throw new LabError('not_found', `run ${parsed.runId} has no checkpoint at step ${String(parsed.step)}; it has: ${steps.join(', ') || 'none yet'}`);
-  }
-  return { runId: parsed.runId, step, dir: checkpointDir(home, parsed.runId, step), config, graphFile: join(home, 'graphs', `${config.data.graphId}.json`) };
-}
 
 /**
  * The newest of a run's checkpoints that verifies (manifest, sizes and SHA-256 of every file, checked by
@@ -71,7 +46,7 @@ export function registerCheckpointPolicies(home?: string): void {
     let loaded: Promise<Policy> | null = null;
     const load = async (): Promise<Policy> => {
       const [{ selectBackend }, { loadCheckpoint }, { checkpointPolicy }] = await Promise.all([
-        import('../compute/backend'),
+        import('../model/backend'),
         import('../model/checkpoint'),
         import('./policy'),
       ]);

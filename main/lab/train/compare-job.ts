@@ -4,10 +4,10 @@
 import { join } from 'node:path';
 import type { ArtefactRecord, ComparisonFile } from '../contract';
 import { writeJsonAtomic } from '../store/files';
-import { rollOutSet } from '../jobs/rollout-job';
-import { compareParams } from '../jobs/specs';
+import { artefactRel } from '../store/layout';
+import { rollOutSet } from './rollout-job';
+import { compareParams, type ArtefactCollection } from '../jobs/specs';
 import type { JobContext } from '../jobs/context';
-import type { ArtefactCollection } from '../jobs/specs';
 
 /** Which of two checkpoints solved a question (solved = at least one sample correct). */
 export function outcomeOf(a: boolean, b: boolean): 'both' | 'a_only' | 'b_only' | 'neither' {
@@ -49,7 +49,7 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
   const solved = (i: number, q: ComparisonFile['questions'][number]): boolean => (q.results[i]?.correct ?? 0) > 0;
   const tally: Record<string, number> = { both: 0, a_only: 0, b_only: 0, neither: 0 };
   for (const q of file.questions) tally[outcomeOf(solved(0, q), solved(1, q))]!++;
-  const rel = join('comparisons', `${ctx.jobId}.json`);
+  const rel = artefactRel('comparisons', ctx.jobId);
   writeJsonAtomic(join(ctx.home, rel), file);
   return {
     artefact: {

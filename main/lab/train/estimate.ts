@@ -3,12 +3,12 @@
 // expert rollout in the configured web, the tokenizer on a slice of the corpus) on the backend the run
 // would use; `estimateRun` turns those measurements and the config into a duration, part by part. The
 // arithmetic is a pure function (tested); the measurement is the `estimate` job, off the main thread.
-import { join } from 'node:path';
 import type { RunConfig } from '../contract/run-config';
 import type { EstimatePart, RunEstimate, RunMeasurements } from '../contract';
 import { parseRunConfig } from '../contract/run-config';
-import { selectBackend } from '../compute/backend';
+import { selectBackend } from '../model/backend';
 import { readGraphFile } from '../kg/io';
+import { datasetFile, graphFile } from '../store/layout';
 import { readDataset } from '../synth/dataset';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
@@ -114,9 +114,9 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
 
   // The data and the web, as the run will see them.
   say(0.1, 'loading the graph and the questions');
-  const graph = readGraphFile(join(home, 'graphs', `${config.data.graphId}.json`));
-  const trainQas = readDataset(join(home, 'datasets', `${config.data.datasetId}.jsonl`)).qas;
-  const heldOut = readDataset(join(home, 'datasets', `${config.data.heldOutDatasetId}.jsonl`)).qas;
+  const graph = readGraphFile(graphFile(home, config.data.graphId));
+  const trainQas = readDataset(datasetFile(home, config.data.datasetId)).qas;
+  const heldOut = readDataset(datasetFile(home, config.data.heldOutDatasetId)).qas;
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
 

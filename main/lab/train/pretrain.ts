@@ -9,7 +9,7 @@ import * as tf from '@tensorflow/tfjs';
 import type { Graph } from '../formats';
 import { LabError } from '../errors';
 import { createRng, seedFrom } from '../util/rng';
-import { selectBackend } from '../compute/backend';
+import { selectBackend } from '../model/backend';
 import { kbVersion, loadKnowledgeBase } from '../kb/index';
 import { synthesize } from '../synth/build';
 import { SimWeb } from '../agent/web';

@@ -1,6 +1,6 @@
 // Entry of the RL rollout thread (rollout-thread.ts): plays episodes with a copy of the policy under the
 // newest weights the learner published, and sends back each trajectory with its sampled turns and version.
-import { selectBackend } from '../compute/backend';
+import { selectBackend } from '../model/backend';
 import { readGraphFile } from '../kg/io';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';

@@ -13,21 +13,19 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import type { QA, Trajectory } from '../formats';
-import { TRAJ_FORMAT } from '../formats';
 import { LabError } from '../errors';
 import { ANSWER_IN_WINDOW_MIN } from '../contract';
-import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../store/files';
+import { readJsonFile, writeJsonAtomic } from '../store/files';
 import { createRng, seedFrom, type Rng } from '../util/rng';
-import { selectBackend } from '../compute/backend';
+import { selectBackend } from '../model/backend';
 import { readGraphFile } from '../kg/io';
+import { datasetFile, graphFile } from '../store/layout';
+import { writeTrajectorySet } from '../store/traj-set';
 import { readDataset } from '../synth/dataset';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
 import { rolloutDataset, rolloutOne } from '../agent/rollout';
-import type { PolicyFactory } from '../agent/policies';
 import { filterTrajectories, type RftReport } from '../agent/rft';
-import { evaluate, sampleFromTrajectory } from '../agent/eval';
 import { readTrajectories } from '../agent/data';
 import { Tokenizer, trainTokenizer } from '../model/tokenizer';
 import { createModel, disposeModel, resolveGPTConfig, type GPT, type GPTConfig } from '../model/gpt';
@@ -37,18 +35,16 @@ import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainC
 import { defaultWorkers, Replicas } from '../model/replicas';
 import { loadCheckpoint, saveCheckpoint } from '../model/checkpoint';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
-import { openMetrics } from '../runs/metrics';
-import { checkpointDir, checkpointRef, dataDir, evalFile, metricsFile, runFile } from '../runs/layout';
+import { checkpointDir, checkpointRef, dataDir, runFile } from '../runs/layout';
 import { trainParams } from '../jobs/specs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
 import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions } from './view';
-import { answerInWindow, checkpointPolicy, TURN_TOKENS } from './policy';
-import { runRlStage, type RlStageInput } from './rl-job';
+import { answerInWindow, TURN_TOKENS } from './policy';
+import { runRlStage } from './rl-job';
+import { evaluatePolicy, openRunMetrics, type TrainHooks, type TrainRun } from './run';
 import { rftExpert } from './rft-expert';
 import { loadNewestVerifiedCheckpoint } from './checkpoints';
 import { modelStart } from './base-model';
-import type { Policy } from '../agent/runtime';
-
 
 /** The shape of a run's fresh model: its preset with the run's overrides, and the tokenizer's vocabulary. */
 export function freshModelConfig(model: RunConfig['model'], vocabSize: number): GPTConfig {
@@ -57,16 +53,15 @@ export function freshModelConfig(model: RunConfig['model'], vocabSize: number): 
   return resolveGPTConfig({ preset, vocabSize, ...set });
 }
 
-/** Test and bench seams of a training run (the job passes none). */
-export interface TrainHooks {
-  /** A policy that acts in the RL rollouts instead of the model's (`model`); RL still updates the model. */
-  rolloutPolicy?: (qa: QA, sample: number, model: Policy) => Policy;
-}
+export type { TrainHooks } from './run';
+
+/** What a run is given before it has a model: the job, the run, its data and simulated web. */
+type RunInputs = Omit<TrainRun, 'model' | 'tok' | 'emit' | 'fraction'>;
 
 export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks = {}): Promise<{ runId: string; step: number }> {
   const { runId, resume } = trainParams.parse(raw);
-  const run = readJsonFile(runFile(ctx.home, runId)) as { config: unknown };
-  const config = parseRunConfig(run.config, `${runId}/run.json`);
+  const stored = readJsonFile(runFile(ctx.home, runId)) as { config: unknown };
+  const config = parseRunConfig(stored.config, `${runId}/run.json`);
   const origin = modelStart(config, ctx.home); // a missing base model fails now, not after the RFT data
   if (origin.kind === 'scratch') freshModelConfig(config.model, config.tokenizer.vocabSize); // so does a bad model shape
   const phase = (from: number, to: number) => (f: number, message: string) => ctx.progress({ fraction: from + (to - from) * f, message });
@@ -76,14 +71,15 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   ctx.log(`compute backend: ${report.chosen}`);
 
   // ---- 1. data
-  const graph = readGraphFile(join(ctx.home, 'graphs', `${config.data.graphId}.json`));
-  const trainQas = readDataset(join(ctx.home, 'datasets', `${config.data.datasetId}.jsonl`)).qas;
-  const rlQas = config.data.rlDatasetId === undefined ? trainQas : readDataset(join(ctx.home, 'datasets', `${config.data.rlDatasetId}.jsonl`)).qas;
-  const heldOut = readDataset(join(ctx.home, 'datasets', `${config.data.heldOutDatasetId}.jsonl`)).qas.slice(0, config.eval.questions);
+  const graph = readGraphFile(graphFile(ctx.home, config.data.graphId));
+  const trainQas = readDataset(datasetFile(ctx.home, config.data.datasetId)).qas;
+  const rlQas = config.data.rlDatasetId === undefined ? trainQas : readDataset(datasetFile(ctx.home, config.data.rlDatasetId)).qas;
+  const heldOut = readDataset(datasetFile(ctx.home, config.data.heldOutDatasetId)).qas.slice(0, config.eval.questions);
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
   const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
-  if (origin.kind === 'checkpoint' && config.sft.steps === 0) return runFromCheckpoint(ctx, runId, resume, config, origin, { rlQas, heldOut, tools, limits }, hooks);
+  const inputs: RunInputs = { ctx, runId, config, rlQas, heldOut, tools, limits, hooks };
+  if (origin.kind === 'checkpoint' && config.sft.steps === 0) return runFromCheckpoint(inputs, resume, origin);
   // The bar: 15% for data and tokenizer, the rest over SFT and RL steps.
   const totalSteps = config.sft.steps + (config.rl?.steps ?? 0);
   const fraction = (s: number): number => 0.15 + (0.85 * s) / totalSteps;
@@ -111,7 +107,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     const { kept, report: rft } = filterTrajectories(all, { attempts: config.rft.attempts, minToolCalls: config.rft.minToolCalls, maxTokens: config.rft.maxTokens });
     if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
     writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
-    writeFileAtomic(rftFile, [JSON.stringify({ format: TRAJ_FORMAT, kind: 'rft', report: rft }), ...kept.map((t) => JSON.stringify(t))].join('\n') + '\n');
+    writeTrajectorySet(rftFile, { kind: 'rft', report: rft }, kept);
   }
   const rftTrajs = readTrajectories(rftFile);
   const rftReport = JSON.parse(readFileSync(join(dataDir(ctx.home, runId), 'rft-report.json'), 'utf8')) as RftReport;
@@ -194,11 +190,9 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     rng = createRng(seedFrom(`${runId}/batches`));
     step = 0;
   }
-  const metrics = openMetrics(metricsFile(ctx.home, runId), step);
-  const emit = (s: number, m: Record<string, number>): void => {
-    metrics.write(s, m);
-    ctx.publish('run.metrics', { runId, records: [{ step: s, time: new Date().toISOString(), metrics: m }] });
-  };
+  const metrics = openRunMetrics(ctx, runId, step);
+  const { emit } = metrics;
+  const run: TrainRun = { ...inputs, model, tok, emit, fraction };
   if (step === 0) {
     emit(0, {
       'rft/kept': rftReport.kept,
@@ -232,7 +226,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
       const seconds = (performance.now() - t0) / 1000;
       const m: Record<string, number> = { ...sftMetrics(r, seconds), 'timing/update_s': seconds };
       const evalNow = step % config.eval.every === 0 || step === config.sft.steps;
-      if (evalNow) Object.assign(m, await validate(model, valWindows, gptConfig.blockSize, pad), await evaluatePolicy(ctx, runId, step, model, tok, heldOut, tools, config, limits, fraction(step)));
+      if (evalNow) Object.assign(m, await validate(model, valWindows, gptConfig.blockSize, pad), await evaluatePolicy(run, step));
       emit(step, m);
       ctx.progress({ fraction: fraction(step), message: `SFT step ${step} of ${config.sft.steps}: loss ${r.loss.toFixed(3)}`, done: step, total: config.sft.steps });
       if (step % config.checkpoint.every === 0 || step === config.sft.steps) await checkpoint(step, m);
@@ -244,13 +238,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     if (config.rl && step < totalSteps) {
       const inRl = step > config.sft.steps;
       if (!inRl) opt.dispose(); // RL has its own optimiser (rate, no weight decay); SFT's moments are not reused
-      ({ step } = await runRlStage({
-        ...stageInput(ctx, runId, config, model, tok, { rlQas, heldOut, tools, limits }, emit, fraction, hooks),
-        step,
-        baseStep: config.sft.steps,
-        resumed: inRl ? { opt, version: rlVersion } : null,
-        parent: checkpointRef(runId, config.sft.steps),
-      }));
+      ({ step } = await runRlStage(run, { step, baseStep: config.sft.steps, resumed: inRl ? { opt, version: rlVersion } : null, parent: checkpointRef(runId, config.sft.steps) }));
     }
   } finally {
     await replicas?.close();
@@ -279,55 +267,12 @@ async function validate(model: GPT, windows: readonly MaskedTokens[], blockSize:
   return n > 0 ? { 'val/loss': sum / n } : {};
 }
 
-interface RunData {
-  /** The RL stage's questions: `data.rlDatasetId`'s, else the training set. */
-  rlQas: QA[];
-  heldOut: QA[];
-  tools: ReturnType<typeof simToolset>;
-  limits: { maxToolCalls: number; maxNewTokens: number };
-}
-
-/** What the RL stage needs from the run, whichever way it was reached. */
-function stageInput(
-  ctx: JobContext,
-  runId: string,
-  config: RunConfig,
-  model: GPT,
-  tok: Tokenizer,
-  data: RunData,
-  emit: (s: number, m: Record<string, number>) => void,
-  fraction: (s: number) => number,
-  hooks: TrainHooks,
-): Omit<RlStageInput, 'step' | 'baseStep' | 'resumed' | 'parent'> {
-  return {
-    ctx,
-    runId,
-    config,
-    model,
-    tok,
-    rlQas: data.rlQas,
-    tools: data.tools,
-    limits: data.limits,
-    emit,
-    evaluate: (s) => evaluatePolicy(ctx, runId, s, model, tok, data.heldOut, data.tools, config, data.limits, fraction(s)),
-    fraction,
-    ...(hooks.rolloutPolicy ? { rolloutPolicy: hooks.rolloutPolicy } : {}),
-  };
-}
-
 /**
  * An RL-only run (`init.checkpoint`): the checkpoint's weights and tokenizer, no RFT data, tokenizer training
  * or SFT; RL steps are 1..M. Resuming continues from this run's own last checkpoint.
  */
-async function runFromCheckpoint(
-  ctx: JobContext,
-  runId: string,
-  resume: boolean,
-  config: RunConfig,
-  init: { dir: string; ref: string },
-  data: RunData,
-  hooks: TrainHooks,
-): Promise<{ runId: string; step: number }> {
+async function runFromCheckpoint(inputs: RunInputs, resume: boolean, init: { dir: string; ref: string }): Promise<{ runId: string; step: number }> {
+  const { ctx, runId, config } = inputs;
   const parent = init.ref;
   const resumed = resume ? await loadNewestVerifiedCheckpoint(ctx.home, runId, (m) => ctx.log(m)) : undefined;
   const last = resumed?.step;
@@ -335,70 +280,17 @@ async function runFromCheckpoint(
   if (!loaded.tokenizer) throw new LabError('corrupt', `checkpoint ${last !== undefined ? checkpointRef(runId, last) : parent} has no tokenizer`);
   const step = last ?? 0;
   ctx.log(last !== undefined ? `resumed from step ${step}` : `RL from checkpoint ${parent}`);
-  const metrics = openMetrics(metricsFile(ctx.home, runId), step);
-  const emit = (s: number, m: Record<string, number>): void => {
-    metrics.write(s, m);
-    ctx.publish('run.metrics', { runId, records: [{ step: s, time: new Date().toISOString(), metrics: m }] });
-  };
+  const metrics = openRunMetrics(ctx, runId, step);
   const total = config.rl!.steps;
   const fraction = (s: number): number => 0.05 + (0.95 * s) / total;
   try {
-    const r = await runRlStage({
-      ...stageInput(ctx, runId, config, loaded.model, loaded.tokenizer, data, emit, fraction, hooks),
-      step,
-      baseStep: 0,
-      resumed: last !== undefined ? { opt: loaded.optimizer, version: loaded.manifest.metrics['rl/policy_version'] ?? last } : null,
-      parent,
-    });
+    const run: TrainRun = { ...inputs, model: loaded.model, tok: loaded.tokenizer, emit: metrics.emit, fraction };
+    const resumedRl = last !== undefined ? { opt: loaded.optimizer, version: loaded.manifest.metrics['rl/policy_version'] ?? last } : null;
+    const r = await runRlStage(run, { step, baseStep: 0, resumed: resumedRl, parent });
     return { runId, step: r.step };
   } finally {
     metrics.close();
     disposeModel(loaded.model);
     loaded.optimizer?.dispose();
   }
-}
-
-/** Rollouts of the current policy on the held-out QAs; trajectories saved to evals/step-N.jsonl. */
-export async function evaluatePolicy(
-  ctx: JobContext,
-  runId: string,
-  step: number,
-  model: GPT,
-  tok: Tokenizer,
-  qas: readonly QA[],
-  tools: ReturnType<typeof simToolset>,
-  config: RunConfig,
-  limits: { maxToolCalls: number; maxNewTokens: number },
-  /** Where the progress bar stays while evaluating. */
-  fraction: number,
-): Promise<Record<string, number>> {
-  const t0 = performance.now();
-  const spec = `ckpt:${runId}/${step}`;
-  const factory: PolicyFactory = {
-    spec,
-    kind: 'ckpt',
-    forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS }),
-  };
-  const trajs: Trajectory[] = await rolloutDataset(qas, factory, tools, { n: config.eval.samples, seed: seedFrom(`eval/${config.rng}`), limits }, (done, total) =>
-    // The bar stays where training is; the message says what is happening.
-    ctx.progress({ fraction, message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
-  );
-  const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), config.eval.samples);
-  const mean = (f: (t: Trajectory) => number): number => trajs.reduce((a, t) => a + f(t), 0) / Math.max(1, trajs.length);
-  const summary: Record<string, number> = {
-    'eval/pass@1': report['pass@1'],
-    'eval/pass@k': report['pass@k'],
-    'rollout/tool_calls_mean': mean((t) => t.tool_calls),
-    'rollout/response_tokens_mean': mean((t) => t.tokens.generated),
-    'rollout/num_turns_mean': mean((t) => t.steps.length),
-    'reward/mean': mean((t) => t.reward.total),
-    'reward/format': mean((t) => t.reward.format),
-    'reward/answer': mean((t) => t.reward.answer),
-    'timing/eval_s': (performance.now() - t0) / 1000,
-  };
-  writeFileAtomic(
-    evalFile(ctx.home, runId, step),
-    [JSON.stringify({ format: TRAJ_FORMAT, kind: 'eval', run: runId, step, policy: spec, summary, report }), ...trajs.map((t) => JSON.stringify(t))].join('\n') + '\n',
-  );
-  return summary;
 }

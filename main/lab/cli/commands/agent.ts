@@ -1,12 +1,12 @@
 // `sailor env search|visit`, `sailor rollout`, `sailor eval`, `sailor rft`: the simulated web tools and the
-// ReAct agent over a QA dataset (FORMATS.md command table).
-import { TRAJ_FORMAT, type QA, type Trajectory } from '../../formats/index';
+// ReAct agent over a QA dataset (docs/formats.md, the command-line contract).
+import type { QA, Trajectory } from '../../formats/index';
 import { LabError } from '../../errors';
 import { readGraphFile } from '../../kg/io';
-import { writeFileAtomic } from '../../store/files';
+import { writeTrajectorySet } from '../../store/traj-set';
 import { readQaDataset, readTrajectories } from '../../agent/data';
 import { simToolset } from '../../agent/env';
-import { evaluate, type EvalReport, sampleFromTrajectory } from '../../agent/eval';
+import { evaluate, type EvalReport, sampleFromTrajectory, trajectorySummary } from '../../agent/eval';
 import { llmReconstructor } from '../../agent/thoughts';
 import { chatJudge } from '../../agent/reward';
 import { chatFn, chatTool } from '../../agent/tools';
@@ -14,7 +14,8 @@ import { type PolicyContext, type PolicyFactory, resolvePolicy } from '../../age
 import { filterTrajectories, RFT_DEFAULTS } from '../../agent/rft';
 import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOptions } from '../../agent/rollout';
 import { SimWeb, URL_SCHEME, extractEvidence } from '../../agent/web';
-import { registerCheckpointPolicies, resolveCheckpoint, runEnvironment } from '../../train/checkpoints';
+import { registerCheckpointPolicies, runEnvironment } from '../../train/checkpoints';
+import { resolveCheckpoint } from '../../runs/layout';
 import { type CliCommand, type CommandContext, type OptionSpec, optInt, optNumber, optString, printResult, reqString, usageError } from '../command';
 
 registerCheckpointPolicies();
@@ -107,25 +108,6 @@ async function runRollouts(ctx: CommandContext, n: number, checkpointTemperature
   return { trajs, factory, qas };
 }
 
-function writeTrajectories(path: string, trajs: readonly Trajectory[], header: Record<string, unknown>): void {
-  const lines = [JSON.stringify({ format: TRAJ_FORMAT, ...header }), ...trajs.map((t) => JSON.stringify(t))];
-  writeFileAtomic(path, lines.join('\n') + '\n');
-}
-
-function rolloutSummary(trajs: readonly Trajectory[]): Record<string, unknown> {
-  const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
-  const term: Record<string, number> = {};
-  for (const t of trajs) term[t.termination] = (term[t.termination] ?? 0) + 1;
-  return {
-    trajectories: trajs.length,
-    'reward/mean': +mean((t) => t.reward.total).toFixed(4),
-    'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
-    'reward/format': +mean((t) => t.reward.format).toFixed(4),
-    tool_calls_mean: +mean((t) => t.tool_calls).toFixed(2),
-    termination: term,
-  };
-}
-
 const graphOpt: OptionSpec = { graph: { type: 'string', description: 'the sailor.graph/1 file the simulated web is built from' } };
 const runOpts: OptionSpec = {
   ...graphOpt,
@@ -198,8 +180,8 @@ export const agentCommands: CliCommand[] = [
       const out = reqString(ctx, 'out');
       const n = optInt(ctx, 'n', 1, { min: 1, max: 1000 });
       const { trajs, factory } = await runRollouts(ctx, n);
-      writeTrajectories(out, trajs, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n, rng: optInt(ctx, 'rng', 0) });
-      const summary = { out, ...rolloutSummary(trajs) };
+      writeTrajectorySet(out, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n, rng: optInt(ctx, 'rng', 0) }, trajs);
+      const summary = { out, ...trajectorySummary(trajs) };
       printResult(ctx, summary, () => Object.entries(summary).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n'));
     },
   },
@@ -228,7 +210,7 @@ export const agentCommands: CliCommand[] = [
         const run = await runRollouts(ctx, n, n === 1 ? 0 : undefined);
         trajs = run.trajs;
         const out = optString(ctx, 'out');
-        if (out) writeTrajectories(out, trajs, { policy: run.factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n });
+        if (out) writeTrajectorySet(out, { policy: run.factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n }, trajs);
       }
       const report: EvalReport = evaluate(trajs.map((t) => sampleFromTrajectory(t)), k);
       printResult(ctx, report, () =>
@@ -265,7 +247,7 @@ export const agentCommands: CliCommand[] = [
         minToolCalls: optInt(ctx, 'min-tool-calls', RFT_DEFAULTS.minToolCalls, { min: 0 }),
         maxPerQa: maxPerQa > 0 ? maxPerQa : Infinity,
       });
-      writeTrajectories(out, kept, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), rft: report });
+      writeTrajectorySet(out, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), rft: report }, kept);
       printResult(ctx, { out, ...report }, () => `kept ${report.kept}/${report.attempts} (questions ${report.questions_kept}/${report.questions}); removed ${JSON.stringify(report.removed)}`);
     },
   },

@@ -11,7 +11,7 @@ import { defaultHome } from '../../home';
 import { appRoot, rendererDistDir } from '../../paths';
 import { startServer } from '../../server/http';
 import { electronStatus } from '../../electron-status';
-import { selectBackend } from '../../compute/backend';
+import { selectBackend } from '../../model/backend';
 import { openStoreDb } from '../../store/db';
 import { errorMessage, LabError } from '../../errors';
 

@@ -1,5 +1,7 @@
-// `sailor graph …`: structural views of a sailor.graph/1 file (FORMATS.md, "Structural hashing and orbits").
-import { buildIndex, DEFAULT_ORBIT_BUDGET, orbits, wlHash } from '../../graph/index';
+// `sailor graph …`: structural views of a sailor.graph/1 file (docs/formats.md, hashes and orbits).
+import { buildIndex } from '../../graph/graph-index';
+import { wlHash } from '../../graph/wl';
+import { DEFAULT_ORBIT_BUDGET, orbits } from '../../graph/orbits';
 import { readGraphFile } from '../../kg/io';
 import { optInt, printResult, type CliCommand } from '../command';
 

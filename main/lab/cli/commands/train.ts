@@ -7,7 +7,7 @@ import { pretrain, PRETRAIN_DEFAULTS } from '../../train/pretrain';
 import { LabCore } from '../../core';
 import { defaultHome } from '../../home';
 import { readJsonFile } from '../../store/files';
-import { importArtefact } from '../../store/import';
+import { importArtefact } from '../import';
 import { inputError } from '../../errors';
 import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';

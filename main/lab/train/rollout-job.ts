@@ -2,48 +2,22 @@
 // same QA-major order and with the same per-attempt seeds as `sailor rollout`), scores every trajectory,
 // evaluates the set, and writes `trajectories/<jobId>.jsonl` atomically (header line, then one trajectory
 // per line). The artefact it returns is registered in the store's `trajectories` collection.
-import { existsSync } from 'node:fs';
-import { isAbsolute, join, normalize } from 'node:path';
+import { join } from 'node:path';
 import type { ArtefactRecord } from '../store/db';
-import { TRAJ_FORMAT, type QA, type Trajectory } from '../formats';
+import type { QA, Trajectory } from '../formats';
 import { LabError } from '../errors';
 import { readGraphFile } from '../kg/io';
-import { readJsonFile, writeFileAtomic } from '../store/files';
+import { artefactFile, artefactRel } from '../store/layout';
+import { resolveCheckpoint } from '../runs/layout';
+import { writeTrajectorySet } from '../store/traj-set';
 import { readQaDataset } from '../agent/data';
 import { simToolset } from '../agent/env';
-import { evaluate, sampleFromTrajectory } from '../agent/eval';
+import { evaluate, sampleFromTrajectory, trajectorySummary } from '../agent/eval';
 import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../agent/policies';
 import { preparePolicy, requireSomeModelEpisodes, rolloutOne, type RolloutOptions } from '../agent/rollout';
 import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
-import { rolloutParams, type RolloutParams } from './specs';
-import { throwIfCancelled, yieldToEvents, type JobContext } from './context';
-
-type Collection = 'graphs' | 'datasets';
-
-/**
- * Where an artefact's file is: the path the store records for it (read-only look at db.json; the main
- * thread owns writes), else the conventional `<collection>/<id>.<ext>`. Never outside the data directory.
- */
-export function artefactFile(home: string, collection: Collection, id: string): { path: string; info: Record<string, unknown> } {
-  let rel: string | undefined;
-  let info: Record<string, unknown> = {};
-  const dbFile = join(home, 'db.json');
-  if (existsSync(dbFile)) {
-    const db = readJsonFile(dbFile) as Record<string, unknown>;
-    const list = Array.isArray(db[collection]) ? (db[collection] as ArtefactRecord[]) : [];
-    const rec = list.find((a) => a && a.id === id);
-    if (rec) {
-      rel = rec.path;
-      info = rec.info ?? {};
-    }
-  }
-  rel ??= join(collection, `${id}.${collection === 'graphs' ? 'json' : 'jsonl'}`);
-  const clean = normalize(rel);
-  if (isAbsolute(clean) || clean.startsWith('..')) throw new LabError('corrupt', `${collection} ${id}: stored path ${rel} is outside the data directory`);
-  const path = join(home, clean);
-  if (!existsSync(path)) throw new LabError('not_found', `no ${collection === 'graphs' ? 'graph' : 'dataset'} with id '${id}' (looked for ${clean})`);
-  return { path, info };
-}
+import { rolloutParams, type RolloutParams } from '../jobs/specs';
+import { throwIfCancelled, yieldToEvents, type JobContext } from '../jobs/context';
 
 function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number): PolicyFactory {
   const pctx: PolicyContext = {
@@ -55,19 +29,9 @@ function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number): Pol
   return resolvePolicy(p.policy, pctx);
 }
 
+/** The set's summary with its question count second. */
 function counts(trajs: readonly Trajectory[]): Record<string, unknown> {
-  const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
-  const termination: Record<string, number> = {};
-  for (const t of trajs) termination[t.termination] = (termination[t.termination] ?? 0) + 1;
-  return {
-    trajectories: trajs.length,
-    questions: new Set(trajs.map((t) => t.qa_id)).size,
-    'reward/mean': +mean((t) => t.reward.total).toFixed(4),
-    'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
-    'reward/format': +mean((t) => t.reward.format).toFixed(4),
-    tool_calls_mean: +mean((t) => t.tool_calls).toFixed(2),
-    termination,
-  };
+  return { trajectories: trajs.length, questions: new Set(trajs.map((t) => t.qa_id)).size, ...trajectorySummary(trajs) };
 }
 
 export async function runRollout(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord }> {
@@ -95,7 +59,7 @@ export async function rollOutSet(
   let webOptions: Partial<WebOptions> = {};
   let maxToolCalls = p.maxToolCalls ?? 30;
   if (p.policy.startsWith('ckpt:')) {
-    const { registerCheckpointPolicies, resolveCheckpoint, runEnvironment } = await import('../train/checkpoints');
+    const { registerCheckpointPolicies, runEnvironment } = await import('./checkpoints');
     registerCheckpointPolicies(ctx.home);
     const env = runEnvironment(resolveCheckpoint(p.policy.slice('ckpt:'.length), ctx.home).config);
     webOptions = env.web;
@@ -116,7 +80,7 @@ export async function rollOutSet(
     for (let attempt = 0; attempt < p.n; attempt++) {
       throwIfCancelled(ctx);
       const traj = await rolloutOne(qa, attempt, factory, tools, opts);
-      traj.attempt = attempt; // FORMATS extension: which attempt at its question
+      traj.attempt = attempt; // a field docs/formats.md allows on `sailor.traj/1`: which attempt at its question
       trajs.push(traj);
       if (traj.reward.answer >= 1) solved++;
     }
@@ -126,10 +90,10 @@ export async function rollOutSet(
 
   requireSomeModelEpisodes(trajs, factory.spec);
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);
-  const rel = join('trajectories', `${id}.jsonl`);
+  const rel = artefactRel('trajectories', id);
   progress(0.98, `writing ${rel}`);
-  const header = { format: TRAJ_FORMAT, policy: factory.spec, graphId, datasetId: p.datasetId, n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}) };
-  writeFileAtomic(join(ctx.home, rel), [header, ...trajs].map((x) => JSON.stringify(x)).join('\n') + '\n');
+  const header = { policy: factory.spec, graphId, datasetId: p.datasetId, n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}) };
+  writeTrajectorySet(join(ctx.home, rel), header, trajs);
   return {
     trajs,
     artefact: {

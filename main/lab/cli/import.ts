@@ -4,8 +4,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ArtefactRecord } from '../contract';
-import type { StoreDb } from './db';
-import { writeFileAtomic } from './files';
+import type { StoreDb } from '../store/db';
+import { writeFileAtomic } from '../store/files';
+import { artefactRel } from '../store/layout';
 import { readGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
 import { readDataset } from '../synth/dataset';
@@ -18,7 +19,7 @@ export async function importArtefact(db: StoreDb, home: string, kind: 'graphs' |
   const id = `import-${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
   const existing = db.data[kind].find((a) => a.id === id);
   if (existing) return existing;
-  const rel = join(kind, `${id}${kind === 'graphs' ? '.json' : '.jsonl'}`);
+  const rel = artefactRel(kind, id);
   writeFileAtomic(join(home, rel), bytes);
   const artefact: ArtefactRecord = { id, name: basename(file), path: rel, createdAt: new Date().toISOString(), info: { ...info, ...extra, importedFrom: file } };
   // Another process may have imported the same content since: the first record stays.
