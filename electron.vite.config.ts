@@ -2,6 +2,12 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
 
+/** The renderer's way to the lab's contract and formats (tsconfig.web.json and vitest.config.ts name the same). */
+export const RENDERER_ALIASES = {
+  '@contract': resolve('main/lab/contract/index.ts'),
+  '@formats': resolve('main/lab/formats/index.ts'),
+};
+
 export default defineConfig({
   main: {
     build: {
@@ -32,6 +38,7 @@ export default defineConfig({
     root: 'renderer',
     base: './',
     plugins: [vue()],
+    resolve: { alias: RENDERER_ALIASES },
     build: {
       outDir: 'out/renderer',
       rollupOptions: { input: resolve('renderer/index.html') },

@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { RENDERER_ALIASES } from './electron.vite.config';
 
 export default defineConfig({
+  // Unit tests import renderer modules, which reach the contract through its alias.
+  resolve: { alias: RENDERER_ALIASES },
   test: {
     include: ['tests/unit/**/*.test.ts'],
     environment: 'node',

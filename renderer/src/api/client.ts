@@ -1,5 +1,5 @@
 // Picks the transport once: the preload bridge in the desktop app, HTTP/WebSocket in a browser.
-import type { LabClient } from '../../../main/lab/contract';
+import type { LabClient } from '@contract';
 import { desktopClient } from './desktop';
 import { webClient } from './web';
 

@@ -1,6 +1,6 @@
 // Full trajectories (`trajectories.one`) are large and immutable once written: the inspector and the
 // comparison view share one small most-recently-used cache of them.
-import type { TrajDetail } from '../../../main/lab/contract';
+import type { TrajDetail } from '@contract';
 import { lab } from './client';
 
 const CAPACITY = 24;

@@ -1,7 +1,7 @@
 // App-wide facts: transport, environment report, compute backend, store counts.
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { AppInfo, BackendReport, StoreSummary } from '../../../main/lab/contract';
+import type { AppInfo, BackendReport, StoreSummary } from '@contract';
 import { lab } from '../api/client';
 
 export const useApp = defineStore('app', () => {

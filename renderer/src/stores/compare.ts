@@ -4,7 +4,7 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '../../../main/lab/contract';
+import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '@contract';
 import { lab } from '../api/client';
 import { fetchTrajDetail, peekTrajDetail } from '../api/traj-details';
 import { useArtefactList, useOpened } from './opened';

@@ -1,7 +1,7 @@
 // Live jobs: loaded once, then kept current by the job.updated event stream.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { JobRecord } from '../../../main/lab/contract';
+import type { JobRecord } from '@contract';
 import { lab } from '../api/client';
 
 export const useJobs = defineStore('jobs', () => {

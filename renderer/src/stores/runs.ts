@@ -5,8 +5,8 @@
 // (smoothing, log-y, x axis) persist; bulk data always comes from the run store in main.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef, watch } from 'vue';
-import type { JobRecord, JobStatus, MetricSummary, RunDetail, RunStatus, RunSummary } from '../../../main/lab/contract';
-import type { MetricRecord } from '../../../main/lab/formats';
+import type { JobRecord, JobStatus, MetricSummary, RunDetail, RunStatus, RunSummary } from '@contract';
+import type { MetricRecord } from '@formats';
 import { lab } from '../api/client';
 import { message } from '../util/errors';
 import { PALETTE } from '../util/palette';

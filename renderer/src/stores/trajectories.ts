@@ -3,7 +3,7 @@
 // filtered by plain computeds; full trajectories are fetched one at a time (and a few are kept).
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
-import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '../../../main/lab/contract';
+import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '@contract';
 import { lab } from '../api/client';
 import { fetchTrajDetail } from '../api/traj-details';
 import { useArtefactList, useOpened } from './opened';
