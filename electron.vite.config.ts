@@ -41,7 +41,21 @@ export default defineConfig({
     resolve: { alias: RENDERER_ALIASES },
     build: {
       outDir: 'out/renderer',
-      rollupOptions: { input: resolve('renderer/index.html') },
+      rollupOptions: {
+        input: resolve('renderer/index.html'),
+        // The views are loaded on demand (App.vue); their heavy libraries get chunks of their own, fetched
+        // with the first view that needs them: cytoscape (Graph, Datasets), uPlot (Runs), and zod with the
+        // contract's schemas (the run wizard validates with them; the shell only needs the contract's types).
+        output: {
+          codeSplitting: {
+            groups: [
+              { name: 'cytoscape', test: /node_modules[\\/]cytoscape[\\/]/ },
+              { name: 'uplot', test: /node_modules[\\/]uplot[\\/]/ },
+              { name: 'contract', test: /node_modules[\\/]zod[\\/]|main[\\/]lab[\\/]contract[\\/]/ },
+            ],
+          },
+        },
+      },
     },
   },
 });
