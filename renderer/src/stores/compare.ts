@@ -6,7 +6,7 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
 import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
-import { fetchTrajDetail, peekTrajDetail } from '../api/traj-details';
+import { fetchTrajDetail, peekTrajDetail } from './trajDetails';
 import { useArtefactList, useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobs } from './jobs';

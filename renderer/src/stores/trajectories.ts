@@ -5,7 +5,7 @@ import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
 import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '@contract';
 import { lab, onLab } from '../api/client';
-import { fetchTrajDetail } from '../api/traj-details';
+import { fetchTrajDetail } from './trajDetails';
 import { useArtefactList, useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
