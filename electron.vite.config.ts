@@ -2,6 +2,12 @@ import { resolve } from 'node:path';
 import { defineConfig } from 'electron-vite';
 import vue from '@vitejs/plugin-vue';
 
+/** The renderer's way to the lab's contract and formats (tsconfig.web.json and vitest.config.ts name the same). */
+export const RENDERER_ALIASES = {
+  '@contract': resolve('main/lab/contract/index.ts'),
+  '@formats': resolve('main/lab/formats/index.ts'),
+};
+
 export default defineConfig({
   main: {
     build: {
@@ -32,9 +38,24 @@ export default defineConfig({
     root: 'renderer',
     base: './',
     plugins: [vue()],
+    resolve: { alias: RENDERER_ALIASES },
     build: {
       outDir: 'out/renderer',
-      rollupOptions: { input: resolve('renderer/index.html') },
+      rollupOptions: {
+        input: resolve('renderer/index.html'),
+        // The views are loaded on demand (App.vue); their heavy libraries get chunks of their own, fetched
+        // with the first view that needs them: cytoscape (Graph, Datasets), uPlot (Runs), and zod with the
+        // contract's schemas (the run wizard validates with them; the shell only needs the contract's types).
+        output: {
+          codeSplitting: {
+            groups: [
+              { name: 'cytoscape', test: /node_modules[\\/]cytoscape[\\/]/ },
+              { name: 'uplot', test: /node_modules[\\/]uplot[\\/]/ },
+              { name: 'contract', test: /node_modules[\\/]zod[\\/]|main[\\/]lab[\\/]contract[\\/]/ },
+            ],
+          },
+        },
+      },
     },
   },
 });

@@ -1,5 +1,5 @@
 // The desktop transport: the preload bridge (window.sailor), exposed by Electron's contextBridge.
-import type { EventName, EventPayloads, LabClient, MethodName, MethodParams, MethodResult } from '../../../main/lab/contract';
+import type { EventName, EventPayloads, LabClient, MethodName, MethodParams, MethodResult } from '@contract';
 
 export interface SailorBridge {
   methods: string[];

@@ -1,6 +1,6 @@
 // The web transport: the same contract over HTTP (POST /api/<method>) and a WebSocket for events.
 // The server keeps the access token in an HttpOnly cookie, so this code never handles it.
-import type { EventName, EventPayloads, LabClient, MethodName, MethodParams, MethodResult, WireError } from '../../../main/lab/contract';
+import type { EventName, EventPayloads, LabClient, MethodName, MethodParams, MethodResult, WireError } from '@contract';
 
 export class ApiError extends Error {
   constructor(

@@ -1,8 +1,9 @@
-// App-wide facts: transport, environment report, compute backend, store counts.
+// App-wide facts: transport, environment report, compute backend, store counts, and the licence notices
+// the About section lists.
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
-import type { AppInfo, BackendReport, StoreSummary } from '../../../main/lab/contract';
-import { lab } from '../api/client';
+import type { AppInfo, BackendReport, LicenseNotice, StoreSummary } from '@contract';
+import { lab, onLab } from '../api/client';
 
 export const useApp = defineStore('app', () => {
   const info = ref<AppInfo | null>(null);
@@ -22,6 +23,11 @@ export const useApp = defineStore('app', () => {
     }
   }
 
-  lab().on('app.backend', (report) => (backend.value = report));
-  return { info, backend, summary, error, transport, load };
+  const licenses = ref<LicenseNotice[]>([]);
+  async function loadLicenses(): Promise<void> {
+    licenses.value = await lab().call('about.licenses');
+  }
+
+  onLab('app.backend', (report) => (backend.value = report));
+  return { info, backend, summary, error, transport, licenses, load, loadLicenses };
 });

@@ -4,9 +4,9 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '../../../main/lab/contract';
-import { lab } from '../api/client';
-import { fetchTrajDetail, peekTrajDetail } from '../api/traj-details';
+import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '@contract';
+import { lab, onLab } from '../api/client';
+import { fetchTrajDetail, peekTrajDetail } from './trajDetails';
 import { useArtefactList, useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobs } from './jobs';
@@ -300,7 +300,7 @@ export const useCompare = defineStore('compare', () => {
       void loadInputs();
     }, delayMs);
   }
-  lab().on('job.updated', (j) => {
+  onLab('job.updated', (j) => {
     if (j.kind === 'compare' && j.status === 'succeeded') void finished(j);
     // A training run writes checkpoints as it goes (look again every 10 s while it runs, at once when it
     // stops); a new dataset is a new set of questions.

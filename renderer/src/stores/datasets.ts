@@ -2,8 +2,8 @@
 // A dataset can hold thousands of QAs: they sit in shallowRefs and are filtered by plain computeds.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
-import type { DatasetView, QaDetail } from '../../../main/lab/contract';
-import type { QA } from '../../../main/lab/formats';
+import type { DatasetView, QaDetail } from '@contract';
+import type { QA } from '@formats';
 import { lab } from '../api/client';
 import { useArtefactList, useOpened } from './opened';
 import { message } from '../util/errors';

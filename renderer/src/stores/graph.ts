@@ -2,8 +2,8 @@
 // Graphs are bulk data: they sit in shallowRefs (never deep-reactive) and parsed views are cached by id.
 import { defineStore } from 'pinia';
 import { markRaw } from 'vue';
-import type { GraphView } from '../../../main/lab/contract';
-import type { GraphEdge, GraphNode } from '../../../main/lab/formats';
+import type { GraphView } from '@contract';
+import type { GraphEdge, GraphNode } from '@formats';
 import { lab } from '../api/client';
 import { useArtefactList, useOpened } from './opened';
 import { colorMap } from '../util/palette';

@@ -1,8 +1,8 @@
 // Live jobs: loaded once, then kept current by the job.updated event stream.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { JobRecord } from '../../../main/lab/contract';
-import { lab } from '../api/client';
+import type { JobRecord } from '@contract';
+import { lab, onLab } from '../api/client';
 
 export const useJobs = defineStore('jobs', () => {
   const byId = ref(new Map<string, JobRecord>());
@@ -46,14 +46,20 @@ export const useJobs = defineStore('jobs', () => {
     }
   }
 
-  lab().on('job.updated', put);
-  return { byId, list, running, error, load, start, cancel };
+  /** The records a job has written to its output stream so far (the Jobs view shows their count and tail). */
+  async function readStream(id: string): Promise<unknown[]> {
+    return (await lab().call('jobs.stream', { id, offset: 0, limit: 10_000 })).records;
+  }
+
+  onLab('job.updated', put);
+  return { byId, list, running, error, load, start, cancel, readStream };
 });
 
 /**
  * Starting one kind of job from a view and following it: the job record as it progresses, whether it is
  * running, the error when it could not start, and `onSucceeded` once it finishes (also for jobs of that
- * kind started elsewhere: `mine` says whether this launcher started it). Call inside a setup store.
+ * kind started elsewhere: `mine` says whether this launcher started it). Call inside a setup store or a
+ * component's setup: it stops listening when that store or component goes.
  */
 export function useJobLauncher(kind: string, onSucceeded: (job: JobRecord, mine: boolean) => void | Promise<void>) {
   const jobs = useJobs();
@@ -82,7 +88,7 @@ export function useJobLauncher(kind: string, onSucceeded: (job: JobRecord, mine:
     }
   }
 
-  lab().on('job.updated', (j) => {
+  onLab('job.updated', (j) => {
     if (j.kind === kind && j.status === 'succeeded') void onSucceeded(j, j.id === jobId.value);
   });
   return { jobId, job, running, error, start };

@@ -3,7 +3,7 @@
 // a later one. Used by the stores of graphs, datasets, trajectory sets and comparisons, as is the list
 // loader below.
 import { ref, shallowRef } from 'vue';
-import type { ArtefactRecord } from '../../../main/lab/contract';
+import type { ArtefactRecord } from '@contract';
 import { lab } from '../api/client';
 import { message } from '../util/errors';
 

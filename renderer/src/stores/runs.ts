@@ -5,9 +5,9 @@
 // (smoothing, log-y, x axis) persist; bulk data always comes from the run store in main.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef, watch } from 'vue';
-import type { JobRecord, JobStatus, MetricSummary, RunDetail, RunStatus, RunSummary } from '../../../main/lab/contract';
-import type { MetricRecord } from '../../../main/lab/formats';
-import { lab } from '../api/client';
+import type { JobRecord, JobStatus, MetricSummary, RlStepView, RunDetail, RunStatus, RunSummary } from '@contract';
+import type { MetricRecord } from '@formats';
+import { lab, onLab } from '../api/client';
 import { message } from '../util/errors';
 import { PALETTE } from '../util/palette';
 
@@ -405,6 +405,11 @@ export const useRuns = defineStore('runs', () => {
     }
   }
 
+  /** One stored RL step's batch, group by group (the dashboard's group view). */
+  function rlStep(runId: string, step: number): Promise<RlStepView> {
+    return lab().call('runs.rlStep', { id: runId, step });
+  }
+
   // ---------- actions ----------
   const busy = ref<string | null>(null);
 
@@ -442,8 +447,8 @@ export const useRuns = defineStore('runs', () => {
     { deep: true },
   );
 
-  lab().on('job.updated', onJob);
-  lab().on('run.metrics', ({ runId, records }) => onMetrics(runId, records));
+  onLab('job.updated', onJob);
+  onLab('run.metrics', ({ runId, records }) => onMetrics(runId, records));
 
   return {
     list,
@@ -462,6 +467,7 @@ export const useRuns = defineStore('runs', () => {
     versions,
     details,
     loadDetail,
+    rlStep,
     busy,
     resume: (id: string) => act(id, 'runs.resume'),
     cancel: (id: string) => act(id, 'runs.cancel'),

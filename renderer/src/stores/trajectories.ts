@@ -3,9 +3,9 @@
 // filtered by plain computeds; full trajectories are fetched one at a time (and a few are kept).
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
-import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '../../../main/lab/contract';
-import { lab } from '../api/client';
-import { fetchTrajDetail } from '../api/traj-details';
+import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '@contract';
+import { lab, onLab } from '../api/client';
+import { fetchTrajDetail } from './trajDetails';
 import { useArtefactList, useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
@@ -266,7 +266,7 @@ export const useTrajectories = defineStore('trajectories', () => {
   }
 
   // A new graph or dataset is something new to roll out on.
-  lab().on('job.updated', (job) => {
+  onLab('job.updated', (job) => {
     if (job.status === 'succeeded' && (job.kind === 'kg.build' || job.kind === 'synth')) void loadInputs();
   });
 

@@ -1,8 +1,14 @@
 // A force-directed layout for the Graph explorer (Fruchterman–Reingold with grid-cell repulsion).
-// Cytoscape's `cose` computes every node pair on every iteration: at ~1,700 nodes that is 8–10 s of a
-// blocked window on a small machine. Here repulsion only looks at the neighbouring grid cells, so an
-// iteration is linear in the graph size, and the iterations run in short slices between frames.
-// Seeded: the same graph gets the same picture every time it is opened.
+// Cytoscape's `cose` computes every node pair on every iteration, and blocks the window while it runs.
+// Here repulsion only looks at the neighbouring grid cells, so an iteration is linear in the graph size,
+// and the iterations run in short slices between frames. Seeded: the same graph gets the same picture
+// every time it is opened.
+// Measured in Chromium on 2 cores against cytoscape's own layouts (cose, and the cytoscape-fcose
+// extension), on graphs the app builds (rng 7): 167 nodes / 400 edges: ours 76 ms, cose 0.86 s, fcose
+// 0.44 s; 773 / 2,000: ours 0.34 s, cose 14 s, fcose 3.4 s; 6,607 / 12,000 (the quick preset): ours
+// 5.6 s, fcose 463 s, cose not run (quadratic per iteration: some 15 min from its 773-node time).
+// The pictures are alike (fcose spreads the small graph most evenly); only ours keeps the window
+// responsive, so it stays.
 
 export interface Position {
   x: number;

@@ -1,5 +1,5 @@
 // Text for graph attributes and QA queries, shared by the Graph explorer and the Datasets view.
-import type { AttrValue, Query, QueryFilter, QueryPattern } from '../../../main/lab/formats';
+import type { AttrValue, Query, QueryFilter, QueryPattern } from '@formats';
 
 const NUM = new Intl.NumberFormat('en-US', { maximumFractionDigits: 4 });
 

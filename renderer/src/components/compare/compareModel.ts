@@ -1,8 +1,8 @@
 // Pure helpers of the checkpoint comparison: reading the per-checkpoint evaluation and counts (loosely
 // typed on the wire) into numbers, the rows of the side-by-side table with the best value of each row,
 // the per-question outcome of two checkpoints, and the inline validation of the new-comparison form.
-import type { ComparisonView, TrajSummary } from '../../../../main/lab/contract';
-import type { Trajectory } from '../../../../main/lab/formats';
+import type { ComparisonView, TrajSummary } from '@contract';
+import type { Trajectory } from '@formats';
 
 export type Outcome = 'a_only' | 'b_only' | 'both' | 'neither';
 export const OUTCOMES: Outcome[] = ['a_only', 'b_only', 'both', 'neither'];

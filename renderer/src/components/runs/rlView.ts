@@ -1,6 +1,6 @@
 // What the dashboard knows about agentic RL: which steps of a run are RL steps, the RL section's charts,
 // and the group view's colours and advantage histogram. Pure functions, so they are tested without a page.
-import type { RlGroupView, RlStepView } from '../../../../main/lab/contract';
+import type { RlGroupView, RlStepView } from '@contract';
 
 /** A chart of the dashboard: one or more metrics of every selected run. */
 export interface ChartDef {

@@ -4,7 +4,7 @@
 // The RL stage (the schema's `rl` section) has its own fields, by dotted path too (`rl.reward.format`).
 // `init` is the checkpoint a run starts from instead of a fresh model: SFT continues from it, or, with the
 // RL-only stage, RL does.
-import { runConfigSchema, BACKEND_CHOICES, type ArtefactRecord } from '../../../../main/lab/contract';
+import { runConfigSchema, BACKEND_CHOICES, type ArtefactRecord } from '@contract';
 
 export type FieldPath =
   | 'rng'

@@ -1,7 +1,7 @@
 // Full trajectories (`trajectories.one`) are large and immutable once written: the inspector and the
 // comparison view share one small most-recently-used cache of them.
-import type { TrajDetail } from '../../../main/lab/contract';
-import { lab } from './client';
+import type { TrajDetail } from '@contract';
+import { lab } from '../api/client';
 
 const CAPACITY = 24;
 const cache = new Map<string, TrajDetail>();

@@ -1,0 +1,168 @@
+// The wizard's data step behind its form: the graphs and datasets (from their stores), sensible picks when
+// those lists change, and the graph build and question syntheses started right in the wizard (the quick
+// preset's forms), each followed by its own job launcher until its artefact is picked.
+import { computed, reactive, watch } from 'vue';
+import type { ArtefactRecord, JobRecord } from '@contract';
+import { useDatasets } from '../../../stores/datasets';
+import { useGraph } from '../../../stores/graph';
+import { useJobLauncher } from '../../../stores/jobs';
+import { QUESTION_STYLES, datasetSize, type DataChoice, type QuestionStyle } from '../runConfig';
+
+export type QuestionKind = 'train' | 'heldOut' | 'rl';
+export type MakeKind = 'graph' | QuestionKind;
+export const MAKE_KINDS: readonly MakeKind[] = ['graph', 'train', 'heldOut', 'rl'];
+type Field = 'datasetId' | 'heldOutDatasetId' | 'rlDatasetId';
+
+export interface QuestionRow {
+  kind: QuestionKind;
+  field: Field;
+  label: string;
+  select: string;
+  slug: string;
+  optional?: boolean;
+  none?: string;
+  hint?: string;
+}
+
+/** The three question sets of the data step; later sets keep off the edges of the earlier ones. */
+export const QUESTION_ROWS: QuestionRow[] = [
+  { kind: 'train', field: 'datasetId', label: 'training questions', select: 'wiz-dataset', slug: 'train' },
+  { kind: 'heldOut', field: 'heldOutDatasetId', label: 'held-out questions', select: 'wiz-heldout', slug: 'heldout' },
+  {
+    kind: 'rl',
+    field: 'rlDatasetId',
+    label: 'RL questions',
+    select: 'wiz-rl-dataset',
+    slug: 'rl',
+    optional: true,
+    none: 'the training questions',
+    hint: 'fresh questions for the RL stage: where the SFT policy succeeds sometimes, it has something to learn',
+  },
+];
+
+type Num = number | '';
+export interface QuestionForm {
+  count: Num;
+  rng: Num;
+  maxEdges: Num;
+  style: QuestionStyle;
+}
+export interface MakeForms {
+  graph: { rng: Num; maxEdges: Num };
+  train: QuestionForm;
+  heldOut: QuestionForm;
+  rl: QuestionForm;
+}
+
+// The quick preset: a 12000-edge graph (the one the base model's episodes were kept off), one-hop named-entity
+// lookups (search, visit, answer) to imitate, held-out ones off the training edges, and fresh ones for RL.
+export function quickPreset(): MakeForms {
+  return {
+    graph: { rng: 7, maxEdges: 12000 },
+    train: { count: 1600, rng: 1, maxEdges: 1, style: 'lookup' },
+    heldOut: { count: 300, rng: 2, maxEdges: 1, style: 'lookup' },
+    rl: { count: 300, rng: 3, maxEdges: 1, style: 'lookup' },
+  };
+}
+
+/** The datasets a new set of `kind` keeps off: the training set, and for RL questions the held-out set too. */
+export function excludedFor(kind: 'heldOut' | 'rl', d: DataChoice): string[] {
+  return [d.datasetId, ...(kind === 'rl' ? [d.heldOutDatasetId] : [])].filter((id): id is string => !!id);
+}
+
+/** The params of the job that makes `kind` (kg.build for the graph, synth for a question set). */
+export function makeParams(kind: MakeKind, make: MakeForms, d: DataChoice): Record<string, unknown> {
+  const params: Record<string, unknown> =
+    kind === 'graph'
+      ? { rng: make.graph.rng, maxEdges: make.graph.maxEdges }
+      : {
+          graphId: d.graphId,
+          count: make[kind].count,
+          rng: make[kind].rng,
+          ...(make[kind].maxEdges === '' ? {} : { minEdges: 1, maxEdges: make[kind].maxEdges }),
+          ...QUESTION_STYLES[make[kind].style].params,
+          // Held-out facts stay out of training: no held-out question is built on an edge a training question
+          // used; RL questions keep off both.
+          ...(kind !== 'train' ? { excludeDatasetIds: excludedFor(kind, d) } : {}),
+          // RL questions are what is left of the graph's facts: as many as there are, up to the count.
+          ...(kind === 'rl' ? { allowFewer: true } : {}),
+        };
+  // Empty inputs fall back to the job's own defaults.
+  for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
+  return params;
+}
+
+/** The datasets of the picked graph (all of them while none is picked; those without a graph always). */
+export function datasetsOfGraph(datasets: readonly ArtefactRecord[], graphId: string): ArtefactRecord[] {
+  return datasets.filter((d) => !graphId || d.info.graphId === undefined || d.info.graphId === graphId);
+}
+
+/** Sensible picks when the lists change: the newest graph, its largest dataset to train on, its smallest other one held out. */
+export function autoPick(d: DataChoice, graphs: readonly ArtefactRecord[], datasets: readonly ArtefactRecord[]): void {
+  if (!graphs.some((g) => g.id === d.graphId)) d.graphId = graphs[0]?.id ?? '';
+  const mine = datasetsOfGraph(datasets, d.graphId);
+  const has = (id: string): boolean => mine.some((x) => x.id === id);
+  const bySize = [...mine].sort((a, b) => (datasetSize(b) ?? 0) - (datasetSize(a) ?? 0));
+  if (!has(d.datasetId)) d.datasetId = bySize[0]?.id ?? '';
+  if (!has(d.heldOutDatasetId)) d.heldOutDatasetId = [...bySize].reverse().find((x) => x.id !== d.datasetId)?.id ?? '';
+}
+
+export function graphLabel(g: ArtefactRecord): string {
+  const s = g.info.stats as { nodes?: number; edges?: number } | undefined;
+  return s?.nodes !== undefined ? `${g.name} · ${s.nodes} nodes` : g.name;
+}
+
+export function datasetLabel(d: ArtefactRecord): string {
+  const p = d.info.params as { name?: string; rng?: number } | undefined;
+  if (!p || p.name) return d.name;
+  const when = new Date(d.createdAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return `${datasetSize(d) ?? '?'} QAs · rng ${p.rng} · ${when}`;
+}
+
+/** The data step's lists, picks and jobs over the wizard's `data` choice. Call in the wizard's setup. */
+export function useWizardData(data: DataChoice) {
+  const graphStore = useGraph();
+  const datasetStore = useDatasets();
+  const graphs = computed(() => graphStore.list);
+  const datasets = computed(() => datasetStore.list);
+  const graphDatasets = computed(() => datasetsOfGraph(datasets.value, data.graphId));
+  const listError = computed(() => graphStore.listError ?? datasetStore.listError);
+
+  async function loadLists(): Promise<void> {
+    await Promise.all([graphStore.load(), datasetStore.load()]);
+  }
+
+  watch([graphs, datasets, () => data.graphId], () => autoPick(data, graphs.value, datasets.value));
+
+  const make = reactive(quickPreset());
+
+  // When one of the wizard's jobs finishes, its artefact joins the lists and is picked (once per job).
+  const finished = new Set<string>();
+  async function made(kind: MakeKind, job: JobRecord): Promise<void> {
+    if (finished.has(job.id)) return;
+    finished.add(job.id);
+    const id = (job.result as { artefact?: { id?: string } } | undefined)?.artefact?.id;
+    // A question set is picked at once, before the lists reload: a held-out or RL set started right after
+    // must already keep off its edges.
+    if (id && kind !== 'graph') data[QUESTION_ROWS.find((r) => r.kind === kind)!.field] = id;
+    await loadLists();
+    if (!id || kind !== 'graph') return;
+    Object.assign(data, { graphId: id, datasetId: '', heldOutDatasetId: '', rlDatasetId: '' });
+    autoPick(data, graphs.value, datasets.value);
+  }
+  const launcherOf = (kind: MakeKind) =>
+    useJobLauncher(kind === 'graph' ? 'kg.build' : 'synth', (job, mine) => {
+      if (mine) return made(kind, job);
+    });
+  const launchers = { graph: launcherOf('graph'), train: launcherOf('train'), heldOut: launcherOf('heldOut'), rl: launcherOf('rl') };
+
+  const makeJob = (kind: MakeKind): JobRecord | null => launchers[kind].job.value;
+  const makeError = (kind: MakeKind): string | null => launchers[kind].error.value;
+  const isBusy = (kind: MakeKind): boolean => ['queued', 'running'].includes(makeJob(kind)?.status ?? '');
+
+  async function startMake(kind: MakeKind): Promise<void> {
+    await launchers[kind].start(makeParams(kind, make, data));
+  }
+
+  return { graphs, datasets, graphDatasets, listError, loadLists, make, makeJob, makeError, isBusy, startMake };
+}

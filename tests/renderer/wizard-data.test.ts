@@ -1,0 +1,59 @@
+// The run wizard's data step without a page (renderer/src/components/runs/wizard/wizardData.ts): the quick
+// preset's forms, the job params they make (later question sets keep off the earlier sets' edges), and the
+// picks made when the lists change.
+import { describe, expect, it } from 'vitest';
+import type { ArtefactRecord } from '@contract';
+import { autoPick, datasetsOfGraph, excludedFor, makeParams, quickPreset } from '../../renderer/src/components/runs/wizard/wizardData';
+import type { DataChoice } from '../../renderer/src/components/runs/runConfig';
+
+const LOOKUP = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 100_000 };
+const data = (): DataChoice => ({ graphId: 'g', datasetId: 'train', heldOutDatasetId: 'held', rlDatasetId: '' });
+
+describe('the quick preset', () => {
+  it('is a 12000-edge graph (rng 7), 1600 training, 300 held-out and 300 RL one-hop lookups', () => {
+    expect(quickPreset()).toEqual({
+      graph: { rng: 7, maxEdges: 12000 },
+      train: { count: 1600, rng: 1, maxEdges: 1, style: 'lookup' },
+      heldOut: { count: 300, rng: 2, maxEdges: 1, style: 'lookup' },
+      rl: { count: 300, rng: 3, maxEdges: 1, style: 'lookup' },
+    });
+  });
+
+  it('makes the params of the jobs: held-out off the training edges, RL off both and as many as there are', () => {
+    const make = quickPreset();
+    expect(makeParams('graph', make, data())).toEqual({ rng: 7, maxEdges: 12000 });
+    expect(makeParams('train', make, data())).toEqual({ graphId: 'g', count: 1600, rng: 1, minEdges: 1, maxEdges: 1, ...LOOKUP });
+    expect(makeParams('heldOut', make, data())).toEqual({ graphId: 'g', count: 300, rng: 2, minEdges: 1, maxEdges: 1, ...LOOKUP, excludeDatasetIds: ['train'] });
+    expect(makeParams('rl', make, data())).toEqual({ graphId: 'g', count: 300, rng: 3, minEdges: 1, maxEdges: 1, ...LOOKUP, excludeDatasetIds: ['train', 'held'], allowFewer: true });
+  });
+
+  it('leaves empty inputs to the defaults of the job, and obfuscation to the synthesiser', () => {
+    const make = quickPreset();
+    make.graph.maxEdges = '';
+    make.train = { count: '', rng: 4, maxEdges: '', style: 'obfuscated' };
+    expect(makeParams('graph', make, data())).toEqual({ rng: 7 });
+    expect(makeParams('train', make, data())).toEqual({ graphId: 'g', rng: 4 });
+    expect(excludedFor('rl', { ...data(), heldOutDatasetId: '' })).toEqual(['train']);
+  });
+});
+
+describe('autoPick', () => {
+  const art = (id: string, info: Record<string, unknown>, name = id): ArtefactRecord => ({ id, name, info, createdAt: '2026-01-01T00:00:00Z' }) as unknown as ArtefactRecord;
+  const graphs = [art('g2', {}), art('g1', {})];
+  const sized = (id: string, graphId: string, n: number) => art(id, { graphId, stats: { published: n } });
+  const datasets = [sized('big', 'g2', 300), sized('small', 'g2', 20), sized('mid', 'g2', 100), sized('other', 'g1', 500)];
+
+  it('picks the newest graph, its largest dataset to train on and its smallest other one held out', () => {
+    const d: DataChoice = { graphId: '', datasetId: '', heldOutDatasetId: '' };
+    autoPick(d, graphs, datasets);
+    expect(datasetsOfGraph(datasets, 'g2').map((x) => x.id)).toEqual(['big', 'small', 'mid']);
+    expect(d.graphId).toBe('g2');
+    expect([d.datasetId, d.heldOutDatasetId]).toEqual(['big', 'small']);
+  });
+
+  it('keeps picks that are still in the lists', () => {
+    const d: DataChoice = { graphId: 'g2', datasetId: 'mid', heldOutDatasetId: 'big' };
+    autoPick(d, graphs, datasets);
+    expect(d).toEqual({ graphId: 'g2', datasetId: 'mid', heldOutDatasetId: 'big' });
+  });
+});
