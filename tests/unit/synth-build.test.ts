@@ -186,4 +186,19 @@ describe('lookups: the quick preset curriculum', () => {
     expect(held.stats.rejections.excluded_edge).toBeGreaterThan(0);
     expect(() => resolveOptions({ count: 1, perShape: 0 })).toThrow(/perShape/);
   });
+
+  it('a split near the end of the graph’s facts still gets its count: a round that finds nothing samples wider', () => {
+    // The held-out and RL sets of the quick preset are made after a large training set: most draws hit used or
+    // excluded edges. Stopping at the first empty round left such sets at ~90% of what was asked, and failed them.
+    const world = fixtureGraph();
+    const many = { ...lookup, perShape: 100_000 };
+    const facts = synthesize(world, { ...many, count: 1000, rng: 1 }).qas.length;
+    const train = synthesize(world, { ...many, count: Math.floor(facts * 0.7), rng: 1 });
+    const used = datasetEdges(train.qas);
+    const left = synthesize(world, { ...many, count: 1000, rng: 2, excludeEdges: used }).qas.length;
+    const ask = Math.floor(left * 0.9);
+    const held = synthesize(world, { ...many, count: ask, rng: 2, excludeEdges: used });
+    expect(held.qas).toHaveLength(ask);
+    for (const qa of held.qas) for (const e of qa.subgraph.edges) expect(used.has(e)).toBe(false);
+  });
 });

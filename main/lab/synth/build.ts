@@ -201,10 +201,13 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
   const rounds = opts.perShape > 1 ? 60 : 6;
   // A sampled subgraph is new when its shape is (one per shape), or with perShape > 1 when its edge set is.
   const dedupeKey = (s: { hash: string; edges: readonly string[] }): string => (opts.perShape === 1 ? s.hash : instanceKey(s));
+  // A round that publishes nothing is a stall; the next one samples twice as wide, up to the graph's edge count (near the end of its
+  // facts most draws hit used or excluded edges), and six stalls in a row end the rounds.
   let stalled = 0;
-  for (let round = 0; published.length < opts.count && round < rounds && stalled < 3; round++) {
+  for (let round = 0; published.length < opts.count && round < rounds && stalled < 6; round++) {
     const before = published.length;
-    const want = Math.ceil((opts.count - published.length) / 2) + 8;
+    const base = Math.ceil((opts.count - published.length) / 2) + 8;
+    const want = Math.min(base * 2 ** stalled, Math.max(base, ctx.index.edgeCount));
     const sampled = sampleDistinct(ctx.index, createRng(seedFrom(`synth/${opts.rng}/sample/${round}`)), {
       perHash: opts.perShape,
       minEdges: opts.minEdges,
@@ -222,7 +225,6 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
       if (dup) reject(opts.perShape === 1 ? 'duplicate_hash' : 'duplicate_subgraph');
       return !dup;
     });
-    if (fresh.length === 0) break;
     for (const s of fresh) {
       if (published.length >= opts.count) break;
       seen.add(dedupeKey(s));
