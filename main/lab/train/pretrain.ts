@@ -52,7 +52,7 @@ export interface PretrainOptions {
 }
 
 export const PRETRAIN_DEFAULTS: Omit<PretrainOptions, 'out' | 'holdOut'> = {
-  steps: 8000,
+  steps: 6000,
   rng: 1,
   episodes: 5000,
   episodeShare: 0.5,
