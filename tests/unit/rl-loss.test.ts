@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createModel, disposeModel, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
+import { loss } from '../../main/lab/model/logprobs';
 import { createOptimizer, resolveTrainConfig, updateStep } from '../../main/lab/model/train';
 import { oldLogProbsFor, packPgBatch, pgLoss, pgLossReference, readPgStats, rlLossFn, type PgSample } from '../../main/lab/rl/loss';
 
@@ -147,6 +148,28 @@ describe('RL update through updateStep', () => {
     expect(after[0]).toBeGreaterThan(before[0]!);
     expect(after[1]).toBeLessThan(before[1]!);
     opt.dispose();
+    disposeModel(model);
+  });
+
+  it('on-policy with A = 1 on every token, its gradient is the SFT loss gradient (imitating the sampled turns)', () => {
+    const model = createModel({ ...cfg, distanceBias: true }, { seed: 6 });
+    const vars = [...model.params.values()];
+    const packed = packPgBatch([{ ...good, advantage: 1 }, { ...bad, advantage: 1 }], 7, 0);
+    const b = packed.batch;
+    const rl = tf.variableGrads(() => rlLossFn(model, packed).lossFn(0), vars);
+    const sft = tf.variableGrads(
+      () => loss(model, tf.tensor2d(b.ids, [b.batchSize, b.seqLen], 'int32'), tf.tensor2d(b.targets, [b.batchSize, b.seqLen], 'int32'), tf.tensor2d(b.mask, [b.batchSize, b.seqLen])),
+      vars,
+    );
+    expect(rl.value.dataSync()[0]).toBeCloseTo(-1, 6); // -(sum of A * r) / N at r = 1
+    let largest = 0;
+    for (const [name, g] of Object.entries(sft.grads)) {
+      const [x, y] = [rl.grads[name]!.dataSync(), g.dataSync()];
+      x.forEach((v, i) => expect(v).toBeCloseTo(y[i]!, 6));
+      largest = Math.max(largest, ...Array.from(y, Math.abs));
+    }
+    expect(largest).toBeGreaterThan(1e-3); // not two zero gradients
+    tf.dispose([rl.value, sft.value, ...Object.values(rl.grads), ...Object.values(sft.grads)]);
     disposeModel(model);
   });
 
