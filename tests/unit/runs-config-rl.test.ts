@@ -11,7 +11,7 @@ describe('run config: rl and init', () => {
       steps: 40,
       groupSize: 8,
       batchQuestions: 8,
-      lr: 5e-4,
+      lr: 2e-4,
       warmupSteps: 0,
       schedule: 'constant',
       weightDecay: 0,
