@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { METHOD_NAMES, isEventName, isMethodName, validateParams } from '../../main/lab/contract';
+import { JOB_STATUSES, METHOD_NAMES, RUN_STATUS_OF_JOB, isEventName, isMethodName, validateParams } from '../../main/lab/contract';
 
 describe('contract validation', () => {
   it('accepts valid params and applies defaults', () => {
@@ -43,5 +43,10 @@ describe('contract validation', () => {
     expect(isMethodName('__proto__')).toBe(false);
     expect(isEventName('job.updated')).toBe(true);
     expect(isEventName('job.deleted')).toBe(false);
+  });
+
+  it('maps every job status to the run status main and the renderer show', () => {
+    expect(Object.keys(RUN_STATUS_OF_JOB).sort()).toEqual([...JOB_STATUSES].sort());
+    expect(RUN_STATUS_OF_JOB).toEqual({ queued: 'running', running: 'running', succeeded: 'finished', failed: 'failed', cancelled: 'cancelled', interrupted: 'interrupted' });
   });
 });

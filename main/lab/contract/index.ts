@@ -128,6 +128,16 @@ export interface QaDetail {
 
 export type RunStatus = 'created' | 'running' | 'finished' | 'failed' | 'interrupted' | 'cancelled';
 
+/** A run's status is its latest `train` job's, in the run's words (main's run list and the renderer's live updates). */
+export const RUN_STATUS_OF_JOB: Readonly<Record<JobStatus, RunStatus>> = {
+  queued: 'running',
+  running: 'running',
+  succeeded: 'finished',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+};
+
 /**
  * Below this share of RFT answer turns whose prompt window still shows the answer (`sft/answer_in_window`),
  * a run's context is too short for its data: the job logs it and the dashboard says so.
@@ -139,6 +149,30 @@ export interface MetricSummary {
   min: number;
   max: number;
   best: number;
+}
+
+/** Losses, norms, clip fractions, zero-std shares, timings and staleness are better low; everything else high. */
+export function lowerIsBetter(metric: string): boolean {
+  return /loss|grad_norm|clipfrac|zero_std|timing|staleness/.test(metric);
+}
+
+/**
+ * Per-metric last, min, max and best (min where lower is better, max otherwise) of `records`, on top of an
+ * earlier summary `from` (left as it is): main summarises a run's stream, the renderer adds live records to it.
+ * Non-finite values are skipped.
+ */
+export function summarise(records: readonly MetricRecord[], from: Readonly<Record<string, MetricSummary>> = {}): Record<string, MetricSummary> {
+  const out = { ...from };
+  for (const r of records) {
+    for (const [k, v] of Object.entries(r.metrics)) {
+      if (!Number.isFinite(v)) continue;
+      const s = out[k];
+      const min = s ? Math.min(s.min, v) : v;
+      const max = s ? Math.max(s.max, v) : v;
+      out[k] = { last: v, min, max, best: lowerIsBetter(k) ? min : max };
+    }
+  }
+  return out;
 }
 
 export interface RunSummary {

@@ -3,7 +3,7 @@
 // Lives in the main thread: it validates, creates, lists and reads; it never trains.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import type { ArtefactRecord, JobRecord, JobStatus, MetricSummary, RunDetail, RunStatus, RunSummary } from '../contract';
+import { RUN_STATUS_OF_JOB, summarise, type ArtefactRecord, type JobRecord, type MetricSummary, type RunDetail, type RunSummary } from '../contract';
 import type { MetricRecord } from '../formats';
 import { LabError } from '../errors';
 import type { StoreDb } from '../store/db';
@@ -11,19 +11,10 @@ import { writeJsonAtomic } from '../store/files';
 import { runRel } from '../store/layout';
 import type { JobManager } from '../jobs/manager';
 import { defaultRunName, parseRunConfig, type RunConfig } from '../contract/run-config';
-import { readMetrics, summarise } from './metrics';
+import { readMetrics } from './metrics';
 import { tryLock } from '../store/lockfile';
 import type { TrainParams } from '../jobs/specs';
 import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, resolveCheckpoint, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
-
-const STATUS_OF_JOB: Record<JobStatus, RunStatus> = {
-  queued: 'running',
-  running: 'running',
-  succeeded: 'finished',
-  failed: 'failed',
-  cancelled: 'cancelled',
-  interrupted: 'interrupted',
-};
 
 interface RunInfo {
   config: RunConfig;
@@ -139,7 +130,7 @@ export class RunsService {
     const metrics: Record<string, MetricSummary> = summarise(records);
     return {
       artefact,
-      status: last ? STATUS_OF_JOB[last.status] : 'created',
+      status: last ? RUN_STATUS_OF_JOB[last.status] : 'created',
       ...(last ? { jobId: last.id, progress: last.progress, startedAt: jobs[0]!.startedAt, ...(last.endedAt ? { endedAt: last.endedAt } : {}) } : {}),
       ...(last?.error ? { error: last.error } : {}),
       seconds,
