@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MODEL_PRESETS, parseRunConfig, PRESET_WIDTHS } from '../../main/lab/contract/run-config';
-import { GPT_PRESETS } from '../../main/lab/model/gpt';
+import { MODEL_PRESETS, MODEL_SHAPE_FIELDS, parseRunConfig, PRESET_SHAPES } from '../../main/lab/contract/run-config';
+import { GPT_PRESETS, resolveGPTConfig } from '../../main/lab/model/gpt';
 import { freshModelConfig } from '../../main/lab/train/sft-job';
 
 const data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' };
@@ -55,10 +55,13 @@ describe('run config', () => {
     expect(parseRunConfig({ data, model: { base: 'none', nLayer: 3 } }).model.nLayer).toBe(3);
   });
 
-  it('keeps the contract\'s preset widths equal to the model\'s presets', () => {
+  it('builds each model preset with the contract\'s shape (one definition, every shape field)', () => {
     for (const preset of MODEL_PRESETS) {
-      expect(PRESET_WIDTHS[preset]).toEqual({ nEmbd: GPT_PRESETS[preset].nEmbd, nHead: GPT_PRESETS[preset].nHead });
+      expect(Object.keys(PRESET_SHAPES[preset]).sort()).toEqual([...MODEL_SHAPE_FIELDS].sort());
+      expect(GPT_PRESETS[preset]).toMatchObject(PRESET_SHAPES[preset]);
+      expect(resolveGPTConfig({ preset })).toMatchObject(PRESET_SHAPES[preset]);
     }
+    expect(Object.keys(GPT_PRESETS).sort()).toEqual([...MODEL_PRESETS].sort());
   });
 
   it('refuses cross-field mistakes', () => {

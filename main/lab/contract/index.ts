@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Graph, MetricRecord, QA, Reward, Termination, Trajectory } from '../formats';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
-export { runConfigSchema, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, type RunConfig, type RunConfigInput } from './run-config';
+export { runConfigSchema, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
 
 // ---------- shared records ----------
 
@@ -485,6 +485,18 @@ export function validateParams<M extends MethodName>(
   if (parsed.success) return { ok: true, value: parsed.data as ParsedParams<M> };
   const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(params)'}: ${i.message}`);
   return { ok: false, message: `${method}: invalid params: ${issues.join('; ')}` };
+}
+
+/**
+ * `window.sailor`, what the preload (preload/index.ts) exposes to the desktop app's page: the contract's method
+ * and event names, each method as a named function, and event subscription. Declared once, here: the preload
+ * is typed against it and the renderer's desktop transport reads it.
+ */
+export interface SailorBridge {
+  methods: MethodName[];
+  events: EventName[];
+  api: { [M in MethodName]: (params?: MethodParams<M>) => Promise<MethodResult<M>> };
+  on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void;
 }
 
 /** What every client offers the renderer: the same shape over IPC and over HTTP/WebSocket. */

@@ -13,11 +13,26 @@ export const MODEL_BASES = ['bundled', 'none'] as const;
 /** The shape fields a base model fixes (a run from it may not set them). */
 export const MODEL_SHAPE_FIELDS = ['blockSize', 'nLayer', 'nEmbd', 'nHead', 'bidirectionalObservations', 'positions', 'distanceBias'] as const;
 
-/** Each preset's width and heads (model/gpt.ts GPT_PRESETS has the whole shape; a test keeps the two equal). */
-export const PRESET_WIDTHS: Record<(typeof MODEL_PRESETS)[number], { nEmbd: number; nHead: number }> = {
-  tiny: { nEmbd: 64, nHead: 4 },
-  small: { nEmbd: 384, nHead: 6 },
-  base: { nEmbd: 768, nHead: 12 },
+export type ModelPreset = (typeof MODEL_PRESETS)[number];
+
+/** A preset's shape: its value of every field in MODEL_SHAPE_FIELDS. */
+export type PresetShape = { blockSize: number; nLayer: number; nHead: number; nEmbd: number; bidirectionalObservations: boolean; positions: 'learned' | 'rotary'; distanceBias: boolean } & Record<
+  (typeof MODEL_SHAPE_FIELDS)[number],
+  unknown
+>;
+
+/**
+ * The model presets' shapes, in one place: the run config checks a width against the preset's heads, the wizard
+ * shows the layers, heads, width and context, and model/gpt.ts GPT_PRESETS adds what only training uses.
+ */
+export const PRESET_SHAPES: Readonly<Record<ModelPreset, PresetShape>> = {
+  // Trains in minutes on 2 CPU cores: ~0.24M parameters at vocab 2048. 256 positions hold the question and a
+  // turn with its observation (the compact RFT style); 128 would leave a prompt of 32 tokens after a turn's budget.
+  tiny: { blockSize: 256, nLayer: 2, nHead: 4, nEmbd: 64, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
+  // ~11M parameters (nanoGPT's shakespeare-char shape with a longer context): meant for a GPU.
+  small: { blockSize: 512, nLayer: 6, nHead: 6, nEmbd: 384, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
+  // GPT-2 124M's shape (fewer parameters with our vocabulary): GPU only.
+  base: { blockSize: 1024, nLayer: 12, nHead: 12, nEmbd: 768, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
 };
 
 export const RL_ALGORITHMS = ['dupo', 'dapo', 'grpo'] as const;
@@ -90,7 +105,7 @@ export const rlConfigSchema = z
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
 
-type ModelFields = { base: (typeof MODEL_BASES)[number]; preset: (typeof MODEL_PRESETS)[number]; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' } & Partial<Record<(typeof MODEL_SHAPE_FIELDS)[number], unknown>>;
+type ModelFields = { base: (typeof MODEL_BASES)[number]; preset: ModelPreset; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' } & Partial<Record<(typeof MODEL_SHAPE_FIELDS)[number], unknown>>;
 
 /**
  * A base model brings its own shape, so a run from it sets none (the preset stays `tiny`, the default).
@@ -105,7 +120,7 @@ function checkModel(m: ModelFields, ctx: z.RefinementCtx): void {
     }
     return;
   }
-  const { nEmbd, nHead } = { ...PRESET_WIDTHS[m.preset], ...definedOnly({ nEmbd: m.nEmbd, nHead: m.nHead }) };
+  const { nEmbd, nHead } = { ...PRESET_SHAPES[m.preset], ...definedOnly({ nEmbd: m.nEmbd, nHead: m.nHead }) };
   const path = [m.nEmbd !== undefined ? 'nEmbd' : 'nHead'];
   if (nEmbd % nHead !== 0) {
     ctx.addIssue({ code: 'custom', path, message: `nEmbd ${nEmbd} must be divisible by nHead ${nHead}` });

@@ -4,7 +4,7 @@
 // The RL stage (the schema's `rl` section) has its own fields, by dotted path too (`rl.reward.format`).
 // `init` is the checkpoint a run starts from instead of a fresh model: SFT continues from it, or, with the
 // RL-only stage, RL does.
-import { runConfigSchema, BACKEND_CHOICES, type ArtefactRecord } from '@contract';
+import { runConfigSchema, BACKEND_CHOICES, MODEL_PRESETS as PRESET_IDS, PRESET_SHAPES, type ArtefactRecord, type ModelPreset } from '@contract';
 
 export type FieldPath =
   | 'rng'
@@ -154,13 +154,19 @@ export const FIELDS: Record<FieldPath, FieldSpec> = {
   'checkpoint.every': F('checkpoint.every', 'checkpoint every N steps', { hint: 'and at the last step' }),
 };
 
-export const MODEL_PRESETS = [
-  // context: the preset's own blockSize (model/gpt.ts GPT_PRESETS), which the renderer cannot import (tfjs).
-  { id: 'tiny', title: 'tiny', detail: '2 layers, 4 heads, 64-dim embeddings (~0.1M parameters + embeddings)', gpu: false, context: 256 },
-  { id: 'small', title: 'small', detail: '6 layers, 6 heads, 384-dim embeddings (~10M parameters)', gpu: true, context: 512 },
-  { id: 'base', title: 'base', detail: '12 layers, 12 heads, 768-dim embeddings (~85M parameters)', gpu: true, context: 1024 },
-] as const;
-export type ModelPreset = (typeof MODEL_PRESETS)[number]['id'];
+/** What the wizard says of each preset besides its shape (the contract's PRESET_SHAPES). */
+const PRESET_NOTES: Record<ModelPreset, { parameters: string; gpu: boolean }> = {
+  tiny: { parameters: '~0.1M parameters + embeddings', gpu: false },
+  small: { parameters: '~10M parameters', gpu: true },
+  base: { parameters: '~85M parameters', gpu: true },
+};
+
+export const MODEL_PRESETS = PRESET_IDS.map((id) => {
+  const s = PRESET_SHAPES[id];
+  const { parameters, gpu } = PRESET_NOTES[id];
+  return { id, title: id, detail: `${s.nLayer} layers, ${s.nHead} heads, ${s.nEmbd}-dim embeddings (${parameters})`, gpu, context: s.blockSize };
+});
+export type { ModelPreset };
 
 export { BACKEND_CHOICES };
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
@@ -191,7 +197,7 @@ const at = (obj: unknown, path: string): unknown => path.split('.').reduce<unkno
 /** The schema's defaults (its "quick" preset, which finishes on a 2-core laptop), by field path. */
 export function defaultValues(): Values {
   const defaults = runConfigSchema.parse({ data: { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' } });
-  return Object.fromEntries(Object.keys(FIELDS).map((p) => [p, p === 'model.blockSize' ? MODEL_PRESETS[0].context : (at(defaults, p) as number)])) as Values;
+  return Object.fromEntries(Object.keys(FIELDS).map((p) => [p, p === 'model.blockSize' ? PRESET_SHAPES.tiny.blockSize : (at(defaults, p) as number)])) as Values;
 }
 
 /** A schema issue in the wizard's words ("must be at most 1") rather than zod's. */
