@@ -5,6 +5,10 @@
 import { z } from 'zod';
 import type { Graph, MetricRecord, QA, Reward, Termination, Trajectory } from '../formats';
 
+// Each kind of job's params: `jobs.start` is typed by them, the job manager validates with them.
+export { JOB_PARAMS, isJobKind, type JobKind, type JobParamsArg, type JobParamsInput, type JobStartParams } from './jobs';
+import type { JobStartParams } from './jobs';
+
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
 export { runConfigSchema, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
 
@@ -421,6 +425,8 @@ export const methods = {
   'trajectories.get': { params: z.object({ id: Id }).strict(), result: {} as TrajSetView },
   'trajectories.one': { params: z.object({ id: Id, trajId: TrajId }).strict(), result: {} as TrajDetail },
   'jobs.get': { params: z.object({ id: Id }).strict(), result: {} as JobRecord },
+  // Callers write one kind's params (`input`: JobStartParams, contract/jobs.ts); the job manager checks them
+  // against that kind's schema and answers with the kind's name in its message.
   'jobs.start': {
     params: z
       .object({
@@ -428,6 +434,7 @@ export const methods = {
         params: z.record(z.string(), z.unknown()).default({}),
       })
       .strict(),
+    input: {} as JobStartParams,
     result: {} as JobRecord,
   },
   'jobs.cancel': { params: z.object({ id: Id }).strict(), result: {} as JobRecord },
@@ -444,7 +451,8 @@ export const methods = {
 } as const;
 
 export type MethodName = keyof typeof methods;
-export type MethodParams<M extends MethodName> = z.input<(typeof methods)[M]['params']>;
+/** A method's params as a caller writes them: the schema's input, or the narrower `input` a method declares. */
+export type MethodParams<M extends MethodName> = (typeof methods)[M] extends { input: infer I } ? I : z.input<(typeof methods)[M]['params']>;
 export type ParsedParams<M extends MethodName> = z.output<(typeof methods)[M]['params']>;
 export type MethodResult<M extends MethodName> = (typeof methods)[M]['result'];
 export const METHOD_NAMES = Object.keys(methods) as MethodName[];

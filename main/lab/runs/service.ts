@@ -13,7 +13,7 @@ import type { JobManager } from '../jobs/manager';
 import { defaultRunName, parseRunConfig, type RunConfig } from '../contract/run-config';
 import { readMetrics } from './metrics';
 import { tryLock } from '../store/lockfile';
-import type { TrainParams } from '../jobs/specs';
+import type { TrainParams } from '../contract/jobs';
 import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, resolveCheckpoint, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
 
 interface RunInfo {

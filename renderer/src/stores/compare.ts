@@ -4,7 +4,7 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '@contract';
+import type { ArtefactRecord, ComparisonView, JobParamsInput, JobRecord, RunDetail, TrajDetail, TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
 import { fetchTrajDetail, peekTrajDetail } from './trajDetails';
 import { useArtefactList, useOpened } from './opened';
@@ -262,12 +262,13 @@ export const useCompare = defineStore('compare', () => {
     startError.value = null;
     starting.value = true;
     try {
-      const params: Record<string, unknown> = {
+      // validateForm has made the numeric fields whole numbers (none is '').
+      const params: JobParamsInput<'compare'> = {
         checkpoints: [...form.checkpoints],
         datasetId: form.datasetId,
-        questions: form.questions,
-        samples: form.samples,
-        rng: form.rng,
+        questions: Number(form.questions),
+        samples: Number(form.samples),
+        rng: Number(form.rng),
         ...(form.name.trim() ? { name: form.name.trim() } : {}),
       };
       const j = await lab().call('jobs.start', { kind: 'compare', params });
