@@ -45,7 +45,7 @@ describe('run config', () => {
   it('takes fresh RL questions, never the held-out ones', () => {
     expect(parseRunConfig({ data: { ...data, rlDatasetId: 'rl' } }).data.rlDatasetId).toBe('rl');
     expect(parseRunConfig({ data }).data.rlDatasetId).toBeUndefined(); // RL draws from the training set
-    expect(() => parseRunConfig({ data: { ...data, rlDatasetId: data.heldOutDatasetId } })).toThrow(/data\.rlDatasetId must differ from data\.heldOutDatasetId/);
+    expect(() => parseRunConfig({ data: { ...data, rlDatasetId: data.heldOutDatasetId } })).toThrow(/data\.rlDatasetId: must differ from the held-out questions \(data\.heldOutDatasetId\)/);
   });
 
   it('starts from the bundled base model by default, whose shape a config may not change', () => {
@@ -65,7 +65,7 @@ describe('run config', () => {
   });
 
   it('refuses cross-field mistakes', () => {
-    expect(() => parseRunConfig({ data, sft: { lr: 1e-3, minLr: 1e-2 } })).toThrow(/minLr .* must not exceed sft\.lr/);
+    expect(() => parseRunConfig({ data, sft: { lr: 1e-3, minLr: 1e-2 } })).toThrow(/sft\.minLr: must not exceed the learning rate \(sft\.lr = 0\.001\)/);
     expect(() => parseRunConfig({ data: { ...data, heldOutDatasetId: 'd1' } })).toThrow(/must differ/);
   });
 });

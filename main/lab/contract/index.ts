@@ -10,7 +10,7 @@ export { JOB_PARAMS, isJobKind, type JobKind, type JobParamsArg, type JobParamsI
 import type { JobStartParams } from './jobs';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
-export { runConfigSchema, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
+export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
 
 // ---------- shared records ----------
 
