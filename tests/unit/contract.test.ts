@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { JOB_PARAMS, JOB_STATUSES, METHOD_NAMES, RUN_STATUS_OF_JOB, isEventName, isJobKind, isMethodName, validateParams, type MethodParams } from '../../main/lab/contract';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { JOB_PARAMS, JOB_STATUSES, METHOD_NAMES, RUN_STATUS_OF_JOB, isEventName, isJobKind, isMethodName, validateParams, type MethodParams, type MethodResult, type RunConfig } from '../../main/lab/contract';
 import { jobSpecs } from '../../main/lab/jobs/specs';
 
 describe('contract validation', () => {
@@ -69,5 +69,15 @@ describe('contract validation', () => {
     // The job manager's table has a spec for every kind, validated with the contract's schema.
     expect(Object.keys(jobSpecs).sort()).toEqual(Object.keys(JOB_PARAMS).sort());
     for (const [kind, schema] of Object.entries(JOB_PARAMS)) expect(jobSpecs[kind]!.params, kind).toBe(schema);
+  });
+
+  it('types each collection\'s artefact info (checked by tsc)', () => {
+    type InfoOf<M extends 'graphs.list' | 'datasets.list' | 'trajectories.list' | 'comparisons.list'> = MethodResult<M>[number]['info'];
+    expectTypeOf<InfoOf<'datasets.list'>['graphId']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<NonNullable<InfoOf<'datasets.list'>['stats']>['published']>().toEqualTypeOf<number>();
+    expectTypeOf<NonNullable<InfoOf<'graphs.list'>['stats']>['nodes']>().toEqualTypeOf<number>();
+    expectTypeOf<NonNullable<InfoOf<'comparisons.list'>['params']>['checkpoints']>().toEqualTypeOf<string[]>();
+    expectTypeOf<InfoOf<'trajectories.list'>['policy']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<MethodResult<'runs.list'>[number]['artefact']['info']['config']>().toEqualTypeOf<RunConfig>();
   });
 });

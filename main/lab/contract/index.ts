@@ -3,11 +3,12 @@
 // main validates before use, and a result type; each event stream has a payload schema.
 // No Node, Electron or DOM imports here: the renderer and the preload bundle this file.
 import { z } from 'zod';
-import type { Graph, MetricRecord, QA, Reward, Termination, Trajectory } from '../formats';
+import type { Graph, GraphStats, MetricRecord, QA, Reward, SynthStats, Termination, Trajectory } from '../formats';
 
 // Each kind of job's params: `jobs.start` is typed by them, the job manager validates with them.
-export { JOB_PARAMS, isJobKind, type JobKind, type JobParamsArg, type JobParamsInput, type JobStartParams } from './jobs';
-import type { JobStartParams } from './jobs';
+export { JOB_PARAMS, isJobKind, type JobKind, type JobParams, type JobParamsArg, type JobParamsInput, type JobStartParams } from './jobs';
+import type { JobParams, JobStartParams } from './jobs';
+import type { RunConfig } from './run-config';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
 export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
@@ -101,25 +102,78 @@ export interface AppInfo {
 }
 
 /** An artefact the lab made: a graph file, a dataset, a run, a checkpoint. Paths are relative to the data directory. */
-export interface ArtefactRecord {
+export interface ArtefactRecord<I extends object = Record<string, unknown>> {
   id: string;
   name: string;
   path: string;
   createdAt: string;
-  /** Free-form details (counts, config, lineage). */
-  info: Record<string, unknown>;
+  /** What its maker recorded (counts, config, lineage): GraphInfo, DatasetInfo, RunInfo, TrajSetInfo, ComparisonInfo. */
+  info: I;
 }
 
+// What each collection's artefacts record in `info`. A file brought in with `sailor import`, or a record an older
+// build made, may lack a field: the ones a job always writes are optional too, and readers fall back. Type
+// aliases, not interfaces, so that each is also a Record<string, unknown> (code that reads any artefact).
+
+/** A graph from a `kg.build` job (its params and the graph's figures), or imported (figures only). */
+export type GraphInfo = {
+  params?: JobParams<'kg.build'>;
+  stats?: GraphStats;
+  importedFrom?: string;
+};
+
+/** A QA dataset from a `synth` job (the graph it was made from, what synthesis did), or imported (`count`). */
+export type DatasetInfo = {
+  params?: JobParams<'synth'>;
+  graphId?: string;
+  stats?: SynthStats;
+  count?: number;
+  importedFrom?: string;
+};
+
+/** A training run: the config it was created with (parsed, defaults in), and every job that trained it. */
+export type RunInfo = {
+  config: RunConfig;
+  jobIds: string[];
+};
+
+/**
+ * A trajectory set: a `rollout` job's (params, policy, counts, evaluation), one checkpoint's set of a `compare`
+ * job, or a run's evaluation at a step (`runId`, `step`) or RL step (`kind: 'rl'`).
+ */
+export type TrajSetInfo = {
+  params?: JobParams<'rollout'>;
+  graphId?: string;
+  datasetId?: string;
+  policy?: string;
+  /** Attempts per question. */
+  n?: number;
+  counts?: Record<string, unknown>;
+  eval?: TrajEval;
+  runId?: string;
+  step?: number;
+  kind?: 'rl';
+};
+
+/** A `compare` job's result: its params, one trajectory set per checkpoint, and the first pair's outcomes by question. */
+export type ComparisonInfo = {
+  params?: JobParams<'compare'>;
+  datasetId?: string;
+  sets?: string[];
+  /** Questions `both`, `a_only`, `b_only` and `neither` of the first two checkpoints solved. */
+  outcomes?: Record<string, number>;
+};
+
 export interface GraphView {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<GraphInfo>;
   graph: Graph;
-  stats: { nodes: number; edges: number; components: number; cycle_rank: number; types: Record<string, number>; relations: Record<string, number> };
+  stats: GraphStats;
   /** Edges that lie on a cycle of the undirected graph (for highlighting). */
   cycleEdges: string[];
 }
 
 export interface DatasetView {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<DatasetInfo>;
   header: Record<string, unknown>;
   qas: QA[];
 }
@@ -180,7 +234,7 @@ export function summarise(records: readonly MetricRecord[], from: Readonly<Recor
 }
 
 export interface RunSummary {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<RunInfo>;
   status: RunStatus;
   /** The job currently (or last) driving the run; a resumed run gets a new job. */
   jobId?: string;
@@ -276,7 +330,7 @@ export interface ComparisonFile {
 }
 
 export interface ComparisonView extends ComparisonFile {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<ComparisonInfo>;
   /** Question text by QA id, from the dataset. */
   questionText: Record<string, string>;
 }
@@ -368,7 +422,7 @@ export interface TrajQuestion {
 }
 
 export interface TrajSetView {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<TrajSetInfo>;
   header: Record<string, unknown>;
   trajectories: TrajSummary[];
   eval: TrajEval | null;
@@ -403,12 +457,12 @@ export const methods = {
     result: [] as Array<{ kind: string; title: string; description: string }>,
   },
   'jobs.list': { params: Empty, result: [] as JobRecord[] },
-  'graphs.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'graphs.list': { params: Empty, result: [] as ArtefactRecord<GraphInfo>[] },
   'graphs.get': { params: z.object({ id: Id }).strict(), result: {} as GraphView },
-  'datasets.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'datasets.list': { params: Empty, result: [] as ArtefactRecord<DatasetInfo>[] },
   'datasets.get': { params: z.object({ id: Id }).strict(), result: {} as DatasetView },
   'datasets.qa': { params: z.object({ id: Id, qaId: Id }).strict(), result: {} as QaDetail },
-  'comparisons.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'comparisons.list': { params: Empty, result: [] as ArtefactRecord<ComparisonInfo>[] },
   'comparisons.get': { params: z.object({ id: Id }).strict(), result: {} as ComparisonView },
   'runs.list': { params: Empty, result: [] as RunSummary[] },
   'runs.get': { params: z.object({ id: Id }).strict(), result: {} as RunDetail },
@@ -421,7 +475,7 @@ export const methods = {
   'runs.start': { params: z.object({ config: z.record(z.string(), z.unknown()) }).strict(), result: {} as RunSummary },
   'runs.resume': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },
   'runs.cancel': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },
-  'trajectories.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'trajectories.list': { params: Empty, result: [] as ArtefactRecord<TrajSetInfo>[] },
   'trajectories.get': { params: z.object({ id: Id }).strict(), result: {} as TrajSetView },
   'trajectories.one': { params: z.object({ id: Id, trajId: TrajId }).strict(), result: {} as TrajDetail },
   'jobs.get': { params: z.object({ id: Id }).strict(), result: {} as JobRecord },

@@ -120,6 +120,8 @@ export const JOB_PARAMS = {
 } as const;
 
 export type JobKind = keyof typeof JOB_PARAMS;
+/** A kind's params as the job gets them (defaults in), as its artefact records them. */
+export type JobParams<K extends JobKind> = z.output<(typeof JOB_PARAMS)[K]>;
 /** A kind's params as a caller writes them (defaults may be left out). */
 export type JobParamsInput<K extends JobKind> = z.input<(typeof JOB_PARAMS)[K]>;
 

@@ -4,7 +4,7 @@
 // The RL stage (the schema's `rl` section) has its own fields, by dotted path too (`rl.reward.format`).
 // `init` is the checkpoint a run starts from instead of a fresh model: SFT continues from it, or, with the
 // RL-only stage, RL does.
-import { checkRunConfig, runConfigSchema, BACKEND_CHOICES, MODEL_PRESETS as PRESET_IDS, PRESET_SHAPES, type ArtefactRecord, type ModelPreset } from '@contract';
+import { checkRunConfig, runConfigSchema, BACKEND_CHOICES, MODEL_PRESETS as PRESET_IDS, PRESET_SHAPES, type ArtefactRecord, type DatasetInfo, type ModelPreset } from '@contract';
 
 export type FieldPath =
   | 'rng'
@@ -371,10 +371,8 @@ export function fieldsInMessage(msg: string): string[] {
 }
 
 /** Dataset size as synthesis recorded it (published QAs), when known. */
-export function datasetSize(d: ArtefactRecord): number | null {
-  const stats = d.info.stats as { published?: number } | undefined;
-  const params = d.info.params as { count?: number } | undefined;
-  return stats?.published ?? params?.count ?? null;
+export function datasetSize(d: ArtefactRecord<DatasetInfo>): number | null {
+  return d.info.stats?.published ?? d.info.params?.count ?? null;
 }
 
 export function formatDuration(seconds: number): string {

@@ -2,7 +2,7 @@
 // those lists change, and the graph build and question syntheses started right in the wizard (the quick
 // preset's forms), each followed by its own job launcher until its artefact is picked.
 import { computed, reactive, watch } from 'vue';
-import type { ArtefactRecord, JobParamsInput, JobRecord } from '@contract';
+import type { ArtefactRecord, DatasetInfo, GraphInfo, JobParamsInput, JobRecord } from '@contract';
 import { useDatasets } from '../../../stores/datasets';
 import { useGraph } from '../../../stores/graph';
 import { useJobLauncher } from '../../../stores/jobs';
@@ -112,13 +112,13 @@ export function autoPick(d: DataChoice, graphs: readonly ArtefactRecord[], datas
   if (!has(d.heldOutDatasetId)) d.heldOutDatasetId = [...bySize].reverse().find((x) => x.id !== d.datasetId)?.id ?? '';
 }
 
-export function graphLabel(g: ArtefactRecord): string {
-  const s = g.info.stats as { nodes?: number; edges?: number } | undefined;
+export function graphLabel(g: ArtefactRecord<GraphInfo>): string {
+  const s = g.info.stats;
   return s?.nodes !== undefined ? `${g.name} · ${s.nodes} nodes` : g.name;
 }
 
-export function datasetLabel(d: ArtefactRecord): string {
-  const p = d.info.params as { name?: string; rng?: number } | undefined;
+export function datasetLabel(d: ArtefactRecord<DatasetInfo>): string {
+  const p = d.info.params;
   if (!p || p.name) return d.name;
   const when = new Date(d.createdAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
   return `${datasetSize(d) ?? '?'} QAs · rng ${p.rng} · ${when}`;
