@@ -7,7 +7,7 @@ import type { Graph, GraphStats, MetricRecord, QA, Reward, SynthStats, Terminati
 
 // Each kind of job's params: `jobs.start` is typed by them, the job manager validates with them.
 export { JOB_PARAMS, isJobKind, type JobKind, type JobParams, type JobParamsArg, type JobParamsInput, type JobStartParams } from './jobs';
-import type { JobParams, JobStartParams } from './jobs';
+import type { JobKind, JobParams, JobStartParams } from './jobs';
 import type { RunConfig } from './run-config';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
@@ -115,21 +115,16 @@ export interface ArtefactRecord<I extends object = Record<string, unknown>> {
 // build made, may lack a field: the ones a job always writes are optional too, and readers fall back. Type
 // aliases, not interfaces, so that each is also a Record<string, unknown> (code that reads any artefact).
 
-/** A graph from a `kg.build` job (its params and the graph's figures), or imported (figures only). */
-export type GraphInfo = {
-  params?: JobParams<'kg.build'>;
-  stats?: GraphStats;
-  importedFrom?: string;
-};
+/** What the job that made an artefact was asked (its params, defaults in); absent on an imported file. */
+type MadeBy<K extends JobKind> = { params?: JobParams<K> };
+/** A file brought into the store with `sailor import`: where it came from. */
+type Imported = { importedFrom?: string };
 
-/** A QA dataset from a `synth` job (the graph it was made from, what synthesis did), or imported (`count`). */
-export type DatasetInfo = {
-  params?: JobParams<'synth'>;
-  graphId?: string;
-  stats?: SynthStats;
-  count?: number;
-  importedFrom?: string;
-};
+/** A graph from a `kg.build` job, or imported: the graph's figures. */
+export type GraphInfo = MadeBy<'kg.build'> & Imported & { stats?: GraphStats };
+
+/** A QA dataset from a `synth` job (the graph it was made from, what synthesis did), or imported (its QA `count`). */
+export type DatasetInfo = MadeBy<'synth'> & Imported & { graphId?: string; stats?: SynthStats; count?: number };
 
 /** A training run: the config it was created with (parsed, defaults in), and every job that trained it. */
 export type RunInfo = {
@@ -141,8 +136,7 @@ export type RunInfo = {
  * A trajectory set: a `rollout` job's (params, policy, counts, evaluation), one checkpoint's set of a `compare`
  * job, or a run's evaluation at a step (`runId`, `step`) or RL step (`kind: 'rl'`).
  */
-export type TrajSetInfo = {
-  params?: JobParams<'rollout'>;
+export type TrajSetInfo = MadeBy<'rollout'> & {
   graphId?: string;
   datasetId?: string;
   policy?: string;
@@ -150,14 +144,14 @@ export type TrajSetInfo = {
   n?: number;
   counts?: Record<string, unknown>;
   eval?: TrajEval;
+  /** A run's evaluation or RL step. */
   runId?: string;
   step?: number;
   kind?: 'rl';
 };
 
 /** A `compare` job's result: its params, one trajectory set per checkpoint, and the first pair's outcomes by question. */
-export type ComparisonInfo = {
-  params?: JobParams<'compare'>;
+export type ComparisonInfo = MadeBy<'compare'> & {
   datasetId?: string;
   sets?: string[];
   /** Questions `both`, `a_only`, `b_only` and `neither` of the first two checkpoints solved. */
