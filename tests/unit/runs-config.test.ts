@@ -64,6 +64,12 @@ describe('run config', () => {
     expect(Object.keys(GPT_PRESETS).sort()).toEqual([...MODEL_PRESETS].sort());
   });
 
+  it('names a config that is not an object, and checks the rules between fields whose fields are valid even when others are not', () => {
+    for (const raw of [42, 'x', null, [1]]) expect(() => parseRunConfig(raw)).toThrow(/run config: \(config\): /);
+    expect(() => parseRunConfig({ data: 5, sft: { lr: 1e-3, minLr: 1e-2 } })).toThrow(/data: .*sft\.minLr: must not exceed/);
+    expect(() => parseRunConfig({ data, sft: { lr: 1e-3, minLr: 'x' }, rl: 7 })).not.toThrow(/must not exceed|needs sft\.steps/);
+  });
+
   it('refuses cross-field mistakes', () => {
     expect(() => parseRunConfig({ data, sft: { lr: 1e-3, minLr: 1e-2 } })).toThrow(/sft\.minLr: must not exceed the learning rate \(sft\.lr = 0\.001\)/);
     expect(() => parseRunConfig({ data: { ...data, heldOutDatasetId: 'd1' } })).toThrow(/must differ/);

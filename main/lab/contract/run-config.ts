@@ -184,6 +184,7 @@ const overlaps = (a: string, b: string): boolean => a === b || a.startsWith(b + 
 
 function checkAcrossFields(c: z.output<typeof runConfigShape>, ctx: z.RefinementCtx<z.output<typeof runConfigShape>>): void {
   const bad = ctx.issues.map((i) => (i.path ?? []).join('.'));
+  if (bad.includes('')) return; // not an object at all
   for (const rule of CROSS_FIELD_RULES) {
     if (rule.reads.some((r) => bad.some((b) => overlaps(r, b)))) continue;
     const found = rule.check(c);
