@@ -1,7 +1,7 @@
 // The typed bridge: exposes exactly the contract to the page, as named functions, and nothing else.
 // Types vanish once bundled, so method and event names are checked again here at run time.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { EVENT_NAMES, METHOD_NAMES, isEventName, isMethodName, type EventName } from '../main/lab/contract';
+import { EVENT_NAMES, METHOD_NAMES, isEventName, isMethodName, type EventName, type SailorBridge } from '../main/lab/contract';
 
 type Envelope = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string } };
 
@@ -20,18 +20,22 @@ ipcRenderer.on('lab:event', (_event: IpcRendererEvent, name: unknown, payload: u
   for (const listener of listeners.get(name) ?? []) listener(payload);
 });
 
-const api = Object.fromEntries(METHOD_NAMES.map((m) => [m, (params?: unknown) => call(m, params)]));
+// Each method's result is what main answered for it: the contract's result type, which main's dispatch is typed by.
+const api = Object.fromEntries(METHOD_NAMES.map((m) => [m, (params?: unknown) => call(m, params)])) as SailorBridge['api'];
 
-contextBridge.exposeInMainWorld('sailor', {
+const bridge: SailorBridge = {
   methods: [...METHOD_NAMES],
   events: [...EVENT_NAMES],
   api,
-  on(event: string, listener: (payload: unknown) => void): () => void {
+  on(event, listener) {
     if (!isEventName(event)) throw new Error(`unknown event '${event}'`);
     if (typeof listener !== 'function') throw new Error('listener must be a function');
     let set = listeners.get(event);
     if (!set) listeners.set(event, (set = new Set()));
-    set.add(listener);
-    return () => set.delete(listener);
+    const l = listener as (payload: unknown) => void;
+    set.add(l);
+    return () => set.delete(l);
   },
-});
+};
+
+contextBridge.exposeInMainWorld('sailor', bridge);

@@ -1,7 +1,8 @@
 // The runs store's metric series without a lab (renderer/src/stores/runs.ts): records appended in place,
 // a resumed run's re-done steps replacing the old ones, and the lookups the dashboard makes on them.
 import { describe, expect, it } from 'vitest';
-import { appendRecords, canResume, lowerBound, lowerIsBetter, type RunMetrics } from '../../renderer/src/stores/runs';
+import { lowerIsBetter } from '@contract';
+import { appendRecords, canResume, lowerBound, type RunMetrics } from '../../renderer/src/stores/runs';
 
 const empty = (): RunMetrics => ({ runId: 'r', steps: [], times: [], byName: new Map(), t0: null, loaded: true, error: null });
 const rec = (step: number, secs: number, metrics: Record<string, number>) => ({ step, time: new Date(Date.UTC(2026, 0, 1) + secs * 1000).toISOString(), metrics });

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { METHOD_NAMES, isEventName, isMethodName, validateParams } from '../../main/lab/contract';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { JOB_PARAMS, JOB_STATUSES, METHOD_NAMES, RUN_STATUS_OF_JOB, isEventName, isJobKind, isMethodName, validateParams, type MethodParams, type MethodResult, type RunConfig } from '../../main/lab/contract';
+import { jobSpecs } from '../../main/lab/jobs/specs';
 
 describe('contract validation', () => {
   it('accepts valid params and applies defaults', () => {
@@ -43,5 +44,40 @@ describe('contract validation', () => {
     expect(isMethodName('__proto__')).toBe(false);
     expect(isEventName('job.updated')).toBe(true);
     expect(isEventName('job.deleted')).toBe(false);
+  });
+
+  it('maps every job status to the run status main and the renderer show', () => {
+    expect(Object.keys(RUN_STATUS_OF_JOB).sort()).toEqual([...JOB_STATUSES].sort());
+    expect(RUN_STATUS_OF_JOB).toEqual({ queued: 'running', running: 'running', succeeded: 'finished', failed: 'failed', cancelled: 'cancelled', interrupted: 'interrupted' });
+  });
+
+  it('types jobs.start by kind with the schemas main validates a job with', () => {
+    const ok: MethodParams<'jobs.start'> = { kind: 'rollout', params: { datasetId: 'd', n: 2 } };
+    const bare: MethodParams<'jobs.start'> = { kind: 'demo' };
+    // @ts-expect-error a rollout's n is a number
+    const wrongType: MethodParams<'jobs.start'> = { kind: 'rollout', params: { datasetId: 'd', n: 'two' } };
+    // @ts-expect-error synth takes no policy (that is a rollout's)
+    const wrongKey: MethodParams<'jobs.start'> = { kind: 'synth', params: { graphId: 'g', policy: 'oracle' } };
+    // @ts-expect-error synth needs the graph to synthesise from
+    const missing: MethodParams<'jobs.start'> = { kind: 'synth' };
+    // @ts-expect-error no such kind
+    const unknown: MethodParams<'jobs.start'> = { kind: 'nope', params: {} };
+    expect(JOB_PARAMS[ok.kind].safeParse(ok.params).success).toBe(true);
+    expect(JOB_PARAMS[bare.kind].safeParse(bare.params ?? {}).success).toBe(true);
+    for (const p of [wrongType, wrongKey, missing]) expect(JOB_PARAMS[p.kind].safeParse(p.params ?? {}).success, p.kind).toBe(false);
+    expect(isJobKind(unknown.kind)).toBe(false);
+    // The job manager's table has a spec for every kind, validated with the contract's schema.
+    expect(Object.keys(jobSpecs).sort()).toEqual(Object.keys(JOB_PARAMS).sort());
+    for (const [kind, schema] of Object.entries(JOB_PARAMS)) expect(jobSpecs[kind]!.params, kind).toBe(schema);
+  });
+
+  it('types each collection\'s artefact info (checked by tsc)', () => {
+    type InfoOf<M extends 'graphs.list' | 'datasets.list' | 'trajectories.list' | 'comparisons.list'> = MethodResult<M>[number]['info'];
+    expectTypeOf<InfoOf<'datasets.list'>['graphId']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<NonNullable<InfoOf<'datasets.list'>['stats']>['published']>().toEqualTypeOf<number>();
+    expectTypeOf<NonNullable<InfoOf<'graphs.list'>['stats']>['nodes']>().toEqualTypeOf<number>();
+    expectTypeOf<NonNullable<InfoOf<'comparisons.list'>['params']>['checkpoints']>().toEqualTypeOf<string[]>();
+    expectTypeOf<InfoOf<'trajectories.list'>['policy']>().toEqualTypeOf<string | undefined>();
+    expectTypeOf<MethodResult<'runs.list'>[number]['artefact']['info']['config']>().toEqualTypeOf<RunConfig>();
   });
 });

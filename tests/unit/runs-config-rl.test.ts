@@ -39,7 +39,7 @@ describe('run config: rl and init', () => {
       /rl\.algorithm: .*rl\.groupSize: .*rl\.temperature: .*rl\.reward\.format: .*rl\.mode: /,
     );
     expect(() => parseRunConfig({ data, rl: { stepz: 3 } })).toThrow(/rl: Unrecognized key: "stepz"/);
-    expect(() => parseRunConfig({ data, rl: { updatesPerBatch: 8, batchQuestions: 4 } })).toThrow(/rl\.updatesPerBatch \(8\) must not exceed rl\.batchQuestions \(4\)/);
+    expect(() => parseRunConfig({ data, rl: { updatesPerBatch: 8, batchQuestions: 4 } })).toThrow(/rl\.updatesPerBatch: 8 updates must not exceed the questions per step \(4\)/);
   });
 
   it('an RL-only run starts from a checkpoint, with SFT steps 0', () => {

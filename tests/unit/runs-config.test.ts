@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MODEL_PRESETS, parseRunConfig, PRESET_WIDTHS } from '../../main/lab/contract/run-config';
-import { GPT_PRESETS } from '../../main/lab/model/gpt';
+import { MODEL_PRESETS, MODEL_SHAPE_FIELDS, parseRunConfig, PRESET_SHAPES } from '../../main/lab/contract/run-config';
+import { GPT_PRESETS, resolveGPTConfig } from '../../main/lab/model/gpt';
 import { freshModelConfig } from '../../main/lab/train/sft-job';
 
 const data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' };
@@ -45,7 +45,7 @@ describe('run config', () => {
   it('takes fresh RL questions, never the held-out ones', () => {
     expect(parseRunConfig({ data: { ...data, rlDatasetId: 'rl' } }).data.rlDatasetId).toBe('rl');
     expect(parseRunConfig({ data }).data.rlDatasetId).toBeUndefined(); // RL draws from the training set
-    expect(() => parseRunConfig({ data: { ...data, rlDatasetId: data.heldOutDatasetId } })).toThrow(/data\.rlDatasetId must differ from data\.heldOutDatasetId/);
+    expect(() => parseRunConfig({ data: { ...data, rlDatasetId: data.heldOutDatasetId } })).toThrow(/data\.rlDatasetId: must differ from the held-out questions \(data\.heldOutDatasetId\)/);
   });
 
   it('starts from the bundled base model by default, whose shape a config may not change', () => {
@@ -55,14 +55,23 @@ describe('run config', () => {
     expect(parseRunConfig({ data, model: { base: 'none', nLayer: 3 } }).model.nLayer).toBe(3);
   });
 
-  it('keeps the contract\'s preset widths equal to the model\'s presets', () => {
+  it('builds each model preset with the contract\'s shape (one definition, every shape field)', () => {
     for (const preset of MODEL_PRESETS) {
-      expect(PRESET_WIDTHS[preset]).toEqual({ nEmbd: GPT_PRESETS[preset].nEmbd, nHead: GPT_PRESETS[preset].nHead });
+      expect(Object.keys(PRESET_SHAPES[preset]).sort()).toEqual([...MODEL_SHAPE_FIELDS].sort());
+      expect(GPT_PRESETS[preset]).toMatchObject(PRESET_SHAPES[preset]);
+      expect(resolveGPTConfig({ preset })).toMatchObject(PRESET_SHAPES[preset]);
     }
+    expect(Object.keys(GPT_PRESETS).sort()).toEqual([...MODEL_PRESETS].sort());
+  });
+
+  it('names a config that is not an object, and checks the rules between fields whose fields are valid even when others are not', () => {
+    for (const raw of [42, 'x', null, [1]]) expect(() => parseRunConfig(raw)).toThrow(/run config: \(config\): /);
+    expect(() => parseRunConfig({ data: 5, sft: { lr: 1e-3, minLr: 1e-2 } })).toThrow(/data: .*sft\.minLr: must not exceed/);
+    expect(() => parseRunConfig({ data, sft: { lr: 1e-3, minLr: 'x' }, rl: 7 })).not.toThrow(/must not exceed|needs sft\.steps/);
   });
 
   it('refuses cross-field mistakes', () => {
-    expect(() => parseRunConfig({ data, sft: { lr: 1e-3, minLr: 1e-2 } })).toThrow(/minLr .* must not exceed sft\.lr/);
+    expect(() => parseRunConfig({ data, sft: { lr: 1e-3, minLr: 1e-2 } })).toThrow(/sft\.minLr: must not exceed the learning rate \(sft\.lr = 0\.001\)/);
     expect(() => parseRunConfig({ data: { ...data, heldOutDatasetId: 'd1' } })).toThrow(/must differ/);
   });
 });

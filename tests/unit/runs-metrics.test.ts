@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openMetrics, readMetrics, summarise } from '../../main/lab/runs/metrics';
+import { openMetrics, readMetrics } from '../../main/lab/runs/metrics';
+import { summarise } from '../../main/lab/contract';
 import type { MetricRecord } from '../../main/lab/formats';
 
 const file = (): string => join(mkdtempSync(join(tmpdir(), 'sailor-metrics-')), 'metrics.jsonl');
@@ -48,5 +49,18 @@ describe('run metrics stream', () => {
       'sft/loss': { last: 2, min: 1, max: 3, best: 1 },
       'eval/pass@1': { last: 0.3, min: 0.1, max: 0.3, best: 0.3 },
     });
+  });
+
+  it('adds records to an earlier summary as summarising them all at once does, skipping non-finite values', () => {
+    const recs: MetricRecord[] = [
+      { step: 1, time: '', metrics: { 'sft/loss': 3, 'eval/pass@1': 0.1 } },
+      { step: 2, time: '', metrics: { 'sft/loss': 1, 'eval/pass@1': Number.NaN } },
+      { step: 3, time: '', metrics: { 'sft/loss': 2, 'eval/pass@1': 0.3, 'reward/mean': Infinity } },
+    ];
+    const first = summarise(recs.slice(0, 1));
+    const frozen = structuredClone(first);
+    expect(summarise(recs.slice(1), first)).toEqual(summarise(recs));
+    expect(first).toEqual(frozen);
+    expect(summarise(recs)).not.toHaveProperty('reward/mean');
   });
 });

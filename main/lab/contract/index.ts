@@ -3,10 +3,15 @@
 // main validates before use, and a result type; each event stream has a payload schema.
 // No Node, Electron or DOM imports here: the renderer and the preload bundle this file.
 import { z } from 'zod';
-import type { Graph, MetricRecord, QA, Reward, Termination, Trajectory } from '../formats';
+import type { Graph, GraphStats, MetricRecord, QA, Reward, SynthStats, Termination, Trajectory } from '../formats';
+
+// Each kind of job's params: `jobs.start` is typed by them, the job manager validates with them.
+export { JOB_PARAMS, isJobKind, type JobKind, type JobParams, type JobParamsArg, type JobParamsInput, type JobStartParams } from './jobs';
+import type { JobKind, JobParams, JobStartParams } from './jobs';
+import type { RunConfig } from './run-config';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
-export { runConfigSchema, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, type RunConfig, type RunConfigInput } from './run-config';
+export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
 
 // ---------- shared records ----------
 
@@ -97,25 +102,72 @@ export interface AppInfo {
 }
 
 /** An artefact the lab made: a graph file, a dataset, a run, a checkpoint. Paths are relative to the data directory. */
-export interface ArtefactRecord {
+export interface ArtefactRecord<I extends object = Record<string, unknown>> {
   id: string;
   name: string;
   path: string;
   createdAt: string;
-  /** Free-form details (counts, config, lineage). */
-  info: Record<string, unknown>;
+  /** What its maker recorded (counts, config, lineage): GraphInfo, DatasetInfo, RunInfo, TrajSetInfo, ComparisonInfo. */
+  info: I;
 }
 
+// What each collection's artefacts record in `info`. A file brought in with `sailor import`, or a record an older
+// build made, may lack a field: the ones a job always writes are optional too, and readers fall back. Type
+// aliases, not interfaces, so that each is also a Record<string, unknown> (code that reads any artefact).
+
+/** What the job that made an artefact was asked (its params, defaults in); absent on an imported file. */
+type MadeBy<K extends JobKind> = { params?: JobParams<K> };
+/** A file brought into the store with `sailor import`: where it came from. */
+type Imported = { importedFrom?: string };
+
+/** A graph from a `kg.build` job, or imported: the graph's figures. */
+export type GraphInfo = MadeBy<'kg.build'> & Imported & { stats?: GraphStats };
+
+/** A QA dataset from a `synth` job (the graph it was made from, what synthesis did), or imported (its QA `count`). */
+export type DatasetInfo = MadeBy<'synth'> & Imported & { graphId?: string; stats?: SynthStats; count?: number };
+
+/** A training run: the config it was created with (parsed, defaults in), and every job that trained it. */
+export type RunInfo = {
+  config: RunConfig;
+  jobIds: string[];
+};
+
+/**
+ * A trajectory set: a `rollout` job's (params, policy, counts, evaluation), one checkpoint's set of a `compare`
+ * job, or a run's evaluation at a step (`runId`, `step`) or RL step (`kind: 'rl'`).
+ */
+export type TrajSetInfo = MadeBy<'rollout'> & {
+  graphId?: string;
+  datasetId?: string;
+  policy?: string;
+  /** Attempts per question. */
+  n?: number;
+  counts?: Record<string, unknown>;
+  eval?: TrajEval;
+  /** A run's evaluation or RL step. */
+  runId?: string;
+  step?: number;
+  kind?: 'rl';
+};
+
+/** A `compare` job's result: its params, one trajectory set per checkpoint, and the first pair's outcomes by question. */
+export type ComparisonInfo = MadeBy<'compare'> & {
+  datasetId?: string;
+  sets?: string[];
+  /** Questions `both`, `a_only`, `b_only` and `neither` of the first two checkpoints solved. */
+  outcomes?: Record<string, number>;
+};
+
 export interface GraphView {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<GraphInfo>;
   graph: Graph;
-  stats: { nodes: number; edges: number; components: number; cycle_rank: number; types: Record<string, number>; relations: Record<string, number> };
+  stats: GraphStats;
   /** Edges that lie on a cycle of the undirected graph (for highlighting). */
   cycleEdges: string[];
 }
 
 export interface DatasetView {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<DatasetInfo>;
   header: Record<string, unknown>;
   qas: QA[];
 }
@@ -127,6 +179,16 @@ export interface QaDetail {
 }
 
 export type RunStatus = 'created' | 'running' | 'finished' | 'failed' | 'interrupted' | 'cancelled';
+
+/** A run's status is its latest `train` job's, in the run's words (main's run list and the renderer's live updates). */
+export const RUN_STATUS_OF_JOB: Readonly<Record<JobStatus, RunStatus>> = {
+  queued: 'running',
+  running: 'running',
+  succeeded: 'finished',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  interrupted: 'interrupted',
+};
 
 /**
  * Below this share of RFT answer turns whose prompt window still shows the answer (`sft/answer_in_window`),
@@ -141,8 +203,32 @@ export interface MetricSummary {
   best: number;
 }
 
+/** Losses, norms, clip fractions, zero-std shares, timings and staleness are better low; everything else high. */
+export function lowerIsBetter(metric: string): boolean {
+  return /loss|grad_norm|clipfrac|zero_std|timing|staleness/.test(metric);
+}
+
+/**
+ * Per-metric last, min, max and best (min where lower is better, max otherwise) of `records`, on top of an
+ * earlier summary `from` (left as it is): main summarises a run's stream, the renderer adds live records to it.
+ * Non-finite values are skipped.
+ */
+export function summarise(records: readonly MetricRecord[], from: Readonly<Record<string, MetricSummary>> = {}): Record<string, MetricSummary> {
+  const out = { ...from };
+  for (const r of records) {
+    for (const [k, v] of Object.entries(r.metrics)) {
+      if (!Number.isFinite(v)) continue;
+      const s = out[k];
+      const min = s ? Math.min(s.min, v) : v;
+      const max = s ? Math.max(s.max, v) : v;
+      out[k] = { last: v, min, max, best: lowerIsBetter(k) ? min : max };
+    }
+  }
+  return out;
+}
+
 export interface RunSummary {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<RunInfo>;
   status: RunStatus;
   /** The job currently (or last) driving the run; a resumed run gets a new job. */
   jobId?: string;
@@ -238,7 +324,7 @@ export interface ComparisonFile {
 }
 
 export interface ComparisonView extends ComparisonFile {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<ComparisonInfo>;
   /** Question text by QA id, from the dataset. */
   questionText: Record<string, string>;
 }
@@ -330,7 +416,7 @@ export interface TrajQuestion {
 }
 
 export interface TrajSetView {
-  artefact: ArtefactRecord;
+  artefact: ArtefactRecord<TrajSetInfo>;
   header: Record<string, unknown>;
   trajectories: TrajSummary[];
   eval: TrajEval | null;
@@ -365,12 +451,12 @@ export const methods = {
     result: [] as Array<{ kind: string; title: string; description: string }>,
   },
   'jobs.list': { params: Empty, result: [] as JobRecord[] },
-  'graphs.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'graphs.list': { params: Empty, result: [] as ArtefactRecord<GraphInfo>[] },
   'graphs.get': { params: z.object({ id: Id }).strict(), result: {} as GraphView },
-  'datasets.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'datasets.list': { params: Empty, result: [] as ArtefactRecord<DatasetInfo>[] },
   'datasets.get': { params: z.object({ id: Id }).strict(), result: {} as DatasetView },
   'datasets.qa': { params: z.object({ id: Id, qaId: Id }).strict(), result: {} as QaDetail },
-  'comparisons.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'comparisons.list': { params: Empty, result: [] as ArtefactRecord<ComparisonInfo>[] },
   'comparisons.get': { params: z.object({ id: Id }).strict(), result: {} as ComparisonView },
   'runs.list': { params: Empty, result: [] as RunSummary[] },
   'runs.get': { params: z.object({ id: Id }).strict(), result: {} as RunDetail },
@@ -383,10 +469,12 @@ export const methods = {
   'runs.start': { params: z.object({ config: z.record(z.string(), z.unknown()) }).strict(), result: {} as RunSummary },
   'runs.resume': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },
   'runs.cancel': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },
-  'trajectories.list': { params: Empty, result: [] as ArtefactRecord[] },
+  'trajectories.list': { params: Empty, result: [] as ArtefactRecord<TrajSetInfo>[] },
   'trajectories.get': { params: z.object({ id: Id }).strict(), result: {} as TrajSetView },
   'trajectories.one': { params: z.object({ id: Id, trajId: TrajId }).strict(), result: {} as TrajDetail },
   'jobs.get': { params: z.object({ id: Id }).strict(), result: {} as JobRecord },
+  // Callers write one kind's params (`input`: JobStartParams, contract/jobs.ts); the job manager checks them
+  // against that kind's schema and answers with the kind's name in its message.
   'jobs.start': {
     params: z
       .object({
@@ -394,6 +482,7 @@ export const methods = {
         params: z.record(z.string(), z.unknown()).default({}),
       })
       .strict(),
+    input: {} as JobStartParams,
     result: {} as JobRecord,
   },
   'jobs.cancel': { params: z.object({ id: Id }).strict(), result: {} as JobRecord },
@@ -410,7 +499,8 @@ export const methods = {
 } as const;
 
 export type MethodName = keyof typeof methods;
-export type MethodParams<M extends MethodName> = z.input<(typeof methods)[M]['params']>;
+/** A method's params as a caller writes them: the schema's input, or the narrower `input` a method declares. */
+export type MethodParams<M extends MethodName> = (typeof methods)[M] extends { input: infer I } ? I : z.input<(typeof methods)[M]['params']>;
 export type ParsedParams<M extends MethodName> = z.output<(typeof methods)[M]['params']>;
 export type MethodResult<M extends MethodName> = (typeof methods)[M]['result'];
 export const METHOD_NAMES = Object.keys(methods) as MethodName[];
@@ -451,6 +541,18 @@ export function validateParams<M extends MethodName>(
   if (parsed.success) return { ok: true, value: parsed.data as ParsedParams<M> };
   const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(params)'}: ${i.message}`);
   return { ok: false, message: `${method}: invalid params: ${issues.join('; ')}` };
+}
+
+/**
+ * `window.sailor`, what the preload (preload/index.ts) exposes to the desktop app's page: the contract's method
+ * and event names, each method as a named function, and event subscription. Declared once, here: the preload
+ * is typed against it and the renderer's desktop transport reads it.
+ */
+export interface SailorBridge {
+  methods: MethodName[];
+  events: EventName[];
+  api: { [M in MethodName]: (params?: MethodParams<M>) => Promise<MethodResult<M>> };
+  on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void;
 }
 
 /** What every client offers the renderer: the same shape over IPC and over HTTP/WebSocket. */

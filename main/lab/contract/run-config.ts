@@ -13,11 +13,26 @@ export const MODEL_BASES = ['bundled', 'none'] as const;
 /** The shape fields a base model fixes (a run from it may not set them). */
 export const MODEL_SHAPE_FIELDS = ['blockSize', 'nLayer', 'nEmbd', 'nHead', 'bidirectionalObservations', 'positions', 'distanceBias'] as const;
 
-/** Each preset's width and heads (model/gpt.ts GPT_PRESETS has the whole shape; a test keeps the two equal). */
-export const PRESET_WIDTHS: Record<(typeof MODEL_PRESETS)[number], { nEmbd: number; nHead: number }> = {
-  tiny: { nEmbd: 64, nHead: 4 },
-  small: { nEmbd: 384, nHead: 6 },
-  base: { nEmbd: 768, nHead: 12 },
+export type ModelPreset = (typeof MODEL_PRESETS)[number];
+
+/** A preset's shape: its value of every field in MODEL_SHAPE_FIELDS. */
+export type PresetShape = { blockSize: number; nLayer: number; nHead: number; nEmbd: number; bidirectionalObservations: boolean; positions: 'learned' | 'rotary'; distanceBias: boolean } & Record<
+  (typeof MODEL_SHAPE_FIELDS)[number],
+  unknown
+>;
+
+/**
+ * The model presets' shapes, in one place: the run config checks a width against the preset's heads, the wizard
+ * shows the layers, heads, width and context, and model/gpt.ts GPT_PRESETS adds what only training uses.
+ */
+export const PRESET_SHAPES: Readonly<Record<ModelPreset, PresetShape>> = {
+  // Trains in minutes on 2 CPU cores: ~0.24M parameters at vocab 2048. 256 positions hold the question and a
+  // turn with its observation (the compact RFT style); 128 would leave a prompt of 32 tokens after a turn's budget.
+  tiny: { blockSize: 256, nLayer: 2, nHead: 4, nEmbd: 64, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
+  // ~11M parameters (nanoGPT's shakespeare-char shape with a longer context): meant for a GPU.
+  small: { blockSize: 512, nLayer: 6, nHead: 6, nEmbd: 384, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
+  // GPT-2 124M's shape (fewer parameters with our vocabulary): GPU only.
+  base: { blockSize: 1024, nLayer: 12, nHead: 12, nEmbd: 768, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
 };
 
 export const RL_ALGORITHMS = ['dupo', 'dapo', 'grpo'] as const;
@@ -91,7 +106,7 @@ export const rlConfigSchema = z
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
 
-type ModelFields = { base: (typeof MODEL_BASES)[number]; preset: (typeof MODEL_PRESETS)[number]; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' } & Partial<Record<(typeof MODEL_SHAPE_FIELDS)[number], unknown>>;
+type ModelFields = { base: (typeof MODEL_BASES)[number]; preset: ModelPreset; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' } & Partial<Record<(typeof MODEL_SHAPE_FIELDS)[number], unknown>>;
 
 /**
  * A base model brings its own shape, so a run from it sets none (the preset stays `tiny`, the default).
@@ -106,7 +121,7 @@ function checkModel(m: ModelFields, ctx: z.RefinementCtx): void {
     }
     return;
   }
-  const { nEmbd, nHead } = { ...PRESET_WIDTHS[m.preset], ...definedOnly({ nEmbd: m.nEmbd, nHead: m.nHead }) };
+  const { nEmbd, nHead } = { ...PRESET_SHAPES[m.preset], ...definedOnly({ nEmbd: m.nEmbd, nHead: m.nHead }) };
   const path = [m.nEmbd !== undefined ? 'nEmbd' : 'nHead'];
   if (nEmbd % nHead !== 0) {
     ctx.addIssue({ code: 'custom', path, message: `nEmbd ${nEmbd} must be divisible by nHead ${nHead}` });
@@ -119,7 +134,66 @@ function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-export const runConfigSchema = z
+/** A rule between fields of a run config: what it reads, and the problem it finds, at the field to change. */
+interface CrossFieldRule {
+  reads: string[];
+  check(c: z.output<typeof runConfigShape>): { path: string; message: string } | null;
+}
+
+/**
+ * The run config's rules between fields, one place for all: `parseRunConfig` names the field in its message and
+ * the wizard shows the message at that field. The messages read in both places (a field's label, then its path).
+ */
+const CROSS_FIELD_RULES: CrossFieldRule[] = [
+  {
+    reads: ['sft.lr', 'sft.minLr'],
+    check: (c) => (c.sft.minLr > c.sft.lr ? { path: 'sft.minLr', message: `must not exceed the learning rate (sft.lr = ${c.sft.lr})` } : null),
+  },
+  {
+    reads: ['data.datasetId', 'data.heldOutDatasetId'],
+    check: (c) =>
+      c.data.datasetId === c.data.heldOutDatasetId
+        ? { path: 'data.heldOutDatasetId', message: 'must differ from the training dataset (data.datasetId): evaluate on questions the model did not train on' }
+        : null,
+  },
+  {
+    reads: ['data.heldOutDatasetId', 'data.rlDatasetId'],
+    check: (c) =>
+      c.data.rlDatasetId !== undefined && c.data.rlDatasetId === c.data.heldOutDatasetId
+        ? { path: 'data.rlDatasetId', message: 'must differ from the held-out questions (data.heldOutDatasetId): RL on them would train on the test' }
+        : null,
+  },
+  {
+    reads: ['init', 'rl', 'sft.steps'],
+    check: (c) => (c.init && !c.rl && c.sft.steps === 0 ? { path: 'init.checkpoint', message: 'a run that starts from a checkpoint needs sft.steps above 0 or an rl section' } : null),
+  },
+  {
+    reads: ['init', 'sft.steps'],
+    check: (c) => (c.sft.steps === 0 && !c.init ? { path: 'sft.steps', message: '0 SFT steps need init.checkpoint (the checkpoint RL starts from)' } : null),
+  },
+  {
+    reads: ['rl.updatesPerBatch', 'rl.batchQuestions'],
+    check: (c) =>
+      c.rl && c.rl.updatesPerBatch > c.rl.batchQuestions
+        ? { path: 'rl.updatesPerBatch', message: `${c.rl.updatesPerBatch} updates must not exceed the questions per step (${c.rl.batchQuestions}): each update takes at least one group` }
+        : null,
+  },
+];
+
+/** Whether one dotted path lies inside the other (`data` and `data.graphId`, or the same path). */
+const overlaps = (a: string, b: string): boolean => a === b || a.startsWith(b + '.') || b.startsWith(a + '.');
+
+function checkAcrossFields(c: z.output<typeof runConfigShape>, ctx: z.RefinementCtx<z.output<typeof runConfigShape>>): void {
+  const bad = ctx.issues.map((i) => (i.path ?? []).join('.'));
+  if (bad.includes('')) return; // not an object at all
+  for (const rule of CROSS_FIELD_RULES) {
+    if (rule.reads.some((r) => bad.some((b) => overlaps(r, b)))) continue;
+    const found = rule.check(c);
+    if (found) ctx.addIssue({ code: 'custom', path: found.path.split('.'), message: found.message });
+  }
+}
+
+const runConfigShape = z
   .object({
     name: z.string().trim().min(1).max(80).optional(),
     rng: int(0, 2 ** 32 - 1).default(1),
@@ -242,6 +316,10 @@ export const runConfigSchema = z
   })
   .strict();
 
+// Checked even when other fields are bad (each rule waits only for the fields it reads), so the wizard shows
+// every problem at once.
+export const runConfigSchema = runConfigShape.superRefine(checkAcrossFields, { when: () => true });
+
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 export type RunConfig = z.output<typeof runConfigSchema>;
 
@@ -264,27 +342,15 @@ function withInitDefaults(raw: unknown): unknown {
 
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
+/** Checks a raw run config as main does (a run from a checkpoint defaults to no SFT steps): every problem at its field's path. */
+export function checkRunConfig(raw: unknown): z.ZodSafeParseResult<RunConfig> {
+  return runConfigSchema.safeParse(withInitDefaults(raw));
+}
+
 /** Parses and validates a run config; errors name every bad field, e.g. `sft.lr: Too big: expected number to be <=1`. */
 export function parseRunConfig(raw: unknown, where = 'run config'): RunConfig {
-  const parsed = runConfigSchema.safeParse(withInitDefaults(raw));
-  if (parsed.success) {
-    const c = parsed.data;
-    if (c.sft.minLr > c.sft.lr) throw new LabError('bad_request', `${where}: sft.minLr (${c.sft.minLr}) must not exceed sft.lr (${c.sft.lr})`);
-    if (c.data.rlDatasetId !== undefined && c.data.rlDatasetId === c.data.heldOutDatasetId) {
-      throw new LabError('bad_request', `${where}: data.rlDatasetId must differ from data.heldOutDatasetId (RL on the evaluation questions would train on the test)`);
-    }
-    if (c.data.datasetId === c.data.heldOutDatasetId) {
-      throw new LabError('bad_request', `${where}: data.heldOutDatasetId must differ from data.datasetId (evaluate on questions not trained on)`);
-    }
-    if (c.init && !c.rl && c.sft.steps === 0) {
-      throw new LabError('bad_request', `${where}: init.checkpoint: a run that starts from a checkpoint needs sft.steps above 0 or an rl section`);
-    }
-    if (c.sft.steps === 0 && !c.init) throw new LabError('bad_request', `${where}: sft.steps: 0 SFT steps need init.checkpoint (the checkpoint RL starts from)`);
-    if (c.rl && c.rl.updatesPerBatch > c.rl.batchQuestions) {
-      throw new LabError('bad_request', `${where}: rl.updatesPerBatch (${c.rl.updatesPerBatch}) must not exceed rl.batchQuestions (${c.rl.batchQuestions}): each update takes at least one group`);
-    }
-    return c;
-  }
+  const parsed = checkRunConfig(raw);
+  if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`);
   throw new LabError('bad_request', `${where}: ${issues.join('; ')}`);
 }

@@ -90,6 +90,44 @@ export interface QA {
   candidates: number;
 }
 
+/** Summary figures of a graph (kg/stats.ts graphStats): a graph artefact's `stats`, `sailor kg stats`. */
+export interface GraphStats {
+  nodes: number;
+  edges: number;
+  /** Connected components, ignoring edge direction. */
+  components: number;
+  /**
+   * Cycle rank (circuit rank, first Betti number) = edges - nodes + components, over the undirected
+   * multigraph: every edge counts, so two relations between the same pair (a city that is `located_in`
+   * and `capital_of` its country) form a cycle, as does a self loop. It is the number of independent
+   * cycles: 0 exactly when the graph is a forest.
+   */
+  cycle_rank: number;
+  /** Nodes per type and edges per relation, keys sorted so the JSON is stable. */
+  types: Record<string, number>;
+  relations: Record<string, number>;
+}
+
+/** What a synthesis did (synth/build.ts): a dataset file header's `stats` and its artefact's. */
+export interface SynthStats {
+  requested: number;
+  published: number;
+  /** QA attempts (one per answer tried). */
+  attempts: number;
+  /** Distinct subgraph shapes drawn from the sampler. */
+  shapes: number;
+  /** QAs added beyond one per orbit to reach the exact count. */
+  extras: number;
+  tighten_steps: number;
+  fragments_dropped_for_leak: number;
+  rejections: Record<string, number>;
+  topologies: Record<string, number>;
+  kinds: Record<string, number>;
+  levels: Record<string, number>;
+  orbit_coverage: { hashes: number; orbits: number; covered: number };
+  seconds: number;
+}
+
 export interface QAHeader {
   format: typeof QA_FORMAT;
   [key: string]: unknown;

@@ -1,4 +1,4 @@
-import { demoParams } from './specs';
+import { demoParams } from '../contract/jobs';
 import { throwIfCancelled, yieldToEvents, type JobContext } from './context';
 
 /** Writes `records` lines to the job stream, one every `intervalMs`, reporting progress as it goes. */

@@ -12,7 +12,7 @@ import { edgesOfSplits } from '../synth/splits';
 import { readDataset, writeDataset } from '../synth/dataset';
 import { QA_FORMAT } from '../formats';
 import { LabError } from '../errors';
-import { kgBuildParams, synthParams } from './specs';
+import { kgBuildParams, synthParams } from '../contract/jobs';
 import type { JobContext } from './context';
 
 export async function runKgBuild(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord }> {

@@ -1,22 +1,6 @@
 // Summary figures of a graph, as `sailor kg stats` prints them (FORMATS.md).
-import type { Graph } from '../formats/index';
+import type { Graph, GraphStats } from '../formats/index';
 
-export interface GraphStats {
-  nodes: number;
-  edges: number;
-  /** Connected components, ignoring edge direction. */
-  components: number;
-  /**
-   * Cycle rank (circuit rank, first Betti number) = edges - nodes + components, over the undirected
-   * multigraph: every edge counts, so two relations between the same pair (a city that is `located_in`
-   * and `capital_of` its country) form a cycle, as does a self loop. It is the number of independent
-   * cycles: 0 exactly when the graph is a forest.
-   */
-  cycle_rank: number;
-  /** Nodes per type and edges per relation, keys sorted so the JSON is stable. */
-  types: Record<string, number>;
-  relations: Record<string, number>;
-}
 
 function countSorted(values: Iterable<string>): Record<string, number> {
   const counts = new Map<string, number>();

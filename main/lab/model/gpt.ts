@@ -30,6 +30,7 @@
 // return tensors (forward, hidden, head) are meant to be called inside tf.tidy by the caller.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
+import { MODEL_PRESETS, PRESET_SHAPES, type ModelPreset } from '../contract/run-config';
 import { createRng, type Rng } from '../util/rng';
 import { fusedAttention } from './attention';
 import { layerInputs, type LayerInputs } from './attention-mask';
@@ -103,18 +104,19 @@ export interface GPTConfig {
   distanceBias: boolean;
 }
 
-export type GPTPreset = 'tiny' | 'small' | 'base';
+export type GPTPreset = ModelPreset;
 
-/** Model shapes. vocabSize is filled from the tokenizer. dropout 0: we fine-tune and do RL, where dropout hurts. */
-export const GPT_PRESETS: Record<GPTPreset, Omit<GPTConfig, 'vocabSize'>> = {
-  // Trains in minutes on 2 CPU cores: ~0.24M parameters at vocab 2048. 256 positions hold the question and a
-  // turn with its observation (the compact RFT style); 128 would leave a prompt of 32 tokens after a turn's budget.
-  tiny: { blockSize: 256, nLayer: 2, nHead: 4, nEmbd: 64, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
-  // ~11M parameters (nanoGPT's shakespeare-char shape with a longer context): meant for a GPU.
-  small: { blockSize: 512, nLayer: 6, nHead: 6, nEmbd: 384, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
-  // GPT-2 124M's shape (fewer parameters with our vocabulary): GPU only.
-  base: { blockSize: 1024, nLayer: 12, nHead: 12, nEmbd: 768, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations: false, positions: 'learned', distanceBias: false },
-};
+/**
+ * Model shapes: the contract's (PRESET_SHAPES, which the run config and the wizard read too) with what only
+ * training uses. vocabSize is filled from the tokenizer. dropout 0: we fine-tune and do RL, where dropout hurts.
+ */
+export const GPT_PRESETS: Record<GPTPreset, Omit<GPTConfig, 'vocabSize'>> = Object.fromEntries(
+  MODEL_PRESETS.map((p) => {
+    const { blockSize, nLayer, nHead, nEmbd, bidirectionalObservations, positions, distanceBias } = PRESET_SHAPES[p];
+    // The keys in GPTConfig's order, as checkpoints have always stored them.
+    return [p, { blockSize, nLayer, nHead, nEmbd, dropout: 0, tiedHead: true, embedding: 'auto', smearKeys: true, bidirectionalObservations, positions, distanceBias }];
+  }),
+) as Record<GPTPreset, Omit<GPTConfig, 'vocabSize'>>;
 
 /** Defaults (`tiny`, vocab 2048) <- preset <- overrides, validated. The result is what checkpoints store. */
 export function resolveGPTConfig(overrides: Partial<GPTConfig> & { preset?: GPTPreset } = {}): GPTConfig {

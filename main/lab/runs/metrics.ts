@@ -37,25 +37,3 @@ export function openMetrics(path: string, fromStep: number): MetricsWriter {
     close: () => out.close(),
   };
 }
-
-/** Per-metric summary for run lists: last, best (min for losses, max otherwise), min, max. */
-export function summarise(records: readonly MetricRecord[]): Record<string, { last: number; min: number; max: number; best: number }> {
-  const out: Record<string, { last: number; min: number; max: number; best: number }> = {};
-  for (const r of records) {
-    for (const [k, v] of Object.entries(r.metrics)) {
-      const s = out[k];
-      if (!s) out[k] = { last: v, min: v, max: v, best: v };
-      else {
-        s.last = v;
-        s.min = Math.min(s.min, v);
-        s.max = Math.max(s.max, v);
-      }
-    }
-  }
-  for (const [k, s] of Object.entries(out)) s.best = lowerIsBetter(k) ? s.min : s.max;
-  return out;
-}
-
-export function lowerIsBetter(metric: string): boolean {
-  return /loss|grad_norm|clipfrac|zero_std|timing|staleness/.test(metric);
-}

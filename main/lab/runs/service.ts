@@ -3,33 +3,21 @@
 // Lives in the main thread: it validates, creates, lists and reads; it never trains.
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import type { ArtefactRecord, JobRecord, JobStatus, MetricSummary, RunDetail, RunStatus, RunSummary } from '../contract';
+import { RUN_STATUS_OF_JOB, summarise, type ArtefactRecord, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunSummary } from '../contract';
 import type { MetricRecord } from '../formats';
 import { LabError } from '../errors';
 import type { StoreDb } from '../store/db';
 import { writeJsonAtomic } from '../store/files';
 import { runRel } from '../store/layout';
 import type { JobManager } from '../jobs/manager';
-import { defaultRunName, parseRunConfig, type RunConfig } from '../contract/run-config';
-import { readMetrics, summarise } from './metrics';
+import { defaultRunName, parseRunConfig } from '../contract/run-config';
+import { readMetrics } from './metrics';
 import { tryLock } from '../store/lockfile';
-import type { TrainParams } from '../jobs/specs';
+import type { TrainParams } from '../contract/jobs';
 import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, resolveCheckpoint, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
 
-const STATUS_OF_JOB: Record<JobStatus, RunStatus> = {
-  queued: 'running',
-  running: 'running',
-  succeeded: 'finished',
-  failed: 'failed',
-  cancelled: 'cancelled',
-  interrupted: 'interrupted',
-};
-
-interface RunInfo {
-  config: RunConfig;
-  jobIds: string[];
-  [key: string]: unknown;
-}
+/** A run's info as db.json holds it: the contract's RunInfo, which start() writes. */
+type StoredRunInfo = RunInfo & Record<string, unknown>;
 
 export class RunsService {
   private readonly metricsCache = new Map<string, { mtimeMs: number; size: number; records: MetricRecord[] }>();
@@ -48,7 +36,7 @@ export class RunsService {
 
   get(id: string): RunDetail {
     const artefact = this.find(id);
-    const info = artefact.info as RunInfo;
+    const info = artefact.info as StoredRunInfo;
     return {
       ...this.summary(artefact),
       config: info.config as unknown as Record<string, unknown>,
@@ -121,7 +109,7 @@ export class RunsService {
     try {
       await this.db.update((data) => {
         const run = data.runs.find((r) => r.id === runId);
-        (run?.info as RunInfo | undefined)?.jobIds.push(jobId);
+        (run?.info as StoredRunInfo | undefined)?.jobIds.push(jobId);
       });
     } catch (err) {
       lock.release();
@@ -131,15 +119,15 @@ export class RunsService {
   }
 
   private summary(artefact: ArtefactRecord, known?: JobRecord): RunSummary {
-    const info = artefact.info as RunInfo;
+    const info = artefact.info as StoredRunInfo;
     const jobs = info.jobIds.map((jid) => (known?.id === jid ? known : this.jobOrNull(jid))).filter((j): j is JobRecord => j !== null);
     const last = jobs.at(-1);
     const records = this.readMetricsCached(artefact.id);
     const seconds = jobs.reduce((sum, j) => sum + (j.startedAt ? ((j.endedAt ? Date.parse(j.endedAt) : Date.now()) - Date.parse(j.startedAt)) / 1000 : 0), 0);
     const metrics: Record<string, MetricSummary> = summarise(records);
     return {
-      artefact,
-      status: last ? STATUS_OF_JOB[last.status] : 'created',
+      artefact: artefact as ArtefactRecord<StoredRunInfo>, // start() records every run with a RunInfo
+      status: last ? RUN_STATUS_OF_JOB[last.status] : 'created',
       ...(last ? { jobId: last.id, progress: last.progress, startedAt: jobs[0]!.startedAt, ...(last.endedAt ? { endedAt: last.endedAt } : {}) } : {}),
       ...(last?.error ? { error: last.error } : {}),
       seconds,
@@ -181,7 +169,7 @@ export class RunsService {
 }
 
 function lastJobId(artefact: ArtefactRecord): string | undefined {
-  return (artefact.info as RunInfo).jobIds.at(-1);
+  return (artefact.info as StoredRunInfo).jobIds.at(-1);
 }
 
 /** The summary an evaluation file carries in its header line (`{"format": "sailor.traj/1", "summary": {…}}`). */

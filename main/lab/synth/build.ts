@@ -22,7 +22,7 @@
 //   inconsistent           the answer is not among the candidates (a guard; never expected);
 //   orbit_group_incomplete QAs discarded because another orbit of the same shape failed;
 //   group_too_large        shapes never used because they have more orbits than QAs still needed.
-import type { Graph, Obfuscation, QA } from '../formats';
+import type { Graph, Obfuscation, QA, SynthStats } from '../formats';
 import { sampleDistinct } from '../graph/sample';
 import { createRng, seedFrom, type Rng } from '../util/rng';
 import { distances, makeContext, makeInstance, renderDraft, toQuery, type Context, type Draft, type Instance, type RejectReason } from './draft';
@@ -97,24 +97,6 @@ export function makeQa(ctx: Context, inst: Instance, answerId: string, orbit: nu
   }
 }
 
-export interface SynthStats {
-  requested: number;
-  published: number;
-  /** QA attempts (one per answer tried). */
-  attempts: number;
-  /** Distinct subgraph shapes drawn from the sampler. */
-  shapes: number;
-  /** QAs added beyond one per orbit to reach the exact count. */
-  extras: number;
-  tighten_steps: number;
-  fragments_dropped_for_leak: number;
-  rejections: Record<string, number>;
-  topologies: Record<string, number>;
-  kinds: Record<string, number>;
-  levels: Record<string, number>;
-  orbit_coverage: { hashes: number; orbits: number; covered: number };
-  seconds: number;
-}
 
 export interface SynthResult {
   qas: QA[];

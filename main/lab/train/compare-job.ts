@@ -6,7 +6,8 @@ import type { ArtefactRecord, ComparisonFile } from '../contract';
 import { writeJsonAtomic } from '../store/files';
 import { artefactRel } from '../store/layout';
 import { rollOutSet } from './rollout-job';
-import { compareParams, type ArtefactCollection } from '../jobs/specs';
+import { compareParams } from '../contract/jobs';
+import type { ArtefactCollection } from '../jobs/specs';
 import type { JobContext } from '../jobs/context';
 
 /** Which of two checkpoints solved a question (solved = at least one sample correct). */

@@ -22,7 +22,7 @@ import { defaultWorkers, Replicas } from '../model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../model/train';
 import { createRng } from '../util/rng';
 import { CancelledError, type JobContext } from '../jobs/context';
-import { estimateParams } from '../jobs/specs';
+import { estimateParams } from '../contract/jobs';
 import { TURN_TOKENS } from './policy';
 import { promptBudget } from './view';
 import { freshModelConfig } from './sft-job';

@@ -16,7 +16,7 @@ import { evaluate, sampleFromTrajectory, trajectorySummary } from '../agent/eval
 import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../agent/policies';
 import { preparePolicy, requireSomeModelEpisodes, rolloutOne, type RolloutOptions } from '../agent/rollout';
 import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
-import { rolloutParams, type RolloutParams } from '../jobs/specs';
+import { rolloutParams, type RolloutParams } from '../contract/jobs';
 import { throwIfCancelled, yieldToEvents, type JobContext } from '../jobs/context';
 
 function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number): PolicyFactory {

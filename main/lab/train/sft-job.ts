@@ -36,7 +36,7 @@ import { defaultWorkers, Replicas } from '../model/replicas';
 import { loadCheckpoint, saveCheckpoint } from '../model/checkpoint';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { checkpointDir, checkpointRef, dataDir, runFile } from '../runs/layout';
-import { trainParams } from '../jobs/specs';
+import { trainParams } from '../contract/jobs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
 import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions } from './view';
 import { answerInWindow, TURN_TOKENS } from './policy';

@@ -4,7 +4,7 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import type { ArtefactRecord, ComparisonView, JobRecord, RunDetail, TrajDetail, TrajSetView } from '@contract';
+import type { ArtefactRecord, ComparisonInfo, DatasetInfo, ComparisonView, JobParamsInput, JobRecord, RunDetail, TrajDetail, TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
 import { fetchTrajDetail, peekTrajDetail } from './trajDetails';
 import { useArtefactList, useOpened } from './opened';
@@ -164,7 +164,7 @@ export const useCompare = defineStore('compare', () => {
   const runs = shallowRef<RunDetail[]>([]);
   const runsError = ref<string | null>(null);
   const runsLoaded = ref(false);
-  const datasets = shallowRef<ArtefactRecord[]>([]);
+  const datasets = shallowRef<ArtefactRecord<DatasetInfo>[]>([]);
   const form = reactive<CompareForm>({ name: '', checkpoints: [], datasetId: '', questions: 30, samples: 1, rng: 0 });
   /** The user chose the dataset: stop following the first checkpoint's held-out set. */
   const datasetChosen = ref(false);
@@ -200,9 +200,8 @@ export const useCompare = defineStore('compare', () => {
   }
 
   /** A comparison's name for people: the default name (checkpoint references) rewritten as run · steps. */
-  function displayName(a: ArtefactRecord): string {
-    const p = (a.info.params ?? {}) as { checkpoints?: unknown };
-    const refs = Array.isArray(p.checkpoints) ? p.checkpoints.map(String) : [];
+  function displayName(a: ArtefactRecord<ComparisonInfo>): string {
+    const refs = a.info.params?.checkpoints ?? [];
     const auto = refs.join(' vs ');
     if (!refs.length || !a.name.startsWith(auto)) return a.name;
     const ds = refs.map(describe);
@@ -262,12 +261,13 @@ export const useCompare = defineStore('compare', () => {
     startError.value = null;
     starting.value = true;
     try {
-      const params: Record<string, unknown> = {
+      // validateForm has made the numeric fields whole numbers (none is '').
+      const params: JobParamsInput<'compare'> = {
         checkpoints: [...form.checkpoints],
         datasetId: form.datasetId,
-        questions: form.questions,
-        samples: form.samples,
-        rng: form.rng,
+        questions: Number(form.questions),
+        samples: Number(form.samples),
+        rng: Number(form.rng),
         ...(form.name.trim() ? { name: form.name.trim() } : {}),
       };
       const j = await lab().call('jobs.start', { kind: 'compare', params });

@@ -2,7 +2,7 @@
 // A dataset can hold thousands of QAs: they sit in shallowRefs and are filtered by plain computeds.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
-import type { DatasetView, QaDetail } from '@contract';
+import type { JobParamsInput, DatasetView, QaDetail } from '@contract';
 import type { QA } from '@formats';
 import { lab } from '../api/client';
 import { useArtefactList, useOpened } from './opened';
@@ -22,14 +22,6 @@ export interface QaFilters {
   kind: string;
   orbit: string;
   text: string;
-}
-
-export interface SynthParams {
-  name?: string;
-  graphId: string;
-  count?: number;
-  rng?: number;
-  kinds?: string[];
 }
 
 /** The obfuscation kinds the synthesiser knows (FORMATS.md / PIPELINE.md); datasets may show others. */
@@ -142,7 +134,7 @@ export const useDatasets = defineStore('datasets', () => {
     qaLoading.value = false;
   }
 
-  async function synthesise(params: SynthParams): Promise<void> {
+  async function synthesise(params: JobParamsInput<'synth'>): Promise<void> {
     await synth.start({ ...params });
   }
 

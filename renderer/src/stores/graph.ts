@@ -2,7 +2,7 @@
 // Graphs are bulk data: they sit in shallowRefs (never deep-reactive) and parsed views are cached by id.
 import { defineStore } from 'pinia';
 import { markRaw } from 'vue';
-import type { GraphView } from '@contract';
+import type { JobParamsInput, GraphView } from '@contract';
 import type { GraphEdge, GraphNode } from '@formats';
 import { lab } from '../api/client';
 import { useArtefactList, useOpened } from './opened';
@@ -29,14 +29,6 @@ export interface GraphIndex {
 export interface LoadedGraph {
   view: GraphView;
   index: GraphIndex;
-}
-
-export interface BuildParams {
-  name?: string;
-  rng?: number;
-  maxEdges?: number;
-  seed?: string;
-  expandProb?: number;
 }
 
 export function stepOf(meta: Record<string, unknown>): number {
@@ -149,7 +141,7 @@ export const useGraph = defineStore('graph', () => {
     if (!currentId.value && first) await open(first.id);
   }
 
-  async function build(params: BuildParams): Promise<void> {
+  async function build(params: JobParamsInput<'kg.build'>): Promise<void> {
     await builder.start({ ...params });
   }
 

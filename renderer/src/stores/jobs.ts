@@ -1,8 +1,11 @@
 // Live jobs: loaded once, then kept current by the job.updated event stream.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { JobRecord } from '@contract';
+import type { JobKind, JobParamsArg, JobParamsInput, JobRecord, JobStartParams } from '@contract';
 import { lab, onLab } from '../api/client';
+
+/** `jobs.start`'s params for one kind (TypeScript cannot match a generic kind to its branch of the union itself). */
+const startParams = <K extends JobKind>(kind: K, params: JobParamsInput<K> | undefined): JobStartParams => ({ kind, params: params ?? {} }) as JobStartParams;
 
 export const useJobs = defineStore('jobs', () => {
   const byId = ref(new Map<string, JobRecord>());
@@ -26,10 +29,10 @@ export const useJobs = defineStore('jobs', () => {
     }
   }
 
-  async function start(kind: string, params: Record<string, unknown> = {}): Promise<JobRecord | null> {
+  async function start<K extends JobKind>(kind: K, ...[params]: JobParamsArg<K>): Promise<JobRecord | null> {
     try {
       error.value = null;
-      const job = await lab().call('jobs.start', { kind, params });
+      const job = await lab().call('jobs.start', startParams(kind, params));
       put(job);
       return job;
     } catch (err) {
@@ -61,7 +64,7 @@ export const useJobs = defineStore('jobs', () => {
  * kind started elsewhere: `mine` says whether this launcher started it). Call inside a setup store or a
  * component's setup: it stops listening when that store or component goes.
  */
-export function useJobLauncher(kind: string, onSucceeded: (job: JobRecord, mine: boolean) => void | Promise<void>) {
+export function useJobLauncher<K extends JobKind>(kind: K, onSucceeded: (job: JobRecord, mine: boolean) => void | Promise<void>) {
   const jobs = useJobs();
   const jobId = ref<string | null>(null);
   const started = shallowRef<JobRecord | null>(null);
@@ -70,11 +73,11 @@ export function useJobLauncher(kind: string, onSucceeded: (job: JobRecord, mine:
   const job = computed<JobRecord | null>(() => (jobId.value ? (jobs.byId.get(jobId.value) ?? started.value) : null));
   const running = computed(() => starting.value || job.value?.status === 'running' || job.value?.status === 'queued');
 
-  async function start(params: Record<string, unknown>): Promise<JobRecord | null> {
+  async function start(params: JobParamsInput<K>): Promise<JobRecord | null> {
     error.value = null;
     starting.value = true;
     try {
-      const record = await lab().call('jobs.start', { kind, params });
+      const record = await lab().call('jobs.start', startParams(kind, params));
       started.value = record;
       jobId.value = record.id;
       // A quick job may have finished before this call returned: its event has already gone by.

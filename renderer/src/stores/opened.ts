@@ -3,7 +3,7 @@
 // a later one. Used by the stores of graphs, datasets, trajectory sets and comparisons, as is the list
 // loader below.
 import { ref, shallowRef } from 'vue';
-import type { ArtefactRecord } from '@contract';
+import type { MethodResult } from '@contract';
 import { lab } from '../api/client';
 import { message } from '../util/errors';
 
@@ -38,8 +38,8 @@ export function useOpened<T>(fetch: (id: string) => Promise<T>, hooks: { reset?:
 }
 
 /** A store's list of artefacts (graphs, datasets, trajectory sets, comparisons), loaded on demand. */
-export function useArtefactList(method: 'graphs.list' | 'datasets.list' | 'trajectories.list' | 'comparisons.list') {
-  const list = shallowRef<ArtefactRecord[]>([]);
+export function useArtefactList<M extends 'graphs.list' | 'datasets.list' | 'trajectories.list' | 'comparisons.list'>(method: M) {
+  const list = shallowRef<MethodResult<M>>([]);
   const listError = ref<string | null>(null);
   /** True once a load has answered (listed or failed): views tell "none yet" from "not asked yet". */
   const listLoaded = ref(false);

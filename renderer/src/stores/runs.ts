@@ -5,7 +5,7 @@
 // (smoothing, log-y, x axis) persist; bulk data always comes from the run store in main.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef, watch } from 'vue';
-import type { JobRecord, JobStatus, MetricSummary, RlStepView, RunDetail, RunStatus, RunSummary } from '@contract';
+import { RUN_STATUS_OF_JOB, summarise, type JobRecord, type RlStepView, type RunDetail, type RunStatus, type RunSummary } from '@contract';
 import type { MetricRecord } from '@formats';
 import { lab, onLab } from '../api/client';
 import { message } from '../util/errors';
@@ -42,20 +42,6 @@ const SETTINGS_KEY = 'sailor.runs.settings';
 /** Past this many steps, live redraws are throttled to one a second. */
 const LONG_RUN = 20_000;
 const DEFAULT_SETTINGS: RunSettings = { smoothing: 0.6, logY: false, xAxis: 'step' };
-
-const STATUS_OF_JOB: Record<JobStatus, RunStatus> = {
-  queued: 'running',
-  running: 'running',
-  succeeded: 'finished',
-  failed: 'failed',
-  cancelled: 'cancelled',
-  interrupted: 'interrupted',
-};
-
-/** Same rule as the run store in main (runs/metrics.ts): losses, norms and timings are better low. */
-export function lowerIsBetter(metric: string): boolean {
-  return /loss|grad_norm|clipfrac|zero_std|timing|staleness/.test(metric);
-}
 
 export const canResume = (s: RunStatus): boolean => s === 'interrupted' || s === 'failed' || s === 'cancelled';
 
@@ -124,21 +110,6 @@ export function appendRecords(m: RunMetrics, records: readonly MetricRecord[]): 
     changed = true;
   }
   return changed;
-}
-
-/** Updates a run summary's per-metric last/min/max/best with new records (as main's `summarise`). */
-function summariseInto(metrics: Record<string, MetricSummary>, records: readonly MetricRecord[]): Record<string, MetricSummary> {
-  const out = { ...metrics };
-  for (const r of records) {
-    for (const [k, v] of Object.entries(r.metrics)) {
-      if (!Number.isFinite(v)) continue;
-      const s = out[k];
-      const min = s ? Math.min(s.min, v) : v;
-      const max = s ? Math.max(s.max, v) : v;
-      out[k] = { last: v, min, max, best: lowerIsBetter(k) ? min : max };
-    }
-  }
-  return out;
 }
 
 export const useRuns = defineStore('runs', () => {
@@ -226,7 +197,7 @@ export const useRuns = defineStore('runs', () => {
       reloadSoon();
       return;
     }
-    const status = STATUS_OF_JOB[job.status];
+    const status = RUN_STATUS_OF_JOB[job.status];
     // The trainer reports evaluation phases without a fraction (clamped to 0 in main): keep the bar where it was.
     const prev = run.progress;
     const progress = prev && status === 'running' && job.progress.fraction < prev.fraction ? { ...job.progress, fraction: prev.fraction } : job.progress;
@@ -246,7 +217,7 @@ export const useRuns = defineStore('runs', () => {
       // A resumed run re-does the steps after its checkpoint: main's summary of the truncated stream is the truth.
       reloadSoon(500);
     } else {
-      patch(runId, (r) => ({ ...r, lastStep: records.at(-1)!.step, metrics: summariseInto(r.metrics, records) }));
+      patch(runId, (r) => ({ ...r, lastStep: records.at(-1)!.step, metrics: summarise(records, r.metrics) }));
     }
     const m = metricsById.get(runId);
     if (!m) return;

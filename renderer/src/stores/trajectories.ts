@@ -3,7 +3,7 @@
 // filtered by plain computeds; full trajectories are fetched one at a time (and a few are kept).
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
-import type { ArtefactRecord, TrajDetail, TrajSetView, TrajSummary } from '@contract';
+import type { JobParamsInput, ArtefactRecord, DatasetInfo, GraphInfo, TrajDetail, TrajSetView, TrajSummary } from '@contract';
 import { lab, onLab } from '../api/client';
 import { fetchTrajDetail } from './trajDetails';
 import { useArtefactList, useOpened } from './opened';
@@ -26,17 +26,6 @@ export interface TrajFilters {
 }
 
 export type SortKey = 'index' | 'reward' | 'turns' | 'tool_calls' | 'tokens';
-
-export interface RolloutForm {
-  name?: string;
-  datasetId: string;
-  graphId?: string;
-  policy: string;
-  n: number;
-  rng?: number;
-  limit?: number;
-  reward?: 'em' | 'f1';
-}
 
 export interface TrajRef {
   setId: string;
@@ -97,8 +86,8 @@ export const useTrajectories = defineStore('trajectories', () => {
   /** Other sets of the same dataset, loaded for the side-by-side picker. */
   const otherSets = shallowRef<TrajSetView[]>([]);
 
-  const graphs = shallowRef<ArtefactRecord[]>([]);
-  const datasets = shallowRef<ArtefactRecord[]>([]);
+  const graphs = shallowRef<ArtefactRecord<GraphInfo>[]>([]);
+  const datasets = shallowRef<ArtefactRecord<DatasetInfo>[]>([]);
 
   // ---------- rows ----------
   const rows = computed<TrajRow[]>(() => {
@@ -261,7 +250,7 @@ export const useTrajectories = defineStore('trajectories', () => {
   const rolling = rollout.running;
   const rolloutError = rollout.error;
 
-  async function startRollout(form: RolloutForm): Promise<void> {
+  async function startRollout(form: JobParamsInput<'rollout'>): Promise<void> {
     await rollout.start({ ...form });
   }
 

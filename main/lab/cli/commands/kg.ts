@@ -5,7 +5,8 @@ import { optInt, optNumber, optString, printResult, progressLine, reqString, usa
 import { loadKbIndex } from '../../kb/index';
 import { EXPAND_DEFAULTS, expandGraph } from '../../kg/expand';
 import { readGraphFile, writeGraphFile } from '../../kg/io';
-import { graphStats, type GraphStats } from '../../kg/stats';
+import { graphStats } from '../../kg/stats';
+import type { GraphStats } from '../../formats/index';
 
 const DEFAULT_MAX_EDGES = 400;
 

@@ -94,7 +94,7 @@ export function contextWarning(r: RunSummary): string | null {
 /** A running run's time left, from its last step's timings; `rlDone` is how many RL steps it has recorded. */
 export function eta(r: RunSummary, rlDone: number): string | null {
   if (r.status !== 'running') return null;
-  const cfg = r.artefact.info.config as { sft?: { steps?: number }; eval?: { every?: number }; rl?: { steps?: number } } | undefined;
+  const cfg = r.artefact.info.config;
   // In the RL phase: the RL steps left at the last step's rollout + update time.
   if (rlDone && cfg?.rl?.steps) {
     const per = (r.metrics['timing/rollout_s']?.last ?? 0) + (r.metrics['timing/update_s']?.last ?? 0);

@@ -4,7 +4,7 @@
 // The RL stage (the schema's `rl` section) has its own fields, by dotted path too (`rl.reward.format`).
 // `init` is the checkpoint a run starts from instead of a fresh model: SFT continues from it, or, with the
 // RL-only stage, RL does.
-import { runConfigSchema, BACKEND_CHOICES, type ArtefactRecord } from '@contract';
+import { checkRunConfig, runConfigSchema, BACKEND_CHOICES, MODEL_PRESETS as PRESET_IDS, PRESET_SHAPES, type ArtefactRecord, type DatasetInfo, type ModelPreset } from '@contract';
 
 export type FieldPath =
   | 'rng'
@@ -154,13 +154,19 @@ export const FIELDS: Record<FieldPath, FieldSpec> = {
   'checkpoint.every': F('checkpoint.every', 'checkpoint every N steps', { hint: 'and at the last step' }),
 };
 
-export const MODEL_PRESETS = [
-  // context: the preset's own blockSize (model/gpt.ts GPT_PRESETS), which the renderer cannot import (tfjs).
-  { id: 'tiny', title: 'tiny', detail: '2 layers, 4 heads, 64-dim embeddings (~0.1M parameters + embeddings)', gpu: false, context: 256 },
-  { id: 'small', title: 'small', detail: '6 layers, 6 heads, 384-dim embeddings (~10M parameters)', gpu: true, context: 512 },
-  { id: 'base', title: 'base', detail: '12 layers, 12 heads, 768-dim embeddings (~85M parameters)', gpu: true, context: 1024 },
-] as const;
-export type ModelPreset = (typeof MODEL_PRESETS)[number]['id'];
+/** What the wizard says of each preset besides its shape (the contract's PRESET_SHAPES). */
+const PRESET_NOTES: Record<ModelPreset, { parameters: string; gpu: boolean }> = {
+  tiny: { parameters: '~0.1M parameters + embeddings', gpu: false },
+  small: { parameters: '~10M parameters', gpu: true },
+  base: { parameters: '~85M parameters', gpu: true },
+};
+
+export const MODEL_PRESETS = PRESET_IDS.map((id) => {
+  const s = PRESET_SHAPES[id];
+  const { parameters, gpu } = PRESET_NOTES[id];
+  return { id, title: id, detail: `${s.nLayer} layers, ${s.nHead} heads, ${s.nEmbd}-dim embeddings (${parameters})`, gpu, context: s.blockSize };
+});
+export type { ModelPreset };
 
 export { BACKEND_CHOICES };
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
@@ -191,12 +197,13 @@ const at = (obj: unknown, path: string): unknown => path.split('.').reduce<unkno
 /** The schema's defaults (its "quick" preset, which finishes on a 2-core laptop), by field path. */
 export function defaultValues(): Values {
   const defaults = runConfigSchema.parse({ data: { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' } });
-  return Object.fromEntries(Object.keys(FIELDS).map((p) => [p, p === 'model.blockSize' ? MODEL_PRESETS[0].context : (at(defaults, p) as number)])) as Values;
+  return Object.fromEntries(Object.keys(FIELDS).map((p) => [p, p === 'model.blockSize' ? PRESET_SHAPES.tiny.blockSize : (at(defaults, p) as number)])) as Values;
 }
 
 /** A schema issue in the wizard's words ("must be at most 1") rather than zod's. */
-function friendly(issue: { code: string; message: string; expected?: unknown; minimum?: unknown; maximum?: unknown; inclusive?: boolean; format?: unknown }): string {
+function friendly(issue: { code: string; message: string; origin?: unknown; expected?: unknown; minimum?: unknown; maximum?: unknown; inclusive?: boolean; format?: unknown }): string {
   const n = (v: unknown): string => (typeof v === 'number' && Math.abs(v) >= 1e5 ? v.toLocaleString('en-US') : String(v));
+  if (issue.code === 'too_big' && issue.origin === 'string') return `at most ${n(issue.maximum)} characters`;
   if (issue.code === 'too_big') return `must be at most ${n(issue.maximum)}`;
   if (issue.code === 'too_small') return issue.inclusive === false ? `must be greater than ${n(issue.minimum)}` : `must be at least ${n(issue.minimum)}`;
   if (issue.code === 'invalid_type' && issue.expected === 'int') return 'must be a whole number';
@@ -230,7 +237,13 @@ export interface WizardState {
 const rlOn = (s: WizardState): s is WizardState & { rl: RlChoice } => !!s.rl && s.rl.stage !== 'sft';
 const rlOnly = (s: WizardState): boolean => s.rl?.stage === 'rl';
 /** A field's value as typed, wherever it lives. */
-const valueOf = (s: WizardState, path: string): unknown => (path.startsWith('rl.') ? s.rl?.values[path as RlFieldPath] : s.values[path as FieldPath]);
+function valueOf(s: WizardState, path: string): unknown {
+  if (path.startsWith('rl.')) return s.rl?.values[path as RlFieldPath];
+  if (path.startsWith('data.')) return s.data[path.slice('data.'.length) as keyof DataChoice] ?? '';
+  if (path === 'init.checkpoint') return s.init ?? '';
+  if (path === 'name') return s.name;
+  return s.values[path as FieldPath];
+}
 
 /** The config `runs.start` receives: every field spelled out, so the review shows exactly what will run. */
 export function buildConfig(s: WizardState): Record<string, unknown> {
@@ -298,39 +311,31 @@ export function buildConfig(s: WizardState): Record<string, unknown> {
   return Object.fromEntries(order.filter((k) => k in out).map((k) => [k, out[k]]));
 }
 
-/** Every client-side problem, by field path (data fields use `data.*`, the name `name`). */
+/** What the wizard says of a picker left empty, where the schema wants a value. */
+const EMPTY: Record<string, string> = {
+  'data.graphId': 'pick or build a graph',
+  'data.datasetId': 'pick or synthesise the training questions',
+  'data.heldOutDatasetId': 'pick or synthesise held-out questions',
+  'init.checkpoint': 'pick the checkpoint RL starts from',
+};
+
+/**
+ * Every problem, by field path (data fields use `data.*`, the name `name`): the contract's run config schema
+ * checks the config the wizard would launch, rules between fields included, and each issue shows at its path
+ * in the wizard's words. Only what the schema cannot know is checked here: a dataset made from another graph.
+ */
 export function validate(s: WizardState, datasets: readonly ArtefactRecord[]): Map<string, string> {
   const errors = new Map<string, string>();
-  // Every field against the contract's schema (data ids are checked below, with the wizard's own words).
-  const parsed = runConfigSchema.safeParse({ ...buildConfig(s), data: { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' } });
+  const parsed = checkRunConfig(buildConfig(s));
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
       const path = issue.path.join('.');
-      if (!errors.has(path)) errors.set(path, valueOf(s, path) === '' ? 'required' : friendly(issue as Parameters<typeof friendly>[0]));
+      if (errors.has(path)) continue;
+      const empty = valueOf(s, path) === '';
+      errors.set(path, empty ? (EMPTY[path] ?? 'required') : friendly(issue as Parameters<typeof friendly>[0]));
     }
   }
-  const v = s.values;
-  if (!errors.has('sft.lr') && !errors.has('sft.minLr') && Number(v['sft.minLr']) > Number(v['sft.lr'])) {
-    errors.set('sft.minLr', `must not exceed the learning rate (${v['sft.lr']})`);
-  }
-  if (rlOn(s)) {
-    const r = s.rl.values;
-    if (s.rl.stage === 'rl' && !s.init) errors.set('init.checkpoint', 'pick the checkpoint RL starts from');
-    if (!errors.has('rl.updatesPerBatch') && !errors.has('rl.batchQuestions') && Number(r['rl.updatesPerBatch']) > Number(r['rl.batchQuestions'])) {
-      errors.set('rl.updatesPerBatch', `must not exceed the questions per step (${r['rl.batchQuestions']}): each update takes at least one group`);
-    }
-  }
-  if (s.name.trim().length > 80) errors.set('name', 'at most 80 characters');
   const d = s.data;
-  if (!d.graphId) errors.set('data.graphId', 'pick or build a graph');
-  if (!d.datasetId) errors.set('data.datasetId', 'pick or synthesise the training questions');
-  if (!d.heldOutDatasetId) errors.set('data.heldOutDatasetId', 'pick or synthesise held-out questions');
-  if (d.datasetId && d.datasetId === d.heldOutDatasetId) {
-    errors.set('data.heldOutDatasetId', 'must differ from the training dataset: evaluate on questions the model did not train on');
-  }
-  if (d.rlDatasetId && d.rlDatasetId === d.heldOutDatasetId) {
-    errors.set('data.rlDatasetId', 'must differ from the held-out questions: RL on them would train on the test');
-  }
   const graphOf = (id: string): unknown => datasets.find((x) => x.id === id)?.info.graphId;
   for (const key of ['datasetId', 'heldOutDatasetId', 'rlDatasetId'] as const) {
     const id = d[key];
@@ -366,10 +371,8 @@ export function fieldsInMessage(msg: string): string[] {
 }
 
 /** Dataset size as synthesis recorded it (published QAs), when known. */
-export function datasetSize(d: ArtefactRecord): number | null {
-  const stats = d.info.stats as { published?: number } | undefined;
-  const params = d.info.params as { count?: number } | undefined;
-  return stats?.published ?? params?.count ?? null;
+export function datasetSize(d: ArtefactRecord<DatasetInfo>): number | null {
+  return d.info.stats?.published ?? d.info.params?.count ?? null;
 }
 
 export function formatDuration(seconds: number): string {

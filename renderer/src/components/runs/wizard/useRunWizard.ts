@@ -110,7 +110,7 @@ function createRunWizard(onLaunched: (runId: string) => void) {
     () => state.init,
     (ck) => {
       const runId = /^(.*)\/(\d+|last)$/.exec(ck)?.[1];
-      const from = (runs.byId.get(runId ?? '')?.artefact.info.config as { data?: Partial<WizardState['data']> } | undefined)?.data;
+      const from = runs.byId.get(runId ?? '')?.artefact.info.config?.data;
       if (!from) return;
       if (!state.data.graphId && from.graphId) state.data.graphId = from.graphId;
       if (!state.data.datasetId && from.datasetId) state.data.datasetId = from.datasetId;

@@ -2,7 +2,7 @@
 // those lists change, and the graph build and question syntheses started right in the wizard (the quick
 // preset's forms), each followed by its own job launcher until its artefact is picked.
 import { computed, reactive, watch } from 'vue';
-import type { ArtefactRecord, JobRecord } from '@contract';
+import type { ArtefactRecord, DatasetInfo, GraphInfo, JobParamsInput, JobRecord } from '@contract';
 import { useDatasets } from '../../../stores/datasets';
 import { useGraph } from '../../../stores/graph';
 import { useJobLauncher } from '../../../stores/jobs';
@@ -70,26 +70,31 @@ export function excludedFor(kind: 'heldOut' | 'rl', d: DataChoice): string[] {
   return [d.datasetId, ...(kind === 'rl' ? [d.heldOutDatasetId] : [])].filter((id): id is string => !!id);
 }
 
+/** A form's value, or undefined for an empty input (the job's own default then applies). */
+const given = <T>(v: T | ''): T | undefined => (v === '' ? undefined : v);
+/** Leaves out the params that are undefined, so the job's defaults fill them. */
+const defined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
 /** The params of the job that makes `kind` (kg.build for the graph, synth for a question set). */
-export function makeParams(kind: MakeKind, make: MakeForms, d: DataChoice): Record<string, unknown> {
-  const params: Record<string, unknown> =
-    kind === 'graph'
-      ? { rng: make.graph.rng, maxEdges: make.graph.maxEdges }
-      : {
-          graphId: d.graphId,
-          count: make[kind].count,
-          rng: make[kind].rng,
-          ...(make[kind].maxEdges === '' ? {} : { minEdges: 1, maxEdges: make[kind].maxEdges }),
-          ...QUESTION_STYLES[make[kind].style].params,
-          // Held-out facts stay out of training: no held-out question is built on an edge a training question
-          // used; RL questions keep off both.
-          ...(kind !== 'train' ? { excludeDatasetIds: excludedFor(kind, d) } : {}),
-          // RL questions are what is left of the graph's facts: as many as there are, up to the count.
-          ...(kind === 'rl' ? { allowFewer: true } : {}),
-        };
-  // Empty inputs fall back to the job's own defaults.
-  for (const k of Object.keys(params)) if (params[k] === '') delete params[k];
-  return params;
+export function makeParams(kind: 'graph', make: MakeForms, d: DataChoice): JobParamsInput<'kg.build'>;
+export function makeParams(kind: QuestionKind, make: MakeForms, d: DataChoice): JobParamsInput<'synth'>;
+export function makeParams(kind: MakeKind, make: MakeForms, d: DataChoice): JobParamsInput<'kg.build'> | JobParamsInput<'synth'>;
+export function makeParams(kind: MakeKind, make: MakeForms, d: DataChoice): JobParamsInput<'kg.build'> | JobParamsInput<'synth'> {
+  if (kind === 'graph') return defined({ rng: given(make.graph.rng), maxEdges: given(make.graph.maxEdges) });
+  const f = make[kind];
+  const maxEdges = given(f.maxEdges);
+  return defined({
+    graphId: d.graphId,
+    count: given(f.count),
+    rng: given(f.rng),
+    ...(maxEdges === undefined ? {} : { minEdges: 1, maxEdges }),
+    ...QUESTION_STYLES[f.style].params,
+    // Held-out facts stay out of training: no held-out question is built on an edge a training question
+    // used; RL questions keep off both.
+    ...(kind !== 'train' ? { excludeDatasetIds: excludedFor(kind, d) } : {}),
+    // RL questions are what is left of the graph's facts: as many as there are, up to the count.
+    ...(kind === 'rl' ? { allowFewer: true } : {}),
+  });
 }
 
 /** The datasets of the picked graph (all of them while none is picked; those without a graph always). */
@@ -107,13 +112,13 @@ export function autoPick(d: DataChoice, graphs: readonly ArtefactRecord[], datas
   if (!has(d.heldOutDatasetId)) d.heldOutDatasetId = [...bySize].reverse().find((x) => x.id !== d.datasetId)?.id ?? '';
 }
 
-export function graphLabel(g: ArtefactRecord): string {
-  const s = g.info.stats as { nodes?: number; edges?: number } | undefined;
+export function graphLabel(g: ArtefactRecord<GraphInfo>): string {
+  const s = g.info.stats;
   return s?.nodes !== undefined ? `${g.name} · ${s.nodes} nodes` : g.name;
 }
 
-export function datasetLabel(d: ArtefactRecord): string {
-  const p = d.info.params as { name?: string; rng?: number } | undefined;
+export function datasetLabel(d: ArtefactRecord<DatasetInfo>): string {
+  const p = d.info.params;
   if (!p || p.name) return d.name;
   const when = new Date(d.createdAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
   return `${datasetSize(d) ?? '?'} QAs · rng ${p.rng} · ${when}`;
@@ -150,18 +155,22 @@ export function useWizardData(data: DataChoice) {
     Object.assign(data, { graphId: id, datasetId: '', heldOutDatasetId: '', rlDatasetId: '' });
     autoPick(data, graphs.value, datasets.value);
   }
-  const launcherOf = (kind: MakeKind) =>
-    useJobLauncher(kind === 'graph' ? 'kg.build' : 'synth', (job, mine) => {
+  const launcherOf = (kind: QuestionKind) =>
+    useJobLauncher('synth', (job, mine) => {
       if (mine) return made(kind, job);
     });
-  const launchers = { graph: launcherOf('graph'), train: launcherOf('train'), heldOut: launcherOf('heldOut'), rl: launcherOf('rl') };
+  const graphLauncher = useJobLauncher('kg.build', (job, mine) => {
+    if (mine) return made('graph', job);
+  });
+  const launchers = { graph: graphLauncher, train: launcherOf('train'), heldOut: launcherOf('heldOut'), rl: launcherOf('rl') };
 
   const makeJob = (kind: MakeKind): JobRecord | null => launchers[kind].job.value;
   const makeError = (kind: MakeKind): string | null => launchers[kind].error.value;
   const isBusy = (kind: MakeKind): boolean => ['queued', 'running'].includes(makeJob(kind)?.status ?? '');
 
   async function startMake(kind: MakeKind): Promise<void> {
-    await launchers[kind].start(makeParams(kind, make, data));
+    if (kind === 'graph') await launchers.graph.start(makeParams(kind, make, data));
+    else await launchers[kind].start(makeParams(kind, make, data));
   }
 
   return { graphs, datasets, graphDatasets, listError, loadLists, make, makeJob, makeError, isBusy, startMake };

@@ -1,0 +1,145 @@
+// Each kind of job's params: what `jobs.start {kind, params}` takes, one zod schema per kind. Main's job
+// manager validates a start request with these (jobs/specs.ts names each kind's schema) and the renderer's calls
+// type-check against them (`JobStartParams`). No Node imports: the renderer bundles this file.
+import { z } from 'zod';
+
+export const demoParams = z
+  .object({
+    records: z.number().int().min(1).max(100_000).default(40),
+    intervalMs: z.number().int().min(0).max(10_000).default(100),
+    failAt: z.number().int().min(1).optional(),
+  })
+  .strict();
+export type DemoParams = z.output<typeof demoParams>;
+
+const name = z.string().trim().min(1).max(80).regex(/^[\w .:-]+$/, 'letters, digits, spaces and . _ : - only');
+const artefactId = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/);
+
+export const kgBuildParams = z
+  .object({
+    name: name.optional(),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(7),
+    maxEdges: z.number().int().min(10).max(20_000).default(400),
+    seed: z.string().min(1).max(200).optional(),
+    expandProb: z.number().min(0).max(1).optional(),
+  })
+  .strict();
+export type KgBuildParams = z.output<typeof kgBuildParams>;
+
+export const synthParams = z
+  .object({
+    name: name.optional(),
+    graphId: artefactId,
+    count: z.number().int().min(1).max(20_000).default(200),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(1),
+    /** Obfuscation kinds; [] for plain questions (only naming entities can make the answer unique). */
+    kinds: z.array(z.string().min(1)).optional(),
+    /** Subgraph size in edges: small subgraphs give short questions (the quick preset's curriculum). */
+    minEdges: z.number().int().min(1).max(50).optional(),
+    maxEdges: z.number().int().min(1).max(50).optional(),
+    /** Chance of naming one non-answer entity up front; 1 with kinds [] gives named-entity lookups. */
+    anchorProb: z.number().min(0).max(1).optional(),
+    maxConstraints: z.number().int().min(0).max(20).optional(),
+    /** Subgraphs kept per WL hash: more than 1 gives many QAs of one shape (a graph has few 1-edge shapes). */
+    perShape: z.number().int().min(1).max(100_000).optional(),
+    /** A dataset on the same graph whose subgraph edges no QA may use: a held-out set disjoint from it. */
+    excludeDatasetId: artefactId.optional(),
+    /** More such datasets: an RL set disjoint from both the training and the held-out set. */
+    excludeDatasetIds: z.array(artefactId).max(16).optional(),
+    /** Publish what could be verified when that is fewer than `count` (at least one): "up to count" fresh questions. */
+    allowFewer: z.boolean().optional(),
+  })
+  .strict()
+  .refine((p) => p.minEdges === undefined || p.maxEdges === undefined || p.minEdges <= p.maxEdges, { message: 'minEdges must not exceed maxEdges', path: ['minEdges'] });
+export type SynthParams = z.output<typeof synthParams>;
+
+/** The policy kinds a rollout job can name: `oracle` (the expert), `llm:<model>`, `ckpt:<run>/<step>`. */
+const policySpec = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^(oracle|expert|llm:[\w.:/-]+|ckpt:[\w.:/-]+)$/, "expected 'oracle', 'llm:<model>' or 'ckpt:<run>/<step>'");
+
+export const rolloutParams = z
+  .object({
+    name: name.optional(),
+    /** The graph the simulated web is built from; defaults to the dataset's graph. */
+    graphId: artefactId.optional(),
+    datasetId: artefactId,
+    policy: policySpec.default('oracle'),
+    n: z.number().int().min(1).max(16).default(1),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+    /** Use only the first N QAs of the dataset. */
+    limit: z.number().int().min(1).max(100_000).optional(),
+    reward: z.enum(['em', 'f1']).default('em'),
+    /** Default: 30, or for a checkpoint policy the limit its run trained with. */
+    maxToolCalls: z.number().int().min(1).max(200).optional(),
+  })
+  .strict();
+export type RolloutParams = z.output<typeof rolloutParams>;
+
+export const compareParams = z
+  .object({
+    name: name.optional(),
+    /** Two or more checkpoints, `<run>/<step>` or `<run>/last`, from one run or several. */
+    checkpoints: z.array(z.string().min(3).max(250)).min(2).max(6),
+    /** The held-out questions all checkpoints answer. */
+    datasetId: artefactId,
+    questions: z.number().int().min(1).max(10_000).default(30),
+    samples: z.number().int().min(1).max(16).default(1),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+  })
+  .strict();
+export type CompareParams = z.output<typeof compareParams>;
+
+export const trainParams = z
+  .object({
+    runId: artefactId,
+    /** Continue from the run's last checkpoint instead of starting at step 0. */
+    resume: z.boolean().default(false),
+  })
+  .strict();
+export type TrainParams = z.output<typeof trainParams>;
+
+export const estimateParams = z
+  .object({
+    /** A run config as the wizard would launch it (validated by the job with parseRunConfig). */
+    config: z.record(z.string(), z.unknown()),
+  })
+  .strict();
+
+/** Every kind of job and its params' schema. */
+export const JOB_PARAMS = {
+  demo: demoParams,
+  'kg.build': kgBuildParams,
+  synth: synthParams,
+  rollout: rolloutParams,
+  compare: compareParams,
+  train: trainParams,
+  estimate: estimateParams,
+} as const;
+
+export type JobKind = keyof typeof JOB_PARAMS;
+/** A kind's params as the job gets them (defaults in), as its artefact records them. */
+export type JobParams<K extends JobKind> = z.output<(typeof JOB_PARAMS)[K]>;
+/** A kind's params as a caller writes them (defaults may be left out). */
+export type JobParamsInput<K extends JobKind> = z.input<(typeof JOB_PARAMS)[K]>;
+
+/** Whether a kind's params may be left out: every one has a default. */
+type ParamsOptional<K extends JobKind> = Record<string, never> extends JobParamsInput<K> ? true : false;
+
+/**
+ * `jobs.start`'s params, a union by `kind`: `{kind: 'synth', params: {graphId, count, …}}`. `params` may be left
+ * out only where the kind's every param has a default. Main checks the kind and its params in the job manager,
+ * against JOB_PARAMS, and its messages name the kind (`rollout job: invalid params: n: …`).
+ */
+export type JobStartParams = {
+  [K in JobKind]: ParamsOptional<K> extends true ? { kind: K; params?: JobParamsInput<K> } : { kind: K; params: JobParamsInput<K> };
+}[JobKind];
+
+/** A kind's params as a function's last argument, optional as in JobStartParams: `start('demo')`, `start('synth', {graphId})`. */
+export type JobParamsArg<K extends JobKind> = ParamsOptional<K> extends true ? [params?: JobParamsInput<K>] : [params: JobParamsInput<K>];
+
+export function isJobKind(kind: unknown): kind is JobKind {
+  return typeof kind === 'string' && Object.hasOwn(JOB_PARAMS, kind);
+}
