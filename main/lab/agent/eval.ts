@@ -1,4 +1,4 @@
-// Evaluation (docs/pipeline.md, Evaluation) over n sampled trajectories per question: pass@1 (mean
+// Evaluation (docs/pipeline.md, 'Evaluation') over n sampled trajectories per question: pass@1 (mean
 // accuracy), pass@k with the unbiased estimator of Chen et al. (2021), avg@k (ASearcher), cons@k (majority
 // answer, WebDancer), and the behaviour statistics people compare (tool calls per type, turns, tokens,
 // terminations), for all questions and restricted to the solved ones (at least one correct sample). Pure functions.

@@ -1,5 +1,5 @@
-// Reading and writing sailor.graph/1 files (FORMATS.md). The reader checks the whole structure and
-// names the file and the exact field of the first problem, e.g.
+// Reading and writing sailor.graph/1 files (docs/formats.md, 'sailor.graph/1'). The reader checks the whole structure
+// and names the file and the exact field of the first problem, e.g.
 //   g.json: nodes[12].attrs.population.value: expected a finite number, got "12k"
 // so a hand-edited or foreign graph fails loudly instead of deep inside synthesis.
 import type { AttrValue, Graph, GraphEdge, GraphNode } from '../formats/index';

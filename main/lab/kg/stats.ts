@@ -1,4 +1,4 @@
-// Summary figures of a graph, as `sailor kg stats` prints them (FORMATS.md).
+// Summary figures of a graph, as `sailor kg stats` prints them (docs/formats.md, 'Command-line contract').
 import type { Graph } from '../formats/index';
 
 export interface GraphStats {
