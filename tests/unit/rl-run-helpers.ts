@@ -1,6 +1,6 @@
 // Helpers for the RL run tests: a data directory with a small invented world (graph, training and held-out
 // QAs), a run directory with a config, an in-process job context, and a scripted policy for rollouts.
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { QA } from '../../main/lab/formats';
@@ -25,6 +25,11 @@ export function labHome(): string {
   writeDataset(join(home, 'datasets', 'train.jsonl'), { graph: 'g' }, train);
   writeDataset(join(home, 'datasets', 'held.jsonl'), { graph: 'g' }, held);
   return home;
+}
+
+/** labHome's graph and datasets copied into dir as g.json, train.jsonl and held.jsonl: the files a config names. */
+export function copyLabFiles(home: string, dir: string): void {
+  for (const [from, to] of [['graphs/g.json', 'g.json'], ['datasets/train.jsonl', 'train.jsonl'], ['datasets/held.jsonl', 'held.jsonl']] as const) cpSync(join(home, from), join(dir, to));
 }
 
 /** runs/<id>/run.json as the runs service writes it. */
