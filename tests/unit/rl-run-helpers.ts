@@ -15,12 +15,12 @@ import type { Policy } from '../../main/lab/agent/runtime';
 
 export const DATA = { graphId: 'g', datasetId: 'train', heldOutDatasetId: 'held' };
 
-/** A temporary SAILOR_HOME with graphs/g.json, datasets/train.jsonl (24 QAs) and datasets/held.jsonl (4 QAs). */
-export function labHome(): string {
+/** A temporary SAILOR_HOME with graphs/g.json, datasets/train.jsonl (24 QAs unless told) and datasets/held.jsonl (4 QAs). */
+export function labHome(trainQuestions = 24): string {
   const home = mkdtempSync(join(tmpdir(), 'sailor-rl-'));
   const graph = fixtureGraph({ seed: 11 });
   writeGraphFile(join(home, 'graphs', 'g.json'), graph);
-  const train = synthesize(graph, { count: 24, rng: 1, graphName: 'g' }).qas;
+  const train = synthesize(graph, { count: trainQuestions, rng: 1, graphName: 'g' }).qas;
   const held = synthesize(graph, { count: 4, rng: 2, graphName: 'g' }).qas;
   writeDataset(join(home, 'datasets', 'train.jsonl'), { graph: 'g' }, train);
   writeDataset(join(home, 'datasets', 'held.jsonl'), { graph: 'g' }, held);
