@@ -13,19 +13,11 @@ import * as tf from '@tensorflow/tfjs';
 import { renderStepParts } from '../main/lab/agent/react';
 import { forward } from '../main/lab/model/gpt';
 import { policyPrompt, TURN_TOKENS } from '../main/lab/train/policy';
-import { expertEpisodes } from './expert-episodes';
+import { EPISODE_OPTIONS, episodesFromArgs } from './expert-episodes';
 
-const { values } = parseArgs({
-  options: {
-    home: { type: 'string' },
-    run: { type: 'string' },
-    step: { type: 'string', default: 'last' },
-    split: { type: 'string', default: 'held-out' },
-    questions: { type: 'string', default: '100' },
-  },
-});
-if (!values.home || !values.run) throw new Error('usage: bench/answers.ts --home DIR --run RUN_ID [--step last] [--split held-out|train] [--questions N]');
-const { step, backend, model, tok, episodes } = await expertEpisodes({ home: values.home, run: values.run, step: values.step!, split: values.split!, questions: Number(values.questions) });
+const { values } = parseArgs({ options: { ...EPISODE_OPTIONS, questions: { type: 'string', default: '100' } } });
+const usage = 'usage: bench/answers.ts --home DIR --run RUN_ID [--step last] [--split held-out|train] [--questions N]';
+const { step, backend, model, tok, episodes } = await episodesFromArgs(values, usage);
 
 interface Tally {
   n: number;

@@ -28,6 +28,20 @@ export interface ExpertEpisodes {
   episodes: Array<{ qa: QA; trajectory: Trajectory }>;
 }
 
+/** The options every bench on expert episodes takes (parseArgs); each adds `questions`, with its own default, and any more. */
+export const EPISODE_OPTIONS = {
+  home: { type: 'string' },
+  run: { type: 'string' },
+  step: { type: 'string', default: 'last' },
+  split: { type: 'string', default: 'held-out' },
+} as const;
+
+/** expertEpisodes for a bench's parsed options; throws `usage` when --home or --run is missing. */
+export function episodesFromArgs(values: { home?: string; run?: string; step?: string; split?: string; questions?: string }, usage: string): Promise<ExpertEpisodes> {
+  if (!values.home || !values.run) throw new Error(usage);
+  return expertEpisodes({ home: values.home, run: values.run, step: values.step!, split: values.split!, questions: Number(values.questions) });
+}
+
 export async function expertEpisodes(o: { home: string; run: string; step: string; split: string; questions: number }): Promise<ExpertEpisodes> {
   if (!['held-out', 'train'].includes(o.split)) throw new Error(`--split must be held-out or train, got ${o.split}`);
   const config = parseRunConfig((readJsonFile(runFile(o.home, o.run)) as { config: unknown }).config);

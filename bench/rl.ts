@@ -18,21 +18,16 @@
 //           wait `--turn-ms` each.
 // Run: npx tsx bench/rl.ts [--steps 6] [--turn-ms 25] [--json]
 import { parseArgs } from 'node:util';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { QA } from '../main/lab/formats';
 import type { Policy } from '../main/lab/agent/runtime';
-import { fixtureGraph } from '../main/lab/synth/fixture';
-import { synthesize } from '../main/lab/synth/build';
-import { writeDataset } from '../main/lab/synth/dataset';
-import { writeGraphFile } from '../main/lab/kg/io';
-import { readJsonl, writeJsonAtomic } from '../main/lab/store/files';
+import { readJsonl } from '../main/lab/store/files';
 import { seedFrom } from '../main/lab/util/rng';
 import { readMetrics } from '../main/lab/runs/metrics';
-import { metricsFile, rolloutSteps, rolloutsFile, RUN_FORMAT, runFile } from '../main/lab/runs/layout';
+import { metricsFile, rolloutSteps, rolloutsFile } from '../main/lab/runs/layout';
 import { runTrain, type TrainHooks } from '../main/lab/train/sft-job';
-import type { JobContext } from '../main/lab/jobs/context';
+import { labHome, testContext, writeRun } from '../tests/unit/rl-run-helpers';
 
 const { values } = parseArgs({
   options: {
@@ -45,12 +40,8 @@ const steps = Number(values.steps);
 const turnMs = Number(values['turn-ms']);
 const log = (...xs: unknown[]): void => console.error(...xs);
 
-// ---- a data directory with a small invented world and a starting checkpoint
-const home = mkdtempSync(join(tmpdir(), 'sailor-bench-rl-'));
-const graph = fixtureGraph({ seed: 11 });
-writeGraphFile(join(home, 'graphs', 'g.json'), graph);
-writeDataset(join(home, 'datasets', 'train.jsonl'), { graph: 'g' }, synthesize(graph, { count: 60, rng: 1, graphName: 'g' }).qas);
-writeDataset(join(home, 'datasets', 'held.jsonl'), { graph: 'g' }, synthesize(graph, { count: 4, rng: 2, graphName: 'g' }).qas);
+// ---- a data directory with a small invented world (the RL tests', with 60 training questions) and a starting checkpoint
+const home = labHome(60);
 const base = {
   data: { graphId: 'g', datasetId: 'train', heldOutDatasetId: 'held' },
   backend: 'wasm',
@@ -60,18 +51,9 @@ const base = {
   env: { maxToolCalls: 10 },
   eval: { questions: 2, every: 1000 },
 };
-const ctx: JobContext = {
-  jobId: 'bench',
-  home,
-  dir: join(home, 'jobs', 'bench'),
-  stream: null,
-  signal: new AbortController().signal,
-  progress: () => {},
-  log: () => {},
-  publish: () => {},
-};
+const ctx = testContext(home);
 async function run(runId: string, config: Record<string, unknown>, hooks: TrainHooks = {}): Promise<{ seconds: number; records: ReturnType<typeof readMetrics> }> {
-  writeJsonAtomic(runFile(home, runId), { format: RUN_FORMAT, id: runId, name: runId, config: { ...base, ...config }, createdAt: new Date().toISOString() });
+  writeRun(home, runId, { ...base, ...config });
   const t0 = performance.now();
   await runTrain({ runId }, ctx, hooks);
   return { seconds: (performance.now() - t0) / 1000, records: readMetrics(metricsFile(home, runId)) };

@@ -15,23 +15,12 @@ import { buildMaskedTokens } from '../main/lab/model/mask';
 import { policyPrompt, TURN_STOP_TAGS, TURN_TOKENS } from '../main/lab/train/policy';
 import { policyView, turnWindows } from '../main/lab/train/view';
 import { createRng } from '../main/lab/util/rng';
-import { expertEpisodes } from './expert-episodes';
+import { EPISODE_OPTIONS, episodesFromArgs } from './expert-episodes';
 
-const { values } = parseArgs({
-  options: {
-    home: { type: 'string' },
-    run: { type: 'string' },
-    step: { type: 'string', default: 'last' },
-    split: { type: 'string', default: 'held-out' },
-    questions: { type: 'string', default: '20' },
-    show: { type: 'string', default: '3' },
-  },
-});
-if (!values.home || !values.run) {
-  throw new Error('usage: bench/turns.ts --home DIR --run RUN_ID [--step last] [--split held-out|train] [--questions N] [--show N]');
-}
-const runId = values.run;
-const { step, backend, model, tok, episodes } = await expertEpisodes({ home: values.home, run: runId, step: values.step!, split: values.split!, questions: Number(values.questions) });
+const { values } = parseArgs({ options: { ...EPISODE_OPTIONS, questions: { type: 'string', default: '20' }, show: { type: 'string', default: '3' } } });
+const usage = 'usage: bench/turns.ts --home DIR --run RUN_ID [--step last] [--split held-out|train] [--questions N] [--show N]';
+const { step, backend, model, tok, episodes } = await episodesFromArgs(values, usage);
+const runId = values.run!;
 const eos = tok.special('<|eos|>');
 const stops = TURN_STOP_TAGS.map((t) => tok.special(t));
 const blockSize = model.config.blockSize;

@@ -1,21 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
 import { buildIndex } from '../../main/lab/graph/graph-index';
-
-/** Nodes as 'id:type', edges as [source, relation, target]; edge ids e0, e1, … in order. */
-function mk(nodes: string[], edges: [string, string, string][]): Graph {
-  return {
-    format: 'sailor.graph/1',
-    nodes: nodes.map((s) => {
-      const [id, type] = s.split(':') as [string, string];
-      return { id, type, name: id, aliases: [], attrs: {}, meta: {} };
-    }),
-    edges: edges.map(([source, relation, target], i) => ({ id: `e${i}`, source, target, relation, meta: {} })),
-  };
-}
+import { graphOf } from './helpers';
 
 describe('GraphIndex', () => {
-  const g = mk(
+  const g = graphOf(
     ['a:person', 'b:company', 'c:city', 'd:city'],
     [
       ['a', 'founded', 'b'],
@@ -53,8 +42,8 @@ describe('GraphIndex', () => {
   });
 
   it('rejects duplicate ids and dangling edges', () => {
-    expect(() => buildIndex(mk(['a:x', 'a:y'], []))).toThrow(/duplicate node id 'a'/);
-    expect(() => buildIndex(mk(['a:x'], [['a', 'r', 'b']]))).toThrow(/unknown target 'b'/);
+    expect(() => buildIndex(graphOf(['a:x', 'a:y'], []))).toThrow(/duplicate node id 'a'/);
+    expect(() => buildIndex(graphOf(['a:x'], [['a', 'r', 'b']]))).toThrow(/unknown target 'b'/);
   });
 
   it('builds 100k nodes / 200k edges quickly', () => {

@@ -2,22 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
 import { buildIndex } from '../../main/lab/graph/graph-index';
 import { wlHash } from '../../main/lab/graph/wl';
+import { graphOf } from './helpers';
 
-/** Nodes as 'id:type', edges as [source, relation, target]; edge ids e0, e1, … in order. */
-function mk(nodes: string[], edges: [string, string, string][]): Graph {
-  return {
-    format: 'sailor.graph/1',
-    nodes: nodes.map((s) => {
-      const [id, type] = s.split(':') as [string, string];
-      return { id, type, name: id, aliases: [], attrs: {}, meta: {} };
-    }),
-    edges: edges.map(([source, relation, target], i) => ({ id: `e${i}`, source, target, relation, meta: {} })),
-  };
-}
 const hash = (g: Graph, k?: number): string => wlHash(buildIndex(g), undefined, k);
 
 // A person founded a company located in a city; the city is the capital of a country; the person was born in the city.
-const base = mk(
+const base = graphOf(
   ['p:person', 'c:company', 'x:city', 'y:country'],
   [
     ['p', 'founded', 'c'],
@@ -34,7 +24,7 @@ describe('wlHash', () => {
   });
 
   it('is equal for a relabelled, reordered copy, and ignores names and attrs', () => {
-    const copy = mk(
+    const copy = graphOf(
       ['Q9:country', 'Q1:city', 'Q7:person', 'Q3:company'],
       [
         ['Q7', 'born_in', 'Q1'],
@@ -67,23 +57,23 @@ describe('wlHash', () => {
     [e.source, e.target] = [e.target, e.source];
     expect(hash(g)).not.toBe(hash(base));
     // Same types everywhere, so only direction can tell these apart: a->b->c vs a->b<-c.
-    expect(hash(mk(['a:t', 'b:t', 'c:t'], [['a', 'r', 'b'], ['b', 'r', 'c']]))).not.toBe(
-      hash(mk(['a:t', 'b:t', 'c:t'], [['a', 'r', 'b'], ['c', 'r', 'b']])),
+    expect(hash(graphOf(['a:t', 'b:t', 'c:t'], [['a', 'r', 'b'], ['b', 'r', 'c']]))).not.toBe(
+      hash(graphOf(['a:t', 'b:t', 'c:t'], [['a', 'r', 'b'], ['c', 'r', 'b']])),
     );
   });
 
   it('counts parallel edges and tells their relations apart', () => {
-    const two = hash(mk(['a:t', 'b:t'], [['a', 'r', 'b'], ['a', 's', 'b']]));
-    const same = hash(mk(['a:t', 'b:t'], [['a', 'r', 'b'], ['a', 'r', 'b']]));
-    const one = hash(mk(['a:t', 'b:t'], [['a', 'r', 'b']]));
-    const back = hash(mk(['a:t', 'b:t'], [['a', 'r', 'b'], ['b', 's', 'a']]));
+    const two = hash(graphOf(['a:t', 'b:t'], [['a', 'r', 'b'], ['a', 's', 'b']]));
+    const same = hash(graphOf(['a:t', 'b:t'], [['a', 'r', 'b'], ['a', 'r', 'b']]));
+    const one = hash(graphOf(['a:t', 'b:t'], [['a', 'r', 'b']]));
+    const back = hash(graphOf(['a:t', 'b:t'], [['a', 'r', 'b'], ['b', 's', 'a']]));
     expect(new Set([two, same, one, back]).size).toBe(4);
   });
 
   it('hashes a subgraph like the same graph on its own', () => {
     const idx = buildIndex(base);
     const sub = { nodes: ['x', 'c', 'p'], edges: ['e1', 'e3', 'e0'] };
-    const alone = mk(['p:person', 'c:company', 'x:city'], [['p', 'founded', 'c'], ['c', 'located_in', 'x'], ['p', 'born_in', 'x']]);
+    const alone = graphOf(['p:person', 'c:company', 'x:city'], [['p', 'founded', 'c'], ['c', 'located_in', 'x'], ['p', 'born_in', 'x']]);
     expect(wlHash(idx, sub)).toBe(hash(alone));
     expect(() => wlHash(idx, { nodes: ['p', 'c'], edges: ['e1'] })).toThrow(/not in the subgraph/);
   });
@@ -93,8 +83,8 @@ describe('wlHash', () => {
   });
 
   it('known blind spot: a directed 6-cycle and two directed 3-cycles hash equal', () => {
-    const c6 = mk(['0:t', '1:t', '2:t', '3:t', '4:t', '5:t'], [0, 1, 2, 3, 4, 5].map((i) => [`${i}`, 'r', `${(i + 1) % 6}`] as [string, string, string]));
-    const c3c3 = mk(['0:t', '1:t', '2:t', '3:t', '4:t', '5:t'], [
+    const c6 = graphOf(['0:t', '1:t', '2:t', '3:t', '4:t', '5:t'], [0, 1, 2, 3, 4, 5].map((i) => [`${i}`, 'r', `${(i + 1) % 6}`] as [string, string, string]));
+    const c3c3 = graphOf(['0:t', '1:t', '2:t', '3:t', '4:t', '5:t'], [
       ['0', 'r', '1'], ['1', 'r', '2'], ['2', 'r', '0'],
       ['3', 'r', '4'], ['4', 'r', '5'], ['5', 'r', '3'],
     ]);

@@ -4,12 +4,12 @@
 // checkpoint is truncated falls back to the newest checkpoint that verifies.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { labHome, SMALL, testContext } from './rl-run-helpers';
+import { copyLabFiles, labHome, SMALL, testContext } from './rl-run-helpers';
 import { checkpointDir, checkpointSteps } from '../../main/lab/runs/layout';
 import { loadCheckpoint } from '../../main/lab/model/checkpoint';
 import { disposeModel } from '../../main/lab/model/gpt';
@@ -51,7 +51,7 @@ function llm(req: IncomingMessage, res: ServerResponse): void {
 
 beforeAll(async () => {
   const data = labHome();
-  for (const [from, to] of [['graphs/g.json', 'g.json'], ['datasets/train.jsonl', 'train.jsonl'], ['datasets/held.jsonl', 'held.jsonl']]) cpSync(join(data, from!), join(dir, to!));
+  copyLabFiles(data, dir);
   for (const line of readFileSync(join(dir, 'held.jsonl'), 'utf8').split('\n').slice(1)) if (line.trim()) questions.push((JSON.parse(line) as { question: string }).question);
   writeFileSync(
     join(dir, 'run.json'),

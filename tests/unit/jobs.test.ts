@@ -4,9 +4,10 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LabCore } from '../../main/lab/core';
-import type { DatasetView, JobRecord, JobStatus } from '../../main/lab/contract';
+import type { DatasetView, JobRecord } from '../../main/lab/contract';
 import { LabError } from '../../main/lab/errors';
 import { thisProcess } from '../../main/lab/store/lockfile';
+import { waitForStatus } from './helpers';
 
 const cores: LabCore[] = [];
 async function openCore(home = mkdtempSync(join(tmpdir(), 'sailor-jobs-'))): Promise<LabCore> {
@@ -17,21 +18,6 @@ async function openCore(home = mkdtempSync(join(tmpdir(), 'sailor-jobs-'))): Pro
 afterEach(async () => {
   await Promise.all(cores.splice(0).map((c) => c.close()));
 });
-
-function waitForStatus(core: LabCore, id: string, statuses: JobStatus[], timeoutMs = 20_000): Promise<JobRecord> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`job ${id} did not reach ${statuses.join('/')} in time`)), timeoutMs);
-    const check = (job: JobRecord): void => {
-      if (job.id === id && statuses.includes(job.status)) {
-        clearTimeout(timer);
-        off();
-        resolve(job);
-      }
-    };
-    const off = core.on('job.updated', check);
-    check(core.jobs.get(id));
-  });
-}
 
 describe('jobs', () => {
   it('a demo job streams its records, reports progress and succeeds', async () => {

@@ -1,26 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { Graph } from '../../main/lab/formats/index';
 import { countComponents, graphStats } from '../../main/lab/kg/stats';
-
-/** Nodes as 'id:type', edges as [source, relation, target]. */
-function mk(nodes: string[], edges: [string, string, string][]): Graph {
-  return {
-    format: 'sailor.graph/1',
-    nodes: nodes.map((s) => {
-      const [id, type] = s.split(':') as [string, string];
-      return { id, type, name: id, aliases: [], attrs: {}, meta: {} };
-    }),
-    edges: edges.map(([source, relation, target], i) => ({ id: `e${i}`, source, target, relation, meta: {} })),
-  };
-}
+import { graphOf } from './helpers';
 
 describe('graphStats', () => {
   it('empty graph: all zero', () => {
-    expect(graphStats(mk([], []))).toEqual({ nodes: 0, edges: 0, components: 0, cycle_rank: 0, types: {}, relations: {} });
+    expect(graphStats(graphOf([], []))).toEqual({ nodes: 0, edges: 0, components: 0, cycle_rank: 0, types: {}, relations: {} });
   });
 
   it('a tree has cycle rank 0', () => {
-    const g = mk(['a:person', 'b:city', 'c:country', 'd:city'], [
+    const g = graphOf(['a:person', 'b:city', 'c:country', 'd:city'], [
       ['a', 'born_in', 'b'],
       ['b', 'located_in', 'c'],
       ['d', 'located_in', 'c'],
@@ -36,7 +24,7 @@ describe('graphStats', () => {
   });
 
   it('a directed triangle is one cycle whatever the edge directions', () => {
-    const g = mk(['a:x', 'b:x', 'c:x'], [
+    const g = graphOf(['a:x', 'b:x', 'c:x'], [
       ['a', 'r', 'b'],
       ['c', 'r', 'b'],
       ['a', 'r', 'c'],
@@ -45,18 +33,18 @@ describe('graphStats', () => {
   });
 
   it('parallel edges and self loops count (undirected multigraph)', () => {
-    const parallel = mk(['city:city', 'fr:country'], [
+    const parallel = graphOf(['city:city', 'fr:country'], [
       ['city', 'located_in', 'fr'],
       ['city', 'capital_of', 'fr'],
     ]);
     expect(graphStats(parallel).cycle_rank).toBe(1);
-    const loop = mk(['a:x'], [['a', 'r', 'a']]);
+    const loop = graphOf(['a:x'], [['a', 'r', 'a']]);
     expect(graphStats(loop)).toMatchObject({ nodes: 1, edges: 1, components: 1, cycle_rank: 1 });
   });
 
   it('counts components, isolated nodes included', () => {
     // Square with a diagonal (rank 2) + a separate edge + an isolated node.
-    const g = mk(['a:x', 'b:x', 'c:x', 'd:x', 'e:y', 'f:y', 'g:z'], [
+    const g = graphOf(['a:x', 'b:x', 'c:x', 'd:x', 'e:y', 'f:y', 'g:z'], [
       ['a', 'r', 'b'],
       ['b', 'r', 'c'],
       ['c', 'r', 'd'],
@@ -77,7 +65,7 @@ describe('graphStats', () => {
   });
 
   it('is pure: the input is not modified', () => {
-    const g = mk(['a:x', 'b:x'], [['a', 'r', 'b']]);
+    const g = graphOf(['a:x', 'b:x'], [['a', 'r', 'b']]);
     const before = JSON.stringify(g);
     graphStats(g);
     expect(JSON.stringify(g)).toBe(before);

@@ -11,7 +11,7 @@ describe('rlMetrics', () => {
     { reward: { format: 1, answer: 0, total: 0.1 }, tool_calls: 2, tokens: { generated: 40, observation: 50 }, steps: [{}, {}, {}] },
   ] as never[];
 
-  it('builds the flat record with the FORMATS.md names and the extensions', () => {
+  it('builds the flat record with the docs/formats.md names and the extensions', () => {
     const plan = planDupo(
       [
         { qaId: 'a', rewards: [1, 0.1, 0, 0.1] },

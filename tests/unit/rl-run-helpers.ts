@@ -1,6 +1,6 @@
 // Helpers for the RL run tests: a data directory with a small invented world (graph, training and held-out
 // QAs), a run directory with a config, an in-process job context, and a scripted policy for rollouts.
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { QA } from '../../main/lab/formats';
@@ -15,16 +15,21 @@ import type { Policy } from '../../main/lab/agent/runtime';
 
 export const DATA = { graphId: 'g', datasetId: 'train', heldOutDatasetId: 'held' };
 
-/** A temporary SAILOR_HOME with graphs/g.json, datasets/train.jsonl (24 QAs) and datasets/held.jsonl (4 QAs). */
-export function labHome(): string {
+/** A temporary SAILOR_HOME with graphs/g.json, datasets/train.jsonl (24 QAs unless told) and datasets/held.jsonl (4 QAs). */
+export function labHome(trainQuestions = 24): string {
   const home = mkdtempSync(join(tmpdir(), 'sailor-rl-'));
   const graph = fixtureGraph({ seed: 11 });
   writeGraphFile(join(home, 'graphs', 'g.json'), graph);
-  const train = synthesize(graph, { count: 24, rng: 1, graphName: 'g' }).qas;
+  const train = synthesize(graph, { count: trainQuestions, rng: 1, graphName: 'g' }).qas;
   const held = synthesize(graph, { count: 4, rng: 2, graphName: 'g' }).qas;
   writeDataset(join(home, 'datasets', 'train.jsonl'), { graph: 'g' }, train);
   writeDataset(join(home, 'datasets', 'held.jsonl'), { graph: 'g' }, held);
   return home;
+}
+
+/** labHome's graph and datasets copied into dir as g.json, train.jsonl and held.jsonl: the files a config names. */
+export function copyLabFiles(home: string, dir: string): void {
+  for (const [from, to] of [['graphs/g.json', 'g.json'], ['datasets/train.jsonl', 'train.jsonl'], ['datasets/held.jsonl', 'held.jsonl']] as const) cpSync(join(home, from), join(dir, to));
 }
 
 /** runs/<id>/run.json as the runs service writes it. */

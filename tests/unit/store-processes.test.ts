@@ -1,15 +1,14 @@
 // `sailor serve` and two CLI `sailor train` runs on one data directory at the same time, each doing real
 // work: afterwards every run, job, graph and dataset any of them recorded is listed with its right status.
 import { describe, expect, it } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../e2e/serve';
 import { LabCore } from '../../main/lab/core';
 import type { JobRecord } from '../../main/lab/contract';
-
-const sailor = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, ['bin/sailor.mjs', ...args], { encoding: 'utf8', env, timeout: 120_000 });
+import { cliData } from './cli-helpers';
 
 async function api(origin: string, token: string, method: string, params: unknown): Promise<unknown> {
   const res = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(params) });
@@ -40,14 +39,7 @@ describe('several processes on one data directory', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sailor-procs-'));
     const home = join(dir, 'home');
     const env = { ...process.env, SAILOR_HOME: home };
-    for (const args of [
-      ['kg', 'build', '--rng', '7', '--max-edges', '200', '--out', join(dir, 'g.json')],
-      ['synth', '--graph', join(dir, 'g.json'), '--count', '20', '--rng', '1', '--out', join(dir, 'train.jsonl')],
-      ['synth', '--graph', join(dir, 'g.json'), '--count', '4', '--rng', '2', '--out', join(dir, 'held.jsonl')],
-    ]) {
-      const r = sailor(args, env);
-      expect(r.status, r.stderr).toBe(0);
-    }
+    cliData(dir, env, { maxEdges: 200, train: 20, held: 4, timeout: 120_000 });
     const configs = ['a', 'b'].map((name) => {
       const file = join(dir, `run-${name}.json`);
       writeFileSync(

@@ -1,7 +1,6 @@
 // The base model: the pre-training corpus cut into rows (hand-checked), and a real `sailor pretrain` on a
 // small graph whose checkpoint a training run then starts from by default.
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { readJsonFile } from '../../main/lab/store/files';
 import type { MaskedTokens } from '../../main/lab/model/mask';
 import { PRETRAIN_DEFAULTS } from '../../main/lab/train/pretrain';
 import { resourcesDir } from '../../main/lab/paths';
+import { sailor } from './cli-helpers';
 
 describe('pre-training rows', () => {
   const tok = trainTokenizer(['Banaadir is located in Somalia. Aden Adde International Airport is located in Banaadir.'], { vocabSize: 300 });
@@ -55,8 +55,6 @@ describe('the bundled base model', () => {
     expect(manifest.model).toMatchObject({ nLayer: 2, nEmbd: 64, nHead: 4, blockSize: 256, distanceBias: true });
   });
 });
-
-const sailor = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, ['bin/sailor.mjs', ...args], { encoding: 'utf8', env, timeout: 300_000 });
 
 describe('sailor pretrain', () => {
   it('writes a base model with its recipe, and a run starts from it unless told otherwise', { timeout: 600_000 }, () => {

@@ -2,8 +2,7 @@
 // does for SFT): metric steps stay continuous across both stages, the RL stage picks up from its own
 // checkpoint (optimiser and policy version), and every file reads back whole.
 import { describe, expect, it } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMetrics } from '../../main/lab/runs/metrics';
@@ -12,15 +11,14 @@ import { readRlStep } from '../../main/lab/runs/rollouts';
 import { loadCheckpoint } from '../../main/lab/model/checkpoint';
 import { readJsonl } from '../../main/lab/store/files';
 import { disposeModel } from '../../main/lab/model/gpt';
-import { labHome, SMALL } from './rl-run-helpers';
-
-const sailor = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, ['bin/sailor.mjs', ...args], { encoding: 'utf8', env, timeout: 300_000 });
+import { copyLabFiles, labHome, SMALL } from './rl-run-helpers';
+import { sailor, trainUntilKilled } from './cli-helpers';
 
 describe('SFT -> RL run: kill -9 in the RL stage and resume', () => {
   it('resumes from the last RL checkpoint with continuous metric steps and intact files', { timeout: 300_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sailor-rl-kill-'));
     const data = labHome(); // the invented world's files, imported by the CLI from the config
-    for (const [from, to] of [['graphs/g.json', 'g.json'], ['datasets/train.jsonl', 'train.jsonl'], ['datasets/held.jsonl', 'held.jsonl']]) cpSync(join(data, from!), join(dir, to!));
+    copyLabFiles(data, dir);
     const env = { ...process.env, SAILOR_HOME: join(dir, 'home') };
     const sft = 4;
     const rl = 6;
@@ -37,27 +35,9 @@ describe('SFT -> RL run: kill -9 in the RL stage and resume', () => {
     );
 
     // Start; once the RL checkpoint at step 6 exists and step 7 is recorded (and step 8 not yet saved), SIGKILL.
-    const child = spawn(process.execPath, ['bin/sailor.mjs', 'train', '--config', join(dir, 'run.json')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const home = join(dir, 'home');
     const runsDir = join(home, 'runs');
-    const runId = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const id = existsSync(runsDir) ? readdirSync(runsDir)[0] : undefined;
-        const metrics = id ? join(runsDir, id, 'metrics.jsonl') : '';
-        if (id && checkpointSteps(home, id).includes(6) && existsSync(metrics) && readMetrics(metrics).some((r) => r.step >= 7)) {
-          clearInterval(timer);
-          resolve(id);
-        }
-      }, 25);
-      child.on('exit', (code) => {
-        clearInterval(timer);
-        reject(new Error(`train exited (${code}) before it could be killed:\n${stderr}`));
-      });
-    });
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    const runId = await trainUntilKilled(join(dir, 'run.json'), env, home, 25, (id, metrics) => checkpointSteps(home, id).includes(6) && readMetrics(metrics).some((r) => r.step >= 7));
     const before = readMetrics(join(runsDir, runId, 'metrics.jsonl'));
     const lastCheckpoint = checkpointSteps(home, runId).at(-1)!;
     expect(lastCheckpoint).toBeGreaterThan(sft); // killed inside the RL stage

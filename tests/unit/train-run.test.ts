@@ -2,8 +2,7 @@
 // metric steps stay continuous (no duplicates, none missing), every file reads back, and the checkpoint
 // runs as a policy in `sailor eval`.
 import { describe, expect, it } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMetrics } from '../../main/lab/runs/metrics';
@@ -12,21 +11,13 @@ import { readCheckpointManifest } from '../../main/lab/model/checkpoint';
 import { readJsonl } from '../../main/lab/store/files';
 import { LabCore } from '../../main/lab/core';
 import type { ComparisonView, JobRecord } from '../../main/lab/contract';
-
-const sailor = (args: string[], env: NodeJS.ProcessEnv) => spawnSync(process.execPath, ['bin/sailor.mjs', ...args], { encoding: 'utf8', env, timeout: 300_000 });
+import { cliData, sailor, trainUntilKilled } from './cli-helpers';
 
 describe('training run: kill -9 and resume', () => {
   it('resumes from the last checkpoint with continuous metric steps', { timeout: 600_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sailor-train-'));
     const env = { ...process.env, SAILOR_HOME: join(dir, 'home') };
-    for (const args of [
-      ['kg', 'build', '--rng', '7', '--max-edges', '300', '--out', join(dir, 'g.json')],
-      ['synth', '--graph', join(dir, 'g.json'), '--count', '40', '--rng', '1', '--out', join(dir, 'train.jsonl')],
-      ['synth', '--graph', join(dir, 'g.json'), '--count', '10', '--rng', '2', '--out', join(dir, 'held.jsonl')],
-    ]) {
-      const r = sailor(args, env);
-      expect(r.status, r.stderr).toBe(0);
-    }
+    cliData(dir, env, { maxEdges: 300, train: 40, held: 10 });
     const steps = 30;
     writeFileSync(
       join(dir, 'run.json'),
@@ -44,26 +35,8 @@ describe('training run: kill -9 and resume', () => {
     );
 
     // Start, wait until the step-10 checkpoint exists and training went past it, then SIGKILL.
-    const child = spawn(process.execPath, ['bin/sailor.mjs', 'train', '--config', join(dir, 'run.json')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const runsDir = join(dir, 'home', 'runs');
-    const runId = await new Promise<string>((resolve, reject) => {
-      const timer = setInterval(() => {
-        const id = existsSync(runsDir) ? readdirSync(runsDir)[0] : undefined;
-        const metrics = id ? join(runsDir, id, 'metrics.jsonl') : '';
-        if (id && checkpointSteps(join(dir, 'home'), id).includes(10) && existsSync(metrics) && readMetrics(metrics).some((r) => r.step >= 12)) {
-          clearInterval(timer);
-          resolve(id);
-        }
-      }, 100);
-      child.on('exit', (code) => {
-        clearInterval(timer);
-        reject(new Error(`train exited (${code}) before it could be killed:\n${stderr}`));
-      });
-    });
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    const runId = await trainUntilKilled(join(dir, 'run.json'), env, join(dir, 'home'), 100, (id, metrics) => checkpointSteps(join(dir, 'home'), id).includes(10) && readMetrics(metrics).some((r) => r.step >= 12));
     const home = join(dir, 'home');
     const before = readMetrics(join(runsDir, runId, 'metrics.jsonl'));
     expect(before.at(-1)!.step).toBeGreaterThan(10);

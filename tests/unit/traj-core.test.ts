@@ -13,24 +13,13 @@ import { demoGraph, demoQAs } from '../../main/lab/agent/demo';
 import { writeGraphFile } from '../../main/lab/kg/io';
 import { writeDataset } from '../../main/lab/synth/dataset';
 import { checkStoreData } from '../../main/lab/store/db';
+import { waitForStatus } from './helpers';
 
 let core: LabCore;
 let home: string;
 
-function waitForStatus(id: string, statuses: JobStatus[], timeoutMs = 40_000): Promise<JobRecord> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`job ${id} did not reach ${statuses.join('/')} in time`)), timeoutMs);
-    const check = (job: JobRecord): void => {
-      if (job.id === id && statuses.includes(job.status)) {
-        clearTimeout(timer);
-        off();
-        resolve(job);
-      }
-    };
-    const off = core.on('job.updated', check);
-    check(core.jobs.get(id));
-  });
-}
+/** Waits for a job of this file's core (rollouts take longer than the jobs test's default allows). */
+const waitFor = (id: string, statuses: JobStatus[]): Promise<JobRecord> => waitForStatus(core, id, statuses, 40_000);
 
 async function rejection(p: Promise<unknown>): Promise<LabError> {
   const err = await p.then(
@@ -65,7 +54,7 @@ describe('rollout job', () => {
   it('runs n attempts per QA in a worker, writes the set atomically and registers it with its eval', async () => {
     const started = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', graphId: 'g-demo', n: 2, rng: 3 } })) as JobRecord;
     expect(started.params).toMatchObject({ policy: 'oracle', n: 2, rng: 3, reward: 'em' });
-    const done = await waitForStatus(started.id, ['succeeded', 'failed']);
+    const done = await waitFor(started.id, ['succeeded', 'failed']);
     expect(done.error).toBeUndefined();
     expect(done.status).toBe('succeeded');
     setId = done.id;
@@ -175,7 +164,7 @@ describe('rollout job', () => {
 
   it('a rollout on a dataset that does not exist fails with a message naming it', async () => {
     const job = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'nope' } })) as JobRecord;
-    const done = await waitForStatus(job.id, ['succeeded', 'failed']);
+    const done = await waitFor(job.id, ['succeeded', 'failed']);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/no dataset with id 'nope'/);
     expect((await core.call('trajectories.list', {})) as ArtefactRecord[]).toHaveLength(1);
@@ -187,7 +176,7 @@ describe('rollout job', () => {
     try {
       const llm = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', policy: 'llm:some-model' } })) as JobRecord;
       const ckpt = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', policy: 'ckpt:no-run/5' } })) as JobRecord;
-      const [a, b] = await Promise.all([waitForStatus(llm.id, ['succeeded', 'failed']), waitForStatus(ckpt.id, ['succeeded', 'failed'])]);
+      const [a, b] = await Promise.all([waitFor(llm.id, ['succeeded', 'failed']), waitFor(ckpt.id, ['succeeded', 'failed'])]);
       expect(a.status).toBe('failed');
       expect(a.error).toMatch(/llm:some-model.*SAILOR_LLM_URL/);
       expect(b.status).toBe('failed');
@@ -199,7 +188,7 @@ describe('rollout job', () => {
 
   it('limit takes the first N QAs', async () => {
     const job = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', limit: 1, reward: 'f1', name: 'one QA' } })) as JobRecord;
-    const done = await waitForStatus(job.id, ['succeeded', 'failed']);
+    const done = await waitFor(job.id, ['succeeded', 'failed']);
     expect(done.status).toBe('succeeded');
     const view = (await core.call('trajectories.get', { id: job.id })) as TrajSetView;
     expect(view.artefact.name).toBe('one QA');

@@ -1,7 +1,8 @@
-// Evaluation (docs/pipeline.md, Evaluation) over n sampled trajectories per question: pass@1 (mean
+// Evaluation (docs/pipeline.md, 'Evaluation') over n sampled trajectories per question: pass@1 (mean
 // accuracy), pass@k with the unbiased estimator of Chen et al. (2021), avg@k (ASearcher), cons@k (majority
 // answer, WebDancer), and the behaviour statistics people compare (tool calls per type, turns, tokens,
 // terminations), for all questions and restricted to the solved ones (at least one correct sample). Pure functions.
+import type { TrajBehaviour, TrajEval } from '../contract';
 import type { Termination, Trajectory } from '../formats/index';
 import type { AgentStep } from './react';
 import { normalizeAnswer } from './text';
@@ -43,26 +44,10 @@ export function majority(samples: readonly Pick<EvalSample, 'prediction'>[]): nu
   return best ? best.first : -1;
 }
 
-export interface BehaviourStats {
-  trajectories: number;
-  tool_calls_mean: number;
-  tool_calls_by_type: Record<string, number>; // mean per trajectory
-  turns_mean: number;
-  tokens_mean: number;
-  termination: Partial<Record<Termination, number>>; // fraction of trajectories
-}
-
-export interface EvalReport {
-  questions: number;
-  samples: number;
-  k: number;
-  'pass@1': number;
-  'pass@k': number;
-  'avg@k': number;
-  'cons@k': number;
-  all: BehaviourStats;
-  solved: BehaviourStats & { questions: number };
-}
+/** Behaviour of a set of trajectories: the contract's type, since clients read the report as it is made here. */
+export type BehaviourStats = TrajBehaviour;
+/** What `evaluate` reports (the contract's TrajEval: a trajectory set's header and `trajectories.get` carry it). */
+export type EvalReport = TrajEval;
 
 const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 

@@ -1,4 +1,4 @@
-// The expert (see docs/pipeline.md, 'RFT'): a solver that plans from the QA's formal `query` but learns
+// The expert (see docs/pipeline.md, 'RFT cold start'): a solver that plans from the QA's formal `query` but learns
 // every fact from real search/visit observations. It is a Policy: each turn it reads the latest
 // <tool_response> out of the context, adds what it can parse to its notes (expert-notes.ts), and picks the
 // next action. It never sees the answer (its input type has no answer field) and it is deliberately

@@ -284,7 +284,10 @@ export function parseTurn(output: string, tools: readonly ToolSpec[] = DEFAULT_T
 
 // ---------- rendering ----------
 
-/** A trajectory step as the runtime records it: optional raw text and format issues (FORMATS extension). */
+/**
+ * A trajectory step as the runtime records it: optional raw text and format issues (extensions that docs/formats.md,
+ * 'sailor.traj/1', allows).
+ */
 export interface AgentStep extends TrajStep {
   /** The generated text as produced, kept when it differs from the canonical rendering (format issues). */
   raw?: string;

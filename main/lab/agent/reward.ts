@@ -1,6 +1,6 @@
-// Rewards (PIPELINE 7): R = w_f * format + w_a * answer, 0.1 / 0.9 by default. Format: every segment tagged
-// and the turns follow ReAct. Answer: normalised exact match against the answer and its aliases, or
-// word-level F1 (ASearcher, for base models), or an LLM judge through the chat adapter.
+// Rewards (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'): R = w_f * format + w_a * answer, 0.1 / 0.9 by default. Format:
+// every segment tagged and the turns follow ReAct. Answer: normalised exact match against the answer and its aliases,
+// or word-level F1 (ASearcher, for base models), or an LLM judge through the chat adapter.
 import type { QA, Reward, Trajectory } from '../formats/index';
 import type { AgentStep } from './react';
 import type { ChatFn } from './thoughts';

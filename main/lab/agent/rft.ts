@@ -1,7 +1,7 @@
-// RFT cold-start data (PIPELINE 6): N expert attempts per QA, then the filters of WebSailor 4.1 and WebDancer
-// 3.1 in a fixed order, each counting what it removed: correct final answer (rejection sampling), valid
-// format, length within a token budget, more than a minimum number of tool calls, and no 10-gram repeated
-// more than 4 times in the generated text.
+// RFT cold-start data (docs/pipeline.md, 'RFT cold start'): N expert attempts per QA, then the filters of WebSailor
+// 4.1 and WebDancer 3.1 in a fixed order, each counting what it removed: correct final answer (rejection sampling),
+// valid format, length within a token budget, more than a minimum number of tool calls, and no 10-gram repeated more
+// than 4 times in the generated text.
 import type { QA, Trajectory } from '../formats/index';
 import type { AgentStep } from './react';
 import { renderStepParts } from './react';

@@ -1,4 +1,4 @@
-// Reasoning reconstruction for RFT data (see docs/pipeline.md, 'RFT'): the expert's own thoughts are
+// Reasoning reconstruction for RFT data (see docs/pipeline.md, 'RFT cold start'): the expert's own thoughts are
 // dropped and a short thought per step is written from (history, action, observation), by rules (ruleThought,
 // terseThought) or by an LLM through the chat adapter. No thought states what only the step's own result
 // reveals, so a policy trained on them does not learn to predict observations.

@@ -364,7 +364,7 @@ export interface TextSpan {
   step: number; // -1 for the prompt
 }
 
-/** Behaviour statistics of a set of trajectories (mirrors the agent's eval report). */
+/** Behaviour statistics of a set of trajectories (agent/eval.ts reports them in this type). */
 export interface TrajBehaviour {
   trajectories: number;
   tool_calls_mean: number;

@@ -38,7 +38,7 @@ export const PRESET_SHAPES: Readonly<Record<ModelPreset, PresetShape>> = {
 export const RL_ALGORITHMS = ['dupo', 'dapo', 'grpo'] as const;
 
 /**
- * Agentic RL after SFT (PIPELINE 7), or instead of it from `init.checkpoint`. The defaults are the best measured
+ * Agentic RL after SFT or instead of it from `init.checkpoint` (docs/run-config.md). The defaults are the best measured
  * on the quick preset (docs/learning.md): DUPO, 40 steps of 8 questions x 8 rollouts (320 questions; DUPO's
  * too-easy filter plays each 8 times first), leave-one-out advantages, one on-policy update per step, about
  * 10 minutes on a 2-core laptop. The learning rate is constant after `warmupSteps` (`schedule: 'cosine'` decays

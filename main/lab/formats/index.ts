@@ -1,4 +1,4 @@
-// The on-disk formats of ../shared/spec/FORMATS.md as TypeScript types.
+// The on-disk formats of docs/formats.md as TypeScript types.
 // One place for them: the lab core, the CLI, the renderer and the tests all import from here.
 // Pure types and constants only (no Node, Electron or DOM imports) so the renderer can use them too.
 
@@ -182,7 +182,7 @@ export interface Trajectory {
 
 // ---------- run metrics ----------
 
-/** One line of a run's metrics stream. Names follow FORMATS.md (verl/TRL convention). */
+/** One line of a run's metrics stream. Names: docs/formats.md, 'Runs and the data directory' (verl/TRL convention). */
 export interface MetricRecord {
   step: number;
   time: string; // ISO timestamp

@@ -24,6 +24,7 @@ import { LabError } from '../errors';
 import type { GraphIndex, Subgraph } from './graph-index';
 import { hashPair, hashString } from './hash';
 import { labelRanks, localGraph, type LocalGraph } from './local';
+import { unionFind } from '../util/union-find';
 
 export interface OrbitOptions {
   /** Work budget in node-rounds of refinement (sum over refinements of n * rounds). */
@@ -187,19 +188,7 @@ class OrbitSolver {
     const { n, g } = this;
     const types = labelRanks(g.types);
     const base = this.refine(types.rank, types.count, 0);
-    const parent = Int32Array.from({ length: n }, (_, i) => i);
-    const find = (x: number): number => {
-      while (parent[x] !== x) {
-        parent[x] = parent[parent[x]!]!;
-        x = parent[x]!;
-      }
-      return x;
-    };
-    const union = (a: number, b: number): void => {
-      const ra = find(a);
-      const rb = find(b);
-      if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
-    };
+    const { find, union } = unionFind(n);
     const cells: number[][] = Array.from({ length: base.count }, () => []);
     for (let v = 0; v < n; v++) cells[base.colour[v]!]!.push(v);
     const sideOne = new Map<number, Partition>();

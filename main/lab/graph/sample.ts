@@ -1,4 +1,5 @@
-// Connected subgraphs by random walk (PIPELINE 2), and a deduplicating, topology-balancing sampler.
+// Connected subgraphs by random walk (docs/pipeline.md, 'Subgraph sampling'), and a deduplicating, topology-balancing
+// sampler.
 //
 // The walk draws a target edge count L in [minEdges, maxEdges] and, from a start node, repeatedly takes
 // an unused incident edge in either direction. An edge whose far end is already in the sample closes a
@@ -8,8 +9,8 @@
 // always at the start node grows a star. A walk stuck in a dead end jumps to a visited node that still
 // has unused edges; if the whole reachable part has fewer than minEdges usable edges the result is null.
 // On a sparse graph a walk seldom closes a short cycle by chance, so `cycles` plants them on purpose:
-// shortest "ears" found by BFS, each raising the cycle rank by one, before the walk fills up (PIPELINE 2
-// wants cycles and denser shapes covered, not just trees).
+// shortest "ears" found by BFS, each raising the cycle rank by one, before the walk fills up (the synthesiser
+// wants cycles and denser shapes covered, not just trees; docs/pipeline.md, 'Subgraph sampling').
 import { LabError } from '../errors';
 import type { Rng } from '../util/rng';
 import type { GraphIndex, Subgraph } from './graph-index';

@@ -9,20 +9,14 @@
 //  - 'tree':  any other acyclic graph (also a disconnected forest, which the sampler never returns).
 import type { GraphIndex, Subgraph } from './graph-index';
 import { localGraph, type LocalGraph } from './local';
+import { unionFind } from '../util/union-find';
 
 export type Topology = 'path' | 'star' | 'tree' | 'cycle' | 'dense';
 export const TOPOLOGIES: readonly Topology[] = ['path', 'star', 'tree', 'cycle', 'dense'];
 
 export function topologyLocal(g: LocalGraph): Topology {
   const { n } = g;
-  const parent = Int32Array.from({ length: n }, (_, i) => i);
-  const find = (x: number): number => {
-    while (parent[x] !== x) {
-      parent[x] = parent[parent[x]!]!;
-      x = parent[x]!;
-    }
-    return x;
-  };
+  const sets = unionFind(n);
   const degree = new Int32Array(n);
   const seen = new Set<number>();
   let m = 0;
@@ -35,12 +29,7 @@ export function topologyLocal(g: LocalGraph): Topology {
     m++;
     degree[a]!++;
     degree[b]!++;
-    const ra = find(a);
-    const rb = find(b);
-    if (ra !== rb) {
-      parent[ra] = rb;
-      components--;
-    }
+    if (sets.union(a, b)) components--;
   }
   const rank = m - n + components;
   if (rank >= 2) return 'dense';

@@ -58,7 +58,7 @@ export function parseGroupedNumber(text: string): number | undefined {
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** An AD year as the ISO `YYYY` date text of FORMATS.md (zero-padded); BC years have no such form. */
+/** An AD year as the ISO `YYYY` date text of docs/formats.md, 'sailor.graph/1' (zero-padded); BC years have none. */
 export function isoYear(year: number): string | undefined {
   if (!Number.isInteger(year) || year < 1 || year > 9999) return undefined;
   return String(year).padStart(4, '0');

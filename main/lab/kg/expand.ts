@@ -1,5 +1,5 @@
-// Knowledge-graph construction by random-walk expansion over the knowledge base (PIPELINE.md §1,
-// SailorFog-QA V2). Works on any KbIndex: the bundled KB or a small hand-built one.
+// Knowledge-graph construction by random-walk expansion over the knowledge base (SailorFog-QA V2;
+// docs/pipeline.md, 'Knowledge graph expansion'). Works on any KbIndex: the bundled KB or a small hand-built one.
 //
 // The process, one "visit" per step:
 //   0. Start from a rare seed entity (see `seedCandidates`) or the one given.
@@ -281,7 +281,7 @@ export function expandGraph(kb: KbIndex, options: ExpandOptions): Graph {
     format: GRAPH_FORMAT,
     info: {
       kind: 'sailor-kg',
-      method: 'random-walk expansion (PIPELINE.md section 1)',
+      method: 'random-walk expansion (docs/pipeline.md, Knowledge graph expansion)',
       kb_version: kb.version,
       seed,
       rng: opts.rng,

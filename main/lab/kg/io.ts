@@ -1,5 +1,5 @@
-// Reading and writing sailor.graph/1 files (FORMATS.md). The reader checks the whole structure and
-// names the file and the exact field of the first problem, e.g.
+// Reading and writing sailor.graph/1 files (docs/formats.md, 'sailor.graph/1'). The reader checks the whole structure
+// and names the file and the exact field of the first problem, e.g.
 //   g.json: nodes[12].attrs.population.value: expected a finite number, got "12k"
 // so a hand-edited or foreign graph fails loudly instead of deep inside synthesis.
 import type { AttrValue, Graph, GraphEdge, GraphNode } from '../formats/index';
@@ -90,25 +90,27 @@ export function validateGraph(value: unknown, file: string): Graph {
   if (root.format !== GRAPH_FORMAT) throw c.fail('format', `expected "${GRAPH_FORMAT}", got ${describe(root.format)}`);
   if (!Array.isArray(root.nodes)) throw c.fail('nodes', `expected an array, got ${describe(root.nodes)}`);
   if (!Array.isArray(root.edges)) throw c.fail('edges', `expected an array, got ${describe(root.edges)}`);
+  /** Records that `list[i]` has this id; throws when an earlier entry of the list has it already. */
+  const claimId = (seen: Map<string, number>, list: 'nodes' | 'edges', id: string, i: number): void => {
+    const first = seen.get(id);
+    if (first !== undefined) throw c.fail(`${list}[${i}].id`, `duplicate ${list === 'nodes' ? 'node' : 'edge'} id ${describe(id)} (first used by ${list}[${first}])`);
+    seen.set(id, i);
+  };
   const nodes: GraphNode[] = [];
   const nodeIndex = new Map<string, number>();
   root.nodes.forEach((raw, i) => {
     const node = c.node(raw, `nodes[${i}]`);
-    const first = nodeIndex.get(node.id);
-    if (first !== undefined) throw c.fail(`nodes[${i}].id`, `duplicate node id ${describe(node.id)} (first used by nodes[${first}])`);
-    nodeIndex.set(node.id, i);
+    claimId(nodeIndex, 'nodes', node.id, i);
     nodes.push(node);
   });
   const edges: GraphEdge[] = [];
   const edgeIndex = new Map<string, number>();
   root.edges.forEach((raw, i) => {
     const edge = c.edge(raw, `edges[${i}]`);
-    const first = edgeIndex.get(edge.id);
-    if (first !== undefined) throw c.fail(`edges[${i}].id`, `duplicate edge id ${describe(edge.id)} (first used by edges[${first}])`);
+    claimId(edgeIndex, 'edges', edge.id, i);
     for (const end of ['source', 'target'] as const) {
       if (!nodeIndex.has(edge[end])) throw c.fail(`edges[${i}].${end}`, `points at node ${describe(edge[end])}, which is not in nodes`);
     }
-    edgeIndex.set(edge.id, i);
     edges.push(edge);
   });
   const graph: Graph = { format: GRAPH_FORMAT, nodes, edges };

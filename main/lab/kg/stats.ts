@@ -1,5 +1,6 @@
-// Summary figures of a graph, as `sailor kg stats` prints them (FORMATS.md).
+// Summary figures of a graph, as `sailor kg stats` prints them (docs/formats.md, 'Command-line contract').
 import type { Graph, GraphStats } from '../formats/index';
+import { unionFind } from '../util/union-find';
 
 
 function countSorted(values: Iterable<string>): Record<string, number> {
@@ -14,25 +15,13 @@ function countSorted(values: Iterable<string>): Record<string, number> {
 export function countComponents(nodeIds: readonly string[], edges: readonly { source: string; target: string }[]): number {
   const index = new Map<string, number>();
   nodeIds.forEach((id, i) => index.set(id, i));
-  const parent = nodeIds.map((_, i) => i);
-  const find = (x: number): number => {
-    while (parent[x] !== x) {
-      parent[x] = parent[parent[x]!]!;
-      x = parent[x]!;
-    }
-    return x;
-  };
+  const sets = unionFind(nodeIds.length);
   let components = index.size;
   for (const e of edges) {
     const a = index.get(e.source);
     const b = index.get(e.target);
     if (a === undefined || b === undefined) continue;
-    const ra = find(a);
-    const rb = find(b);
-    if (ra !== rb) {
-      parent[ra] = rb;
-      components--;
-    }
+    if (sets.union(a, b)) components--;
   }
   return components;
 }

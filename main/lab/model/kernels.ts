@@ -2,24 +2,26 @@
 // registry so the model keeps calling ordinary tf ops (tf.matMul, tf.gather and its gradient). tfjs-node
 // and tfjs-node-gpu are never touched: their native kernels are the fast path.
 //
-// Measured on tfjs 4.22, wasm with SIMD, one core (bench/train.ts re-measures the whole step):
+// What each stock kernel cost is in docs/performance.md, 'Stock kernels replaced' (bench/train.ts re-measures the
+// whole step). Why each is replaced, on tfjs 4.22:
 // - BatchMatMul with a batch dimension runs a scalar blocked loop in the wasm backend; only a batch of one
-//   goes to XNNPACK. Attention's [32, 256, 16] @ [32, 16, 256] took 43 ms, 2 GFLOP/s. The override below
-//   runs each batch entry through the XNNPACK path on views of the tensors' memory (no copies).
-// - tf.gather's gradient needs UnsortedSegmentSum, which wasm lacks and cpu runs very slowly (23 s of a 25 s
-//   step). A scatter-add over the heap is a few milliseconds.
-// - wasm's Identity copies its input, and tfjs clones every tensor a gradient saves: 22 ms of copies a step.
-//   Tensors are immutable (a variable's assign swaps its data, it never writes into it), so the override
-//   shares the data and counts one more reference, as the backend's own Reshape does.
-// - wasm's Sum over leading axes (a bias gradient: [2048, 256] -> [256]) transposes its input first (4 ms)
-//   and its Transpose of a large matrix runs about 8 ns a value (31 ms for the [2048, 2048] logits
-//   gradient). Column sums and a blocked transpose in JavaScript take a fraction of that.
+//   goes to XNNPACK, so attention's batched products crawled. The override below runs each batch entry
+//   through the XNNPACK path on views of the tensors' memory (no copies).
+// - tf.gather's gradient needs UnsortedSegmentSum, which wasm lacks and cpu runs so slowly that it was nearly
+//   the whole step. A scatter-add over the heap takes a few milliseconds.
+// - wasm's Identity copies its input, and tfjs clones every tensor a gradient saves. Tensors are immutable
+//   (a variable's assign swaps its data, it never writes into it), so the override shares the data and
+//   counts one more reference, as the backend's own Reshape does.
+// - wasm's Sum over leading axes (a bias gradient) transposes its input first, and its Transpose of a large
+//   matrix (the logits gradient) is slow per value. Column sums and a blocked transpose in JavaScript take a
+//   fraction of that.
 // - wasm's Slice (and SplitV, made of it) copies its whole input out of the heap before taking the part it
-//   returns: 8 ms a step for splitting q, k and v. Reading the heap in place, it copies only the part.
-// - wasm's GatherV2 walks every value with generic strides: 7 ms for 2048 rows of 64 (the embedding, and
-//   the loss's positions). Gathering whole rows is one copy per row.
-// - The loss's softmax cross-entropy over [tokens, vocab] logits (4M values a step) took about 130 ms as
-//   logSoftmax, its gradient and a one-hot product. Two kernels (xent.ts) do it in one pass each way.
+//   returns, as when splitting q, k and v. Reading the heap in place, it copies only the part.
+// - wasm's GatherV2 walks every value with generic strides (the embedding, and the loss's positions).
+//   Gathering whole rows is one copy per row.
+// - The loss's softmax cross-entropy over [tokens, vocab] logits (4M values a step) as logSoftmax, its
+//   gradient and a one-hot product walked the logits many times. Two kernels (xent.ts) do it in one pass each
+//   way.
 //
 // The wasm override reads the backend's tensor table and calls its exported BatchMatMul function. Those are
 // internals of @tensorflow/tfjs-backend-wasm, which package.json pins to one exact version; if they are not

@@ -1,5 +1,5 @@
 // What the model says about given tokens: the masked next-token cross-entropy that SFT trains on (see
-// docs/pipeline.md, 'RFT'), and per-token log-probs and entropy for RL, differentiable inside tf.tidy or for
+// docs/pipeline.md, 'RFT cold start'), and per-token log-probs and entropy for RL, differentiable inside tf.tidy or for
 // whole sequences without a gradient.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';

@@ -1,5 +1,5 @@
-// Observation masking for the RFT cold start (PIPELINE 6): token ids and a loss mask from a rendered
-// trajectory text and its segment spans.
+// Observation masking for the RFT cold start (docs/pipeline.md, 'RFT cold start'): token ids and a loss mask from a
+// rendered trajectory text and its segment spans.
 //
 // The rule: mask 0 on exactly the tokens the policy does not write —
 //   * the prompt (system text + question; the leading <|bos|> too),

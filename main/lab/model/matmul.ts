@@ -1,7 +1,8 @@
 // Matrix products for the model whose gradients run fast on the wasm backend. tf.matMul with transposeA or
 // transposeB set is an order of magnitude slower there than a plain matMul (tfjs 4.22), and tfjs-core's
 // matMul gradient uses exactly those flags. These products and their custom gradients only use flag-free
-// matMul plus explicit transposes (neutral on cpu; on GPU backends the transposes are cheap).
+// matMul plus explicit transposes (neutral on cpu; on GPU backends the transposes are cheap). The figures:
+// docs/performance.md, 'Stock kernels replaced'.
 import * as tf from '@tensorflow/tfjs';
 
 /** Swaps the last two axes. */
@@ -38,7 +39,7 @@ export const matmul = tf.customGrad((a, b, save) => {
 /**
  * h [N, C] @ wte^T with the gradients dh = dY wte and dwte = dY^T h: the tied head's logits. The generic
  * matmul gradient would make dwte^T = h^T dY, whose right operand is the [N, V] logits gradient, and the
- * wasm backend packs (transposes) that right operand on every call.
+ * wasm backend packs (transposes) that right operand on every call (docs/performance.md, 'Stock kernels replaced').
  */
 export const tiedLogits = tf.customGrad((h, wte, save) => {
   (save as tf.GradSaveFunc)([h as tf.Tensor, wte as tf.Tensor]);

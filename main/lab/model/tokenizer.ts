@@ -93,6 +93,21 @@ function pretokenize(text: string, re: RegExp): string[] {
   return out;
 }
 
+/**
+ * `sym` with every adjacent (a, b), left to right, replaced by `id`: one merge, as training learns it and encoding
+ * applies it.
+ */
+function mergePair(sym: readonly number[], a: number, b: number, id: number): number[] {
+  const next: number[] = [];
+  for (let i = 0; i < sym.length; i++) {
+    if (i + 1 < sym.length && sym[i] === a && sym[i + 1] === b) {
+      next.push(id);
+      i++;
+    } else next.push(sym[i]!);
+  }
+  return next;
+}
+
 /** Max-heap of (count, pair key): higher count first, then smaller key. Stale entries are skipped on pop. */
 class PairHeap {
   private counts: number[] = [];
@@ -261,14 +276,7 @@ export class Tokenizer {
         for (let i = 0; i + 1 < sym.length; i++) if (sym[i] === a && sym[i + 1] === b) has = true;
         if (!has) continue; // the set is lazy: the word may have lost this pair in an earlier merge
         addPairs(w, -1, changed);
-        const next: number[] = [];
-        for (let i = 0; i < sym.length; i++) {
-          if (i + 1 < sym.length && sym[i] === a && sym[i + 1] === b) {
-            next.push(id);
-            i++;
-          } else next.push(sym[i]!);
-        }
-        words[w] = next;
+        words[w] = mergePair(sym, a, b, id);
         addPairs(w, 1, changed);
       }
       for (const key of changed) {
@@ -390,14 +398,7 @@ export class Tokenizer {
       if (bestRank === Infinity) break;
       const [a, b] = this.merges[bestRank]!;
       const id = this.byteOffset + 256 + bestRank;
-      const next: number[] = [];
-      for (let i = 0; i < sym.length; i++) {
-        if (i + 1 < sym.length && sym[i] === a && sym[i + 1] === b) {
-          next.push(id);
-          i++;
-        } else next.push(sym[i]!);
-      }
-      sym = next;
+      sym = mergePair(sym, a, b, id);
     }
     return sym;
   }

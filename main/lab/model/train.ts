@@ -207,7 +207,7 @@ export async function trainStep(model: GPT, opt: AdamW, batch: Batch, cfg: Train
   return { ...(await updateStep(model, opt, (step) => batchLoss(model, own!, step, cfg, batch.lossTokens), cfg, () => peers)), ...stats };
 }
 
-/** The flat metrics record of an SFT step, with the FORMATS.md names. */
+/** The flat metrics record of an SFT step, with the names of docs/formats.md, 'Runs and the data directory'. */
 export function sftMetrics(r: StepResult, seconds?: number): Record<string, number> {
   const m: Record<string, number> = {
     'sft/loss': r.loss,

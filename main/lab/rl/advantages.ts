@@ -1,4 +1,5 @@
-// Group-relative advantages (PIPELINE 7): one scalar per rollout, shared by all of its generated tokens.
+// Group-relative advantages (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'): one scalar per rollout, shared by all of its
+// generated tokens.
 //
 //   grpo:           A_i = (R_i - mean(R)) / (std(R) + eps)
 //   leave_one_out:  A_i = R_i - mean_{j != i}(R_j)  =  G / (G - 1) * (R_i - mean(R))     (RLOO; WebSailor-V2)

@@ -1,4 +1,5 @@
-// Batch planning for group-based RL (PIPELINE 7): which groups of rollouts go into an update, pure functions.
+// Batch planning for group-based RL (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'): which groups of rollouts go
+// into an update, pure functions.
 //
 // A group is the G rollouts of one question. Its rewards decide whether it carries signal: a zero-std group
 // (every reward equal, advantages.ts isZeroStd) has all advantages 0 and contributes no gradient, only

@@ -1,4 +1,5 @@
-// The token-level clipped policy-gradient loss with clip-higher (PIPELINE 7; DAPO, used by DUPO and GRPO here):
+// The token-level clipped policy-gradient loss with clip-higher (DAPO, used by DUPO and GRPO here;
+// docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'):
 //
 //   r_t   = exp(logp_new_t - logp_old_t)                                   per generated token
 //   obj_t = min( r_t * A_t, clip(r_t, 1 - eps_low, 1 + eps_high) * A_t )
@@ -28,7 +29,7 @@
 // logp_old = logp_new numerically and `oldLogProbs: 'on_policy'` uses a gradient-free copy of the new
 // log-probs (r = 1, gradient A * grad logp, no clipping), which also guarantees old and new are computed on
 // exactly the same windows and tokens. With several mini-batch updates per rollout batch, compute the old
-// log-probs once before the first update (model/gpt sequenceLogProbs on the training windows) instead.
+// log-probs once before the first update (model/logprobs sequenceLogProbs on the training windows) instead.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 import type { GPT } from '../model/gpt';

@@ -1,4 +1,5 @@
-// The flat metrics record of an RL step, with the FORMATS.md names (verl/TRL convention) plus extensions:
+// The flat metrics record of an RL step, with the names of docs/formats.md, 'Runs and the data directory' (verl/TRL
+// convention) plus extensions:
 //   reward/mean, reward/std, reward/format, reward/answer       over EVERY rollout of the step, before any
 //                                                               group is dropped or copied (the policy's own
 //                                                               performance; std is the population std);

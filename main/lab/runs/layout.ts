@@ -2,7 +2,7 @@
 // service (main thread) both go through these helpers, so the layout is written down once.
 //
 //   runs/<id>/run.json                      {format: 'sailor.run/1', id, name, config, createdAt}
-//   runs/<id>/metrics.jsonl                 one MetricRecord per step (docs/formats.md, runs and the data directory)
+//   runs/<id>/metrics.jsonl                 one MetricRecord per step (docs/formats.md, 'Runs and the data directory')
 //   runs/<id>/checkpoints/step-000200/      a checkpoint (model/checkpoint.ts), written atomically
 //   runs/<id>/evals/step-000200.jsonl       the evaluation's trajectories (sailor.traj/1), header has the summary
 //   runs/<id>/rollouts/step-000201.jsonl    an RL step's rollouts (sailor.traj/1): header with the batch plan

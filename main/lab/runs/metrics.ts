@@ -1,6 +1,6 @@
-// A run's metrics stream (runs/<id>/metrics.jsonl, FORMATS.md "Run metrics"). Resuming from a checkpoint
-// at step S first drops every record after S (they belong to work the checkpoint does not contain and
-// will be recomputed), so the stream stays continuous: no duplicate and no missing steps.
+// A run's metrics stream (runs/<id>/metrics.jsonl, docs/formats.md, 'Runs and the data directory'). Resuming from a
+// checkpoint at step S first drops every record after S (they belong to work the checkpoint does not contain and will
+// be recomputed), so the stream stays continuous: no duplicate and no missing steps.
 import { existsSync } from 'node:fs';
 import type { MetricRecord } from '../formats';
 import { readJsonl, writeFileAtomic } from '../store/files';

@@ -1,4 +1,4 @@
-// Question synthesis (see docs/pipeline.md, 'Questions'): sampled subgraph -> orbit-balanced answer ->
+// Question synthesis (see docs/pipeline.md, 'Questions and verification'): sampled subgraph -> orbit-balanced answer ->
 // formal query + template prose with injected uncertainty -> exact verification over the whole graph ->
 // tighten until unique. This file drives it; the pieces are options.ts, orbits.ts, draft.ts (the query and
 // the prose of one draft), uncertainty.ts, tighten.ts and level.ts.

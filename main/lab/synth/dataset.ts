@@ -1,5 +1,6 @@
-// Reading, writing and re-checking `sailor.qa/1` datasets (FORMATS.md). The reader validates every QA
-// and names file, line and field of the first problem: `d.jsonl:7: query.patterns[0].rel: expected a string`.
+// Reading, writing and re-checking `sailor.qa/1` datasets (docs/formats.md, 'sailor.qa/1'). The reader validates
+// every QA and names file, line and field of the first problem: `d.jsonl:7: query.patterns[0].rel: expected a
+// string`.
 import type { FilterOp, Graph, QA, QAHeader, Query } from '../formats';
 import { QA_FORMAT } from '../formats';
 import { inputError } from '../errors';
@@ -48,7 +49,7 @@ export function validateQuery(value: unknown, f: Fields, at = 'query'): Query {
   return { answer, patterns, filters };
 }
 
-/** Validates one QA record (every field FORMATS.md lists). */
+/** Validates one QA record (every field docs/formats.md, 'sailor.qa/1', lists). */
 export function validateQa(value: unknown, file: string, line: number): QA {
   const f = new Fields(file, line);
   const r = f.obj(value, 'qa');

@@ -4,7 +4,7 @@
 // Query: the answer is `?a`; every other subgraph node is a variable (or, once anchored, a named
 // constant); each subgraph edge is a pattern; every variable has a `type eq` filter (the prose says
 // "a country"); obfuscations add the filters and patterns they imply. The query format is in
-// docs/formats.md, 'Query'.
+// docs/formats.md, 'sailor.qa/1'.
 import type { Graph, GraphEdge, GraphNode, Query, QueryFilter, QueryPattern } from '../formats';
 import { buildIndex, type GraphIndex, type Subgraph } from '../graph/graph-index';
 import type { Topology } from '../graph/topology';

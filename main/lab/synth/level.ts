@@ -1,4 +1,4 @@
-// How hard a QA is: the level rule, ours rather than the method's (see docs/pipeline.md, 'Questions'):
+// How hard a QA is: the level rule, ours rather than the method's (see docs/pipeline.md, 'Questions and verification'):
 //   open  = the fewest candidates any SINGLE constraint on the answer leaves (one non-type filter on ?a,
 //           or one pattern from ?a to a named constant, each together with ?a's type); the number of
 //           nodes of the answer's type when no constraint touches ?a directly;

@@ -1,5 +1,5 @@
-// Uncertainty injection (PIPELINE 3): small pure functions that each return BOTH the prose fragment and
-// the exact query content it implies, so the question and its `query` never drift apart.
+// Uncertainty injection (docs/pipeline.md, 'Uncertainty injection'): small pure functions that each return BOTH the
+// prose fragment and the exact query content it implies, so the question and its `query` never drift apart.
 //
 // Every fragment is a relative clause about one variable ("that was founded in the early 1990s",
 // "whose population is fewer than 2 million", "that is located in Peru"), except distractors, which are

@@ -1,4 +1,4 @@
-// Orbits of a sampled subgraph as answer roles (see docs/pipeline.md, 'Orbits'): numbered canonically per
+// Orbits of a sampled subgraph as answer roles (see docs/pipeline.md, 'Answer orbits'): numbered canonically per
 // shape, so `orbit` means the same role in every instance of one shape, and balanced, so every role of a
 // shape is the answer about as often as the others.
 import { orbits } from '../graph/orbits';

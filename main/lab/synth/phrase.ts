@@ -1,8 +1,8 @@
-// Optional LLM phrasing (PIPELINE 3: "the LLM only phrases"). Sends the template prose to an
-// OpenAI-compatible chat endpoint and asks for a fluent rewrite with the same facts. The query and the
-// answer never change. A rewrite is rejected, and the template prose kept, when it names the answer or
-// an alias, when it drops a named entity, a quoted fragment or a number of the template (facts changed),
-// or when the endpoint fails; the reason is returned so the caller can count it.
+// Optional LLM phrasing: the LLM only phrases (docs/pipeline.md, 'Questions and verification'). Sends the template
+// prose to an OpenAI-compatible chat endpoint and asks for a fluent rewrite with the same facts. The query and the
+// answer never change. A rewrite is rejected, and the template prose kept, when it names the answer or an alias, when
+// it drops a named entity, a quoted fragment or a number of the template (facts changed), or when the endpoint fails;
+// the reason is returned so the caller can count it.
 import { LabError } from '../errors';
 import { mentionsAny } from './obfuscate';
 

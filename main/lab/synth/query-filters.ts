@@ -1,4 +1,4 @@
-// How one filter of a `sailor.qa/1` query tests one node (see docs/formats.md, 'Query'): `attr` is an
+// How one filter of a `sailor.qa/1` query tests one node (see docs/formats.md, 'sailor.qa/1'): `attr` is an
 // attribute name, `name` (the name or any alias) or `type`; ops eq / lt / gt / between (inclusive) / prefix /
 // contains (both case-insensitive); on a `date` attribute a numeric value compares with the date's year.
 // Choices the format leaves open: `eq` on a name or string attribute is case-insensitive too (`type` is

@@ -1,4 +1,4 @@
-// Exact evaluation of a `sailor.qa/1` query (see docs/formats.md, 'Query') over a whole graph.
+// Exact evaluation of a `sailor.qa/1` query (see docs/formats.md, 'sailor.qa/1') over a whole graph.
 //
 // Semantics:
 // - terms starting with `?` are variables, anything else is a node id; distinct variables bind to distinct nodes;

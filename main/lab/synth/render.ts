@@ -1,5 +1,5 @@
-// Template prose for a question, one plan per structural pattern (PIPELINE 3: "a template per structural
-// pattern"). The input is already the logical content: entities (variables described by their type and
+// Template prose for a question, one plan per structural pattern (docs/pipeline.md, 'Questions and
+// verification'). The input is already the logical content: entities (variables described by their type and
 // constraint clauses, or named constants) and the subgraph's edges. The output mentions every entity and
 // every edge exactly as the query states them; it never names a variable entity.
 //

@@ -1,7 +1,7 @@
-// Question tightening (see docs/pipeline.md, 'Questions'): verification evaluates the query on the whole
-// graph and must find exactly one candidate, the answer. While it finds more, the builder makes one move
-// at a time, at most `maxTighten` times: add a constraint on the most open variable, narrow a range, or
-// pin a non-answer entity down (by a description only it fits, else by name).
+// Question tightening (see docs/pipeline.md, 'Questions and verification'): verification evaluates the query on the
+// whole graph and must find exactly one candidate, the answer. While it finds more, the builder makes one move at a
+// time, at most `maxTighten` times: add a constraint on the most open variable, narrow a range, or pin a non-answer
+// entity down (by a description only it fits, else by name).
 import type { GraphNode } from '../formats';
 import type { Rng } from '../util/rng';
 import { distances, type Context, type Draft } from './draft';

@@ -72,20 +72,20 @@ export function tryKind(ctx: Context, d: Draft, kind: ObfuscationKind, nodeId: s
   };
   let c: Constraint | null = null;
   let keys: string[] = [];
+  /** The first unused attribute of type `t`, in a shuffled order, that `make` turns into a constraint. */
+  const firstAttr = (t: 'date' | 'number', make: (attr: string) => Constraint | null): void => {
+    for (const a of attrsOf(t)) {
+      c = make(a);
+      keys = [`${nodeId}.${a}`];
+      if (c) return;
+    }
+  };
   switch (kind) {
     case 'vague_time':
-      for (const a of attrsOf('date')) {
-        c = vagueTime(v, node, a, rng);
-        keys = [`${nodeId}.${a}`];
-        if (c) break;
-      }
+      firstAttr('date', (a) => vagueTime(v, node, a, rng));
       break;
     case 'numeric_range':
-      for (const a of attrsOf('number')) {
-        c = numericRange(v, node, a, rng);
-        keys = [`${nodeId}.${a}`];
-        if (c) break;
-      }
+      firstAttr('number', (a) => numericRange(v, node, a, rng));
       break;
     case 'partial_name':
       if (!d.used.has(`${nodeId}.name`)) {

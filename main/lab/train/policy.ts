@@ -38,7 +38,7 @@ export interface SampledTurn {
   prompt: number[];
   /** The sampled tokens, the stop token included (the text returned drops a final <|eos|>). */
   tokens: number[];
-  /** log pi(token | context) of each sampled token under the sampling distribution (model/gpt generate). */
+  /** log pi(token | context) of each sampled token under the sampling distribution (model/generate). */
   logProbs: number[];
   finish: FinishReason;
 }

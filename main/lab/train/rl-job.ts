@@ -1,4 +1,4 @@
-// The RL stage of the `train` job (docs/pipeline.md, the RL section), readable top to bottom like sft-job:
+// The RL stage of the `train` job (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'), readable top to bottom like sft-job:
 //   0. setup     the RL optimiser, fresh after SFT or restored from an RL checkpoint (rl-stage.ts), and the
 //                question pool, less DUPO's too-easy questions (rl-pool.ts)
 //   1. rollouts  sync: batchQuestions questions x G rollouts with the current weights; async (ASearcher):

@@ -1,5 +1,5 @@
 // The RL stage's rollouts: G attempts at each question by the current policy, scored and grouped with their
-// advantages (rl/advantages). Two ways to get them (docs/pipeline.md, the RL section):
+// advantages (rl/advantages). Two ways to get them (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'):
 //   sync   a step rolls out its questions with the current weights and waits for all of them; stepSampler
 //          gives DAPO's refill rounds new questions of the pool;
 //   async  (ASearcher) rollouts run all the time and never wait for the trainer: AsyncRollouts keeps

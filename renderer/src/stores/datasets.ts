@@ -24,7 +24,7 @@ export interface QaFilters {
   text: string;
 }
 
-/** The obfuscation kinds the synthesiser knows (FORMATS.md / PIPELINE.md); datasets may show others. */
+/** The obfuscation kinds the synthesiser knows (docs/pipeline.md, 'Uncertainty injection'); datasets may show more. */
 export const KNOWN_KINDS = ['vague_time', 'numeric_range', 'partial_name', 'description', 'multi_constraint', 'implicit_order', 'distractor'];
 
 export const PAGE_SIZE = 50;

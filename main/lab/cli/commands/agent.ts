@@ -1,5 +1,5 @@
 // `sailor env search|visit`, `sailor rollout`, `sailor eval`, `sailor rft`: the simulated web tools and the
-// ReAct agent over a QA dataset (docs/formats.md, the command-line contract).
+// ReAct agent over a QA dataset (docs/formats.md, 'Command-line contract').
 import type { QA, Trajectory } from '../../formats/index';
 import { LabError } from '../../errors';
 import { readGraphFile } from '../../kg/io';

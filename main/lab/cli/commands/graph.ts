@@ -1,4 +1,4 @@
-// `sailor graph …`: structural views of a sailor.graph/1 file (docs/formats.md, hashes and orbits).
+// `sailor graph …`: structural views of a sailor.graph/1 file (docs/formats.md, 'sailor.graph/1').
 import { buildIndex } from '../../graph/graph-index';
 import { wlHash } from '../../graph/wl';
 import { DEFAULT_ORBIT_BUDGET, orbits } from '../../graph/orbits';

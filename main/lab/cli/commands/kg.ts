@@ -1,4 +1,4 @@
-// `sailor kg build` and `sailor kg stats` (FORMATS.md command table).
+// `sailor kg build` and `sailor kg stats` (docs/formats.md, 'Command-line contract').
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { optInt, optNumber, optString, printResult, progressLine, reqString, usageError, type CliCommand } from '../command';

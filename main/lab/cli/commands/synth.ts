@@ -1,5 +1,5 @@
 // `sailor synth` (synthesise verified QAs from a graph) and `sailor check` (re-evaluate a dataset's
-// queries on a graph). FORMATS.md: sailor.qa/1, CLI table.
+// queries on a graph). docs/formats.md: 'sailor.qa/1', 'Command-line contract'.
 import { basename } from 'node:path';
 import type { QA } from '../../formats';
 import { readGraphFile } from '../../kg/io';

@@ -20,7 +20,7 @@ export const MAIN_CHARTS: ChartDef[] = [
 export const READOUT = ['sft/loss', 'val/loss', 'eval/pass@1', 'rollout/tool_calls_mean', 'actor/lr'];
 export const READOUT_RL = ['sft/loss', 'reward/mean', 'eval/pass@1', 'actor/entropy', 'rollout/tool_calls_mean', 'batch/zero_std_frac', 'actor/lr'];
 
-/** Metrics written at evaluation steps (FORMATS.md): their points open the evaluation's trajectories. */
+/** Metrics written at evaluation steps (names: docs/formats.md): their points open the evaluation's trajectories. */
 export const isEvalMetric = (name: string): boolean => /^(eval|rollout|reward|val)\/|^timing\/eval_s$/.test(name);
 /** A chart of evaluation results only: its points open evaluations, even at RL steps. */
 export const isEvalChart = (def: ChartDef): boolean => def.metrics.every((m) => m.startsWith('eval/'));

@@ -69,7 +69,7 @@ export interface RlFieldSpec {
 }
 const R = (path: RlFieldPath, label: string, o: Partial<RlFieldSpec> = {}): RlFieldSpec => ({ path, label, ...o });
 
-/** The RL stage's numeric fields (PIPELINE 7), with what to call them. */
+/** The RL stage's numeric fields (docs/run-config.md), with what to call them. */
 export const RL_FIELDS: Record<RlFieldPath, RlFieldSpec> = {
   'rl.steps': R('rl.steps', 'RL steps', { hint: 'one rollout batch each; they continue the step count after SFT' }),
   'rl.groupSize': R('rl.groupSize', 'G: rollouts per question', { hint: 'the papers: 8 (16 in WebDancer)' }),
