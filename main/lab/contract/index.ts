@@ -3,15 +3,21 @@
 // main validates before use, and a result type; each event stream has a payload schema.
 // No Node, Electron or DOM imports here: the renderer and the preload bundle this file.
 import { z } from 'zod';
-import type { Graph, GraphStats, MetricRecord, QA, Reward, SynthStats, Termination, Trajectory } from '../formats';
+import type { Graph, GraphStats, MetricRecord, QA, SynthStats } from '../formats';
 
 // Each kind of job's params: `jobs.start` is typed by them, the job manager validates with them.
 export { JOB_PARAMS, isJobKind, type JobKind, type JobParams, type JobParamsArg, type JobParamsInput, type JobStartParams } from './jobs';
 import type { JobKind, JobParams, JobStartParams } from './jobs';
 import type { RunConfig } from './run-config';
+import type { RlStepView } from './rl-view';
+import type { TrajDetail, TrajEval, TrajSetView } from './trajectories';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
 export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
+
+// An RL step's groups and the trajectories views, each in its own file.
+export * from './rl-view';
+export * from './trajectories';
 
 // ---------- shared records ----------
 
@@ -250,68 +256,6 @@ export interface RunDetail extends RunSummary {
   rlSteps: number[];
 }
 
-// ---------- agentic RL: one step's groups ----------
-
-export const RL_GROUP_STATUSES = ['kept', 'dropped', 'duplicated'] as const;
-export type RlGroupStatus = (typeof RL_GROUP_STATUSES)[number];
-
-/** One question's group of G rollouts in an RL step's batch plan (header of runs/<id>/rollouts/step-N.jsonl). */
-export interface RlGroupPlan {
-  /** `<step>/<qa_id>`: the id the group's trajectories carry in their `group` field. */
-  group: string;
-  qa_id: string;
-  /** R_i of each rollout, in the order of the group's trajectory lines. */
-  rewards: number[];
-  mean: number;
-  std: number;
-  advantages: number[];
-  /** kept (has signal), dropped (zero std: left out, or DAPO's surplus), duplicated (copied into other slots). */
-  status: RlGroupStatus;
-  /** Slots of the batch the group fills (2 or more when DUPO copied it). */
-  copies: number;
-}
-
-export interface RlStepPlan {
-  method: string;
-  groups: RlGroupPlan[];
-  zero_std: number;
-  duplicated: number;
-  refilled: number;
-  /** No group had signal: the optimiser step was skipped. */
-  skip: boolean;
-}
-
-/** One rollout of a group as the group view shows it: what it scored, and the trajectory it opens. */
-export interface RlRollout {
-  /** Trajectory id in the step's set (`rl:<run>:<step>`); null when the file holds no line for it. */
-  trajId: string | null;
-  reward: number;
-  advantage: number;
-  answer: number | null;
-  format: number | null;
-  termination: Termination | null;
-  policy_version: number | null;
-  staleness: number | null;
-}
-
-export interface RlGroupView extends RlGroupPlan {
-  /** The question text, from the run's training dataset (null when that dataset is gone). */
-  question: string | null;
-  rollouts: RlRollout[];
-}
-
-/** `runs.rlStep`: an RL step's batch plan, its metrics summary and every group with its rollouts. */
-export interface RlStepView {
-  runId: string;
-  step: number;
-  /** The trajectory set id of the step's rollouts, for the inspector: `rl:<run>:<step>`. */
-  setId: string;
-  policyVersion: number;
-  plan: Omit<RlStepPlan, 'groups'>;
-  summary: Record<string, number>;
-  groups: RlGroupView[];
-}
-
 export interface RunMetricsEvent {
   runId: string;
   records: MetricRecord[];
@@ -351,88 +295,6 @@ export interface StreamPage {
   next: number;
   /** The stream's last line was torn by an interrupted write and was skipped. */
   tornTail: boolean;
-}
-
-// ---------- trajectories ----------
-
-/** A segment of the text the model saw: prompt and observation are context (masked out of the loss). */
-export type TextSpanKind = 'prompt' | 'think' | 'action' | 'observation';
-export interface TextSpan {
-  kind: TextSpanKind;
-  start: number; // character offsets into the rendered text, end exclusive
-  end: number;
-  step: number; // -1 for the prompt
-}
-
-/** Behaviour statistics of a set of trajectories (agent/eval.ts reports them in this type). */
-export interface TrajBehaviour {
-  trajectories: number;
-  tool_calls_mean: number;
-  tool_calls_by_type: Record<string, number>;
-  turns_mean: number;
-  tokens_mean: number;
-  termination: Partial<Record<Termination, number>>; // fraction of trajectories
-}
-
-/** `evaluate(samples, k)` over a trajectory set: pass@1, pass@k, avg@k, cons@k and behaviour. */
-export interface TrajEval {
-  questions: number;
-  samples: number;
-  k: number;
-  'pass@1': number;
-  'pass@k': number;
-  'avg@k': number;
-  'cons@k': number;
-  all: TrajBehaviour;
-  solved: TrajBehaviour & { questions: number };
-}
-
-/** One row of a trajectory set: everything the list shows and filters on, without the steps. */
-export interface TrajSummary {
-  id: string;
-  /** Position in the file (0-based, header not counted). */
-  index: number;
-  qa_id: string;
-  /** Which attempt at its question this is (0-based). */
-  attempt: number;
-  policy: string;
-  reward: Reward;
-  termination: Termination;
-  tool_calls: number;
-  turns: number;
-  tokens: { generated: number; observation: number };
-  prediction: string | null;
-  /** RL rollouts (`rl:<run>:<step>` sets) carry their group, advantage, policy version and staleness. */
-  group?: string;
-  advantage?: number;
-  policy_version?: number;
-  staleness?: number;
-}
-
-export interface TrajQuestion {
-  question: string;
-  answer: string;
-  answer_id: string;
-}
-
-export interface TrajSetView {
-  artefact: ArtefactRecord<TrajSetInfo>;
-  header: Record<string, unknown>;
-  trajectories: TrajSummary[];
-  eval: TrajEval | null;
-  /** The questions of the set's dataset by QA id (empty when the dataset is gone). */
-  questions: Record<string, TrajQuestion>;
-}
-
-export interface TrajDetail {
-  setId: string;
-  trajectory: Trajectory;
-  /** The QA the trajectory answers; null when its dataset is no longer in the store. */
-  qa: QA | null;
-  datasetId: string | null;
-  graphId: string | null;
-  /** The exact text the model read and wrote, with a span per segment. */
-  rendered: { text: string; spans: TextSpan[] };
 }
 
 // ---------- methods ----------

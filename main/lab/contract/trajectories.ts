@@ -1,0 +1,83 @@
+// The contract's view of trajectories: one episode's steps with the text the model saw as spans, its
+// evaluation and behaviour summaries, and a set of them as the inspector and Compare read it.
+import type { QA, Reward, Termination, Trajectory } from '../formats';
+import type { ArtefactRecord, TrajSetInfo } from './index';
+/** A segment of the text the model saw: prompt and observation are context (masked out of the loss). */
+export type TextSpanKind = 'prompt' | 'think' | 'action' | 'observation';
+export interface TextSpan {
+  kind: TextSpanKind;
+  start: number; // character offsets into the rendered text, end exclusive
+  end: number;
+  step: number; // -1 for the prompt
+}
+
+/** Behaviour statistics of a set of trajectories (agent/eval.ts reports them in this type). */
+export interface TrajBehaviour {
+  trajectories: number;
+  tool_calls_mean: number;
+  tool_calls_by_type: Record<string, number>;
+  turns_mean: number;
+  tokens_mean: number;
+  termination: Partial<Record<Termination, number>>; // fraction of trajectories
+}
+
+/** `evaluate(samples, k)` over a trajectory set: pass@1, pass@k, avg@k, cons@k and behaviour. */
+export interface TrajEval {
+  questions: number;
+  samples: number;
+  k: number;
+  'pass@1': number;
+  'pass@k': number;
+  'avg@k': number;
+  'cons@k': number;
+  all: TrajBehaviour;
+  solved: TrajBehaviour & { questions: number };
+}
+
+/** One row of a trajectory set: everything the list shows and filters on, without the steps. */
+export interface TrajSummary {
+  id: string;
+  /** Position in the file (0-based, header not counted). */
+  index: number;
+  qa_id: string;
+  /** Which attempt at its question this is (0-based). */
+  attempt: number;
+  policy: string;
+  reward: Reward;
+  termination: Termination;
+  tool_calls: number;
+  turns: number;
+  tokens: { generated: number; observation: number };
+  prediction: string | null;
+  /** RL rollouts (`rl:<run>:<step>` sets) carry their group, advantage, policy version and staleness. */
+  group?: string;
+  advantage?: number;
+  policy_version?: number;
+  staleness?: number;
+}
+
+export interface TrajQuestion {
+  question: string;
+  answer: string;
+  answer_id: string;
+}
+
+export interface TrajSetView {
+  artefact: ArtefactRecord<TrajSetInfo>;
+  header: Record<string, unknown>;
+  trajectories: TrajSummary[];
+  eval: TrajEval | null;
+  /** The questions of the set's dataset by QA id (empty when the dataset is gone). */
+  questions: Record<string, TrajQuestion>;
+}
+
+export interface TrajDetail {
+  setId: string;
+  trajectory: Trajectory;
+  /** The QA the trajectory answers; null when its dataset is no longer in the store. */
+  qa: QA | null;
+  datasetId: string | null;
+  graphId: string | null;
+  /** The exact text the model read and wrote, with a span per segment. */
+  rendered: { text: string; spans: TextSpan[] };
+}
