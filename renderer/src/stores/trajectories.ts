@@ -6,6 +6,7 @@ import { computed, reactive, ref, shallowRef } from 'vue';
 import type { JobParamsInput, ArtefactRecord, DatasetInfo, GraphInfo, TrajDetail, TrajSetView, TrajSummary } from '@contract';
 import { lab, onLab } from '../api/client';
 import { fetchTrajDetail } from './trajDetails';
+import { useSideBySide } from '../composables/useSideBySide';
 import { useArtefactList, useOpened } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
@@ -78,11 +79,7 @@ export const useTrajectories = defineStore('trajectories', () => {
   const showModelText = ref(false);
 
   const mode = ref<'inspect' | 'compare'>('inspect');
-  const left = shallowRef<TrajRef | null>(null);
-  const right = shallowRef<TrajRef | null>(null);
-  const leftDetail = shallowRef<TrajDetail | null>(null);
-  const rightDetail = shallowRef<TrajDetail | null>(null);
-  const compareError = ref<string | null>(null);
+  const { left, right, leftDetail, rightDetail, error: compareError, setSide } = useSideBySide();
   /** Other sets of the same dataset, loaded for the side-by-side picker. */
   const otherSets = shallowRef<TrajSetView[]>([]);
 
@@ -161,7 +158,6 @@ export const useTrajectories = defineStore('trajectories', () => {
     if (!currentId.value && first) await open(first.id);
   }
 
-  const fetchDetail = (r: TrajRef): Promise<TrajDetail> => fetchTrajDetail(r.setId, r.trajId);
 
 
   async function openTraj(trajId: string): Promise<void> {
@@ -171,7 +167,7 @@ export const useTrajectories = defineStore('trajectories', () => {
     detailError.value = null;
     if (detail.value?.setId !== setId || detail.value.trajectory.id !== trajId) detail.value = null;
     try {
-      const d = await fetchDetail({ setId, trajId });
+      const d = await fetchTrajDetail(setId, trajId);
       if (openId.value === trajId) detail.value = d;
     } catch (err) {
       if (openId.value === trajId) detailError.value = message(err);
@@ -206,19 +202,6 @@ export const useTrajectories = defineStore('trajectories', () => {
     const same = list.value.filter((a) => a.id !== set.artefact.id && a.info.datasetId === datasetId).slice(0, 6);
     const loaded = await Promise.all(same.map((a) => lab().call('trajectories.get', { id: a.id }).catch(() => null)));
     otherSets.value = loaded.filter((v): v is TrajSetView => v !== null);
-  }
-
-  async function setSide(side: 'left' | 'right', r: TrajRef): Promise<void> {
-    const target = side === 'left' ? left : right;
-    const out = side === 'left' ? leftDetail : rightDetail;
-    target.value = r;
-    compareError.value = null;
-    try {
-      const d = await fetchDetail(r);
-      if (target.value === r) out.value = d;
-    } catch (err) {
-      compareError.value = message(err);
-    }
   }
 
   /** Opens the side-by-side view on a trajectory and, opposite, the next attempt at the same question. */
