@@ -5,10 +5,19 @@
 import { ref, shallowRef } from 'vue';
 import type { TrajDetail } from '@contract';
 import { fetchTrajDetail } from '../stores/trajDetails';
-import type { TrajRef } from '../stores/trajectories';
+import type { CompareCandidate, TrajRef } from '../stores/trajectories';
 import { message } from '../util/errors';
 
 export type Side = 'left' | 'right';
+
+/** What SideBySide.vue shows: the two sides (refs and details) and the trajectories either may switch to. */
+export interface SideBySideState {
+  left: TrajRef | null;
+  right: TrajRef | null;
+  leftDetail: TrajDetail | null;
+  rightDetail: TrajDetail | null;
+  candidates: CompareCandidate[];
+}
 
 /** `clearOnPick`: a side shows nothing while its new trajectory loads (else the old one until then). */
 export function useSideBySide(opts: { clearOnPick?: boolean } = {}) {
