@@ -2,10 +2,10 @@
 // A dataset can hold thousands of QAs: they sit in shallowRefs and are filtered by plain computeds.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef, watch } from 'vue';
-import type { JobParamsInput, DatasetView, QaDetail } from '@contract';
+import type { JobParamsInput, QaDetail } from '@contract';
 import type { QA } from '@formats';
 import { lab } from '../api/client';
-import { useArtefactList, useOpened } from './opened';
+import { useArtefacts } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 
@@ -44,15 +44,14 @@ function tally(values: Iterable<string>): Array<[string, number]> {
 }
 
 export const useDatasets = defineStore('datasets', () => {
-  const { list, listError, load } = useArtefactList('datasets.list');
-  const opened = useOpened<DatasetView>((id) => lab().call('datasets.get', { id }), {
+  const artefacts = useArtefacts('datasets.list', (id) => lab().call('datasets.get', { id }), {
     // Opening another item starts it clean.
     reset: () => {
       closeQa();
       clearFilters();
     },
   });
-  const { currentId, current, loading, error } = opened;
+  const { load, currentId, current, open } = artefacts;
 
   const filters = reactive<QaFilters>({ level: '', topology: '', kind: '', orbit: '', text: '' });
   const page = ref(0);
@@ -99,15 +98,6 @@ export const useDatasets = defineStore('datasets', () => {
     Object.assign(filters, { level: '', topology: '', kind: '', orbit: '', text: '' });
   }
 
-  const open = opened.open;
-
-
-  async function ensureOpen(): Promise<void> {
-    if (!list.value.length) await load();
-    const first = list.value[0];
-    if (!currentId.value && first) await open(first.id);
-  }
-
   async function openQa(qaId: string): Promise<void> {
     const id = currentId.value;
     if (!id) return;
@@ -139,12 +129,7 @@ export const useDatasets = defineStore('datasets', () => {
   }
 
   return {
-    list,
-    listError,
-    currentId,
-    current,
-    loading,
-    error,
+    ...artefacts,
     filters,
     page,
     rows,
@@ -159,9 +144,6 @@ export const useDatasets = defineStore('datasets', () => {
     synthJob,
     synthesising,
     synthError,
-    load,
-    open,
-    ensureOpen,
     openQa,
     closeQa,
     clearFilters,

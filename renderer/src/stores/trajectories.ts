@@ -7,7 +7,7 @@ import type { JobParamsInput, ArtefactRecord, DatasetInfo, GraphInfo, TrajDetail
 import { lab, onLab } from '../api/client';
 import { fetchTrajDetail } from './trajDetails';
 import { useSideBySide } from '../composables/useSideBySide';
-import { useArtefactList, useOpened } from './opened';
+import { useArtefacts } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 
@@ -39,7 +39,6 @@ export interface CompareCandidate extends TrajRef {
   summary: TrajSummary;
 }
 
-
 export function isSolved(s: TrajSummary): boolean {
   return s.reward.answer >= 1;
 }
@@ -59,16 +58,20 @@ const SORTERS: Record<SortKey, (s: TrajSummary) => number> = {
 };
 
 export const useTrajectories = defineStore('trajectories', () => {
-  const { list, listError, listLoaded, load } = useArtefactList('trajectories.list');
-  const opened = useOpened<TrajSetView>((id) => lab().call('trajectories.get', { id }), {
-    // Opening another item starts it clean.
-    reset: () => {
-      closeTraj();
-      clearFilters();
-      mode.value = 'inspect';
+  const artefacts = useArtefacts(
+    'trajectories.list',
+    (id) => lab().call('trajectories.get', { id }),
+    {
+      // Opening another item starts it clean.
+      reset: () => {
+        closeTraj();
+        clearFilters();
+        mode.value = 'inspect';
+      },
     },
-  });
-  const { currentId, current, loading, error } = opened;
+    { loadOnce: true },
+  );
+  const { list, load, currentId, current, open } = artefacts;
 
   const filters = reactive<TrajFilters>({ termination: '', solved: '', policy: '', minTools: '', text: '' });
   const sort = reactive<{ key: SortKey; desc: boolean }>({ key: 'index', desc: false });
@@ -148,17 +151,6 @@ export const useTrajectories = defineStore('trajectories', () => {
       rolloutError.value = message(err);
     }
   }
-
-  const open = opened.open;
-
-
-  async function ensureOpen(): Promise<void> {
-    if (!listLoaded.value) await load();
-    const first = list.value[0];
-    if (!currentId.value && first) await open(first.id);
-  }
-
-
 
   async function openTraj(trajId: string): Promise<void> {
     const setId = currentId.value;
@@ -243,13 +235,7 @@ export const useTrajectories = defineStore('trajectories', () => {
   });
 
   return {
-    list,
-    listError,
-    listLoaded,
-    currentId,
-    current,
-    loading,
-    error,
+    ...artefacts,
     filters,
     sort,
     rows,
@@ -275,10 +261,7 @@ export const useTrajectories = defineStore('trajectories', () => {
     rolling,
     setSort,
     clearFilters,
-    load,
     loadInputs,
-    open,
-    ensureOpen,
     openTraj,
     closeTraj,
     setSide,
