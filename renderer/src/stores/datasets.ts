@@ -1,12 +1,11 @@
 // QA datasets: the list, the open dataset with its row index and filters, the open QA, and synthesis jobs.
 // A dataset can hold thousands of QAs: they sit in shallowRefs and are filtered by plain computeds.
 import { defineStore } from 'pinia';
-import { computed, reactive, ref, shallowRef, watch } from 'vue';
+import { computed, reactive, ref, watch } from 'vue';
 import type { JobParamsInput, QaDetail } from '@contract';
 import type { QA } from '@formats';
 import { lab } from '../api/client';
-import { useArtefacts } from './opened';
-import { message } from '../util/errors';
+import { useArtefacts, useOpened } from './opened';
 import { useJobLauncher } from './jobs';
 
 export interface QaRow {
@@ -56,10 +55,9 @@ export const useDatasets = defineStore('datasets', () => {
   const filters = reactive<QaFilters>({ level: '', topology: '', kind: '', orbit: '', text: '' });
   const page = ref(0);
 
-  const openQaId = ref<string | null>(null);
-  const qaDetail = shallowRef<QaDetail | null>(null);
-  const qaLoading = ref(false);
-  const qaError = ref<string | null>(null);
+  // One QA of the open dataset, with its subgraph.
+  const qa = useOpened<QaDetail>((qaId) => lab().call('datasets.qa', { id: currentId.value!, qaId }));
+  const { currentId: openQaId, current: qaDetail, loading: qaLoading, error: qaError } = qa;
 
 
   const rows = computed<QaRow[]>(() => (current.value ? current.value.qas.map(toRow) : []));
@@ -99,29 +97,11 @@ export const useDatasets = defineStore('datasets', () => {
   }
 
   async function openQa(qaId: string): Promise<void> {
-    const id = currentId.value;
-    if (!id) return;
-    openQaId.value = qaId;
-    qaLoading.value = true;
-    qaError.value = null;
-    try {
-      const detail = await lab().call('datasets.qa', { id, qaId });
-      if (openQaId.value === qaId) qaDetail.value = detail;
-    } catch (err) {
-      if (openQaId.value === qaId) {
-        qaError.value = message(err);
-        qaDetail.value = null;
-      }
-    } finally {
-      if (openQaId.value === qaId) qaLoading.value = false;
-    }
+    if (currentId.value) await qa.open(qaId);
   }
 
   function closeQa(): void {
-    openQaId.value = null;
-    qaDetail.value = null;
-    qaError.value = null;
-    qaLoading.value = false;
+    qa.close();
   }
 
   async function synthesise(params: JobParamsInput<'synth'>): Promise<void> {

@@ -34,7 +34,15 @@ export function useOpened<T>(fetch: (id: string) => Promise<T>, hooks: { reset?:
     }
   }
 
-  return { currentId, current, loading, error, open };
+  /** Nothing open: a response still on its way is dropped. */
+  function close(): void {
+    currentId.value = null;
+    current.value = null;
+    error.value = null;
+    loading.value = false;
+  }
+
+  return { currentId, current, loading, error, open, close };
 }
 
 /** A store's list of artefacts (graphs, datasets, trajectory sets, comparisons), loaded on demand. */
