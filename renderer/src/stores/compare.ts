@@ -4,11 +4,11 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import type { ArtefactRecord, ComparisonInfo, DatasetInfo, ComparisonView, JobParamsInput, RunDetail, TrajSetView } from '@contract';
+import type { ArtefactRecord, ComparisonInfo, DatasetInfo, JobParamsInput, RunDetail, TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
 import { peekTrajDetail } from './trajDetails';
 import { useSideBySide } from '../composables/useSideBySide';
-import { useArtefactList, useOpened } from './opened';
+import { useArtefacts } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 import type { CompareCandidate, TrajRef } from './trajectories';
@@ -18,12 +18,8 @@ import { letter, questionRows, summaryOf, tallyOutcomes, validateForm, type Chec
 const MAX_RUNS = 40;
 
 export const useCompare = defineStore('compare', () => {
-
-  // ---------- past comparisons ----------
-  const { list, listError, listLoaded, load } = useArtefactList('comparisons.list');
-
-  // ---------- the open comparison ----------
-  const opened = useOpened<ComparisonView>((id) => lab().call('comparisons.get', { id }), {
+  // ---------- past comparisons and the open one ----------
+  const artefacts = useArtefacts('comparisons.list', (id) => lab().call('comparisons.get', { id }), {
     // Opening another item starts it clean.
     reset: () => {
       closeQuestion();
@@ -33,7 +29,7 @@ export const useCompare = defineStore('compare', () => {
     },
     loaded: (view) => Object.assign(pair, { a: 0, b: Math.min(1, view.checkpoints.length - 1) }),
   });
-  const { currentId, current, loading, error } = opened;
+  const { load, currentId, current, open } = artefacts;
   /** Which two checkpoints the outcome table compares (indexes into current.checkpoints). */
   const pair = reactive<{ a: number; b: number }>({ a: 0, b: 1 });
   const outcomeFilter = ref<Outcome | ''>('');
@@ -45,9 +41,6 @@ export const useCompare = defineStore('compare', () => {
     const t = textFilter.value.trim().toLowerCase();
     return rows.value.filter((r) => (!outcomeFilter.value || r.outcome === outcomeFilter.value) && (!t || `${r.qaId}\n${r.text}`.toLowerCase().includes(t)));
   });
-
-  const open = opened.open;
-
 
   function setPair(side: 'a' | 'b', index: number): void {
     const other = side === 'a' ? pair.b : pair.a;
@@ -63,8 +56,6 @@ export const useCompare = defineStore('compare', () => {
   const { left, right, leftDetail, rightDetail, error: questionError, setSide, clearSides } = useSideBySide({ clearOnPick: true });
   /** The checkpoints' trajectory sets (their rows: what the side-by-side picker offers). */
   const sets = shallowReactive(new Map<string, TrajSetView | null>());
-
-
 
   async function loadSet(setId: string): Promise<void> {
     if (sets.has(setId)) return;
@@ -272,13 +263,7 @@ export const useCompare = defineStore('compare', () => {
   });
 
   return {
-    list,
-    listError,
-    listLoaded,
-    currentId,
-    current,
-    loading,
-    error,
+    ...artefacts,
     pair,
     outcomeFilter,
     textFilter,
@@ -302,8 +287,6 @@ export const useCompare = defineStore('compare', () => {
     job,
     startError,
     running,
-    load,
-    open,
     setPair,
     openQuestion,
     closeQuestion,
