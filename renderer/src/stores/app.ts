@@ -3,6 +3,7 @@
 import { defineStore } from 'pinia';
 import { ref } from 'vue';
 import type { AppInfo, BackendReport, LicenseNotice, StoreSummary } from '@contract';
+import { message } from '../util/errors';
 import { lab, onLab } from '../api/client';
 
 export const useApp = defineStore('app', () => {
@@ -19,7 +20,7 @@ export const useApp = defineStore('app', () => {
       summary.value = await lab().call('store.summary');
       error.value = null;
     } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
+      error.value = message(err);
     }
   }
 

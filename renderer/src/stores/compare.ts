@@ -4,12 +4,13 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import type { ArtefactRecord, ComparisonInfo, DatasetInfo, ComparisonView, JobParamsInput, JobRecord, RunDetail, TrajDetail, TrajSetView } from '@contract';
+import type { ArtefactRecord, ComparisonInfo, DatasetInfo, JobParamsInput, RunDetail, TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
-import { fetchTrajDetail, peekTrajDetail } from './trajDetails';
-import { useArtefactList, useOpened } from './opened';
+import { peekTrajDetail } from './trajDetails';
+import { useSideBySide } from '../composables/useSideBySide';
+import { useArtefacts } from './opened';
 import { message } from '../util/errors';
-import { useJobs } from './jobs';
+import { useJobLauncher } from './jobs';
 import type { CompareCandidate, TrajRef } from './trajectories';
 import { letter, questionRows, summaryOf, tallyOutcomes, validateForm, type CheckpointHead, type CompareForm, type Outcome } from '../components/compare/compareModel';
 
@@ -17,13 +18,8 @@ import { letter, questionRows, summaryOf, tallyOutcomes, validateForm, type Chec
 const MAX_RUNS = 40;
 
 export const useCompare = defineStore('compare', () => {
-  const jobs = useJobs();
-
-  // ---------- past comparisons ----------
-  const { list, listError, listLoaded, load } = useArtefactList('comparisons.list');
-
-  // ---------- the open comparison ----------
-  const opened = useOpened<ComparisonView>((id) => lab().call('comparisons.get', { id }), {
+  // ---------- past comparisons and the open one ----------
+  const artefacts = useArtefacts('comparisons.list', (id) => lab().call('comparisons.get', { id }), {
     // Opening another item starts it clean.
     reset: () => {
       closeQuestion();
@@ -33,7 +29,7 @@ export const useCompare = defineStore('compare', () => {
     },
     loaded: (view) => Object.assign(pair, { a: 0, b: Math.min(1, view.checkpoints.length - 1) }),
   });
-  const { currentId, current, loading, error } = opened;
+  const { load, currentId, current, open } = artefacts;
   /** Which two checkpoints the outcome table compares (indexes into current.checkpoints). */
   const pair = reactive<{ a: number; b: number }>({ a: 0, b: 1 });
   const outcomeFilter = ref<Outcome | ''>('');
@@ -46,9 +42,6 @@ export const useCompare = defineStore('compare', () => {
     return rows.value.filter((r) => (!outcomeFilter.value || r.outcome === outcomeFilter.value) && (!t || `${r.qaId}\n${r.text}`.toLowerCase().includes(t)));
   });
 
-  const open = opened.open;
-
-
   function setPair(side: 'a' | 'b', index: number): void {
     const other = side === 'a' ? pair.b : pair.a;
     // Picking the other side's checkpoint swaps the two.
@@ -60,16 +53,9 @@ export const useCompare = defineStore('compare', () => {
 
   // ---------- one question, two trajectories aligned ----------
   const openQaId = ref<string | null>(null);
-  const left = shallowRef<TrajRef | null>(null);
-  const right = shallowRef<TrajRef | null>(null);
-  const leftDetail = shallowRef<TrajDetail | null>(null);
-  const rightDetail = shallowRef<TrajDetail | null>(null);
-  const questionError = ref<string | null>(null);
+  const { left, right, leftDetail, rightDetail, error: questionError, setSide, clearSides } = useSideBySide({ clearOnPick: true });
   /** The checkpoints' trajectory sets (their rows: what the side-by-side picker offers). */
   const sets = shallowReactive(new Map<string, TrajSetView | null>());
-
-  const fetchDetail = (r: TrajRef): Promise<TrajDetail> => fetchTrajDetail(r.setId, r.trajId);
-
 
   async function loadSet(setId: string): Promise<void> {
     if (sets.has(setId)) return;
@@ -105,28 +91,13 @@ export const useCompare = defineStore('compare', () => {
     });
   });
 
-  async function setSide(side: 'left' | 'right', r: TrajRef): Promise<void> {
-    const target = side === 'left' ? left : right;
-    const out = side === 'left' ? leftDetail : rightDetail;
-    target.value = r;
-    out.value = null;
-    questionError.value = null;
-    try {
-      const d = await fetchDetail(r);
-      if (target.value === r) out.value = d;
-    } catch (err) {
-      if (target.value === r) questionError.value = message(err);
-    }
-  }
-
   /** Opens a question: A's trajectory left, B's right (a correct attempt when the checkpoint solved it). */
   async function openQuestion(qaId: string): Promise<void> {
     const view = current.value;
     const q = view?.questions.find((x) => x.qa_id === qaId);
     if (!view || !q) return;
     openQaId.value = qaId;
-    left.value = right.value = null;
-    leftDetail.value = rightDetail.value = null;
+    clearSides();
     questionError.value = null;
     const pick = (i: number): TrajRef | null => {
       const c = view.checkpoints[i];
@@ -155,8 +126,7 @@ export const useCompare = defineStore('compare', () => {
 
   function closeQuestion(): void {
     openQaId.value = null;
-    left.value = right.value = null;
-    leftDetail.value = rightDetail.value = null;
+    clearSides();
     questionError.value = null;
   }
 
@@ -249,47 +219,30 @@ export const useCompare = defineStore('compare', () => {
   }
 
   // ---------- the job ----------
-  const jobId = ref<string | null>(null);
-  const started = shallowRef<JobRecord | null>(null);
-  const startError = ref<string | null>(null);
-  const starting = ref(false);
-  const job = computed<JobRecord | null>(() => (jobId.value ? (jobs.byId.get(jobId.value) ?? started.value) : null));
-  const running = computed(() => starting.value || job.value?.status === 'running' || job.value?.status === 'queued');
-
-  async function start(): Promise<boolean> {
-    if (Object.keys(formErrors.value).length || running.value) return false;
-    startError.value = null;
-    starting.value = true;
-    try {
-      // validateForm has made the numeric fields whole numbers (none is '').
-      const params: JobParamsInput<'compare'> = {
-        checkpoints: [...form.checkpoints],
-        datasetId: form.datasetId,
-        questions: Number(form.questions),
-        samples: Number(form.samples),
-        rng: Number(form.rng),
-        ...(form.name.trim() ? { name: form.name.trim() } : {}),
-      };
-      const j = await lab().call('jobs.start', { kind: 'compare', params });
-      started.value = j;
-      jobId.value = j.id;
-      const now = jobs.byId.get(j.id) ?? j;
-      if (now.status === 'succeeded') void finished(now);
-      return true;
-    } catch (err) {
-      startError.value = message(err);
-      return false;
-    } finally {
-      starting.value = false;
-    }
-  }
-
-  async function finished(j: JobRecord): Promise<void> {
+  // A finished comparison (this window's or another's) lists it; this window's opens.
+  const launcher = useJobLauncher('compare', async (j, mine) => {
     await load();
-    if (j.id !== jobId.value) return;
+    if (!mine) return;
     const id = (j.result as { artefact?: { id?: unknown } } | undefined)?.artefact?.id;
     currentId.value = null; // open the new comparison even if another is open
     await open(typeof id === 'string' ? id : j.id);
+  });
+  const job = launcher.job;
+  const running = launcher.running;
+  const startError = launcher.error;
+
+  async function start(): Promise<boolean> {
+    if (Object.keys(formErrors.value).length || running.value) return false;
+    // validateForm has made the numeric fields whole numbers (none is '').
+    const params: JobParamsInput<'compare'> = {
+      checkpoints: [...form.checkpoints],
+      datasetId: form.datasetId,
+      questions: Number(form.questions),
+      samples: Number(form.samples),
+      rng: Number(form.rng),
+      ...(form.name.trim() ? { name: form.name.trim() } : {}),
+    };
+    return (await launcher.start(params)) !== null;
   }
 
   let runsTimer: ReturnType<typeof setTimeout> | null = null;
@@ -301,23 +254,16 @@ export const useCompare = defineStore('compare', () => {
     }, delayMs);
   }
   onLab('job.updated', (j) => {
-    if (j.kind === 'compare' && j.status === 'succeeded') void finished(j);
     // A training run writes checkpoints as it goes (look again every 10 s while it runs, at once when it
     // stops); a new dataset is a new set of questions.
-    else if ((j.kind === 'train' || j.kind === 'synth') && runsLoaded.value) {
+    if ((j.kind === 'train' || j.kind === 'synth') && runsLoaded.value) {
       if (j.status !== 'running' && j.status !== 'queued') refreshInputs(0);
       else if (j.kind === 'train' && !runsTimer) refreshInputs(10_000);
     }
   });
 
   return {
-    list,
-    listError,
-    listLoaded,
-    currentId,
-    current,
-    loading,
-    error,
+    ...artefacts,
     pair,
     outcomeFilter,
     textFilter,
@@ -341,8 +287,6 @@ export const useCompare = defineStore('compare', () => {
     job,
     startError,
     running,
-    load,
-    open,
     setPair,
     openQuestion,
     closeQuestion,

@@ -1,12 +1,11 @@
 // QA datasets: the list, the open dataset with its row index and filters, the open QA, and synthesis jobs.
 // A dataset can hold thousands of QAs: they sit in shallowRefs and are filtered by plain computeds.
 import { defineStore } from 'pinia';
-import { computed, reactive, ref, shallowRef, watch } from 'vue';
-import type { JobParamsInput, DatasetView, QaDetail } from '@contract';
+import { computed, reactive, ref, watch } from 'vue';
+import type { JobParamsInput, QaDetail } from '@contract';
 import type { QA } from '@formats';
 import { lab } from '../api/client';
-import { useArtefactList, useOpened } from './opened';
-import { message } from '../util/errors';
+import { useArtefacts, useOpened } from './opened';
 import { useJobLauncher } from './jobs';
 
 export interface QaRow {
@@ -44,23 +43,21 @@ function tally(values: Iterable<string>): Array<[string, number]> {
 }
 
 export const useDatasets = defineStore('datasets', () => {
-  const { list, listError, load } = useArtefactList('datasets.list');
-  const opened = useOpened<DatasetView>((id) => lab().call('datasets.get', { id }), {
+  const artefacts = useArtefacts('datasets.list', (id) => lab().call('datasets.get', { id }), {
     // Opening another item starts it clean.
     reset: () => {
       closeQa();
       clearFilters();
     },
   });
-  const { currentId, current, loading, error } = opened;
+  const { load, currentId, current, open } = artefacts;
 
   const filters = reactive<QaFilters>({ level: '', topology: '', kind: '', orbit: '', text: '' });
   const page = ref(0);
 
-  const openQaId = ref<string | null>(null);
-  const qaDetail = shallowRef<QaDetail | null>(null);
-  const qaLoading = ref(false);
-  const qaError = ref<string | null>(null);
+  // One QA of the open dataset, with its subgraph.
+  const qa = useOpened<QaDetail>((qaId) => lab().call('datasets.qa', { id: currentId.value!, qaId }));
+  const { currentId: openQaId, current: qaDetail, loading: qaLoading, error: qaError } = qa;
 
 
   const rows = computed<QaRow[]>(() => (current.value ? current.value.qas.map(toRow) : []));
@@ -99,39 +96,12 @@ export const useDatasets = defineStore('datasets', () => {
     Object.assign(filters, { level: '', topology: '', kind: '', orbit: '', text: '' });
   }
 
-  const open = opened.open;
-
-
-  async function ensureOpen(): Promise<void> {
-    if (!list.value.length) await load();
-    const first = list.value[0];
-    if (!currentId.value && first) await open(first.id);
-  }
-
   async function openQa(qaId: string): Promise<void> {
-    const id = currentId.value;
-    if (!id) return;
-    openQaId.value = qaId;
-    qaLoading.value = true;
-    qaError.value = null;
-    try {
-      const detail = await lab().call('datasets.qa', { id, qaId });
-      if (openQaId.value === qaId) qaDetail.value = detail;
-    } catch (err) {
-      if (openQaId.value === qaId) {
-        qaError.value = message(err);
-        qaDetail.value = null;
-      }
-    } finally {
-      if (openQaId.value === qaId) qaLoading.value = false;
-    }
+    if (currentId.value) await qa.open(qaId);
   }
 
   function closeQa(): void {
-    openQaId.value = null;
-    qaDetail.value = null;
-    qaError.value = null;
-    qaLoading.value = false;
+    qa.close();
   }
 
   async function synthesise(params: JobParamsInput<'synth'>): Promise<void> {
@@ -139,12 +109,7 @@ export const useDatasets = defineStore('datasets', () => {
   }
 
   return {
-    list,
-    listError,
-    currentId,
-    current,
-    loading,
-    error,
+    ...artefacts,
     filters,
     page,
     rows,
@@ -159,9 +124,6 @@ export const useDatasets = defineStore('datasets', () => {
     synthJob,
     synthesising,
     synthError,
-    load,
-    open,
-    ensureOpen,
     openQa,
     closeQa,
     clearFilters,

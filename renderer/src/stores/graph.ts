@@ -5,7 +5,7 @@ import { markRaw } from 'vue';
 import type { JobParamsInput, GraphView } from '@contract';
 import type { GraphEdge, GraphNode } from '@formats';
 import { lab } from '../api/client';
-import { useArtefactList, useOpened } from './opened';
+import { useArtefacts } from './opened';
 import { colorMap } from '../util/palette';
 import { useJobLauncher } from './jobs';
 
@@ -90,9 +90,8 @@ export function searchNodes(index: GraphIndex, text: string, limit = 8): GraphNo
 const CACHE_GRAPHS = 4;
 
 export const useGraph = defineStore('graph', () => {
-  const { list, listError, load } = useArtefactList('graphs.list');
-  const opened = useOpened<LoadedGraph>((id) => fetchGraph(id));
-  const { currentId, current, loading, error } = opened;
+  const artefacts = useArtefacts('graphs.list', (id: string): Promise<LoadedGraph> => fetchGraph(id));
+  const { load, currentId, open } = artefacts;
 
   // Parsed graphs by id (not reactive: only `current` drives the UI). Layout positions are kept per
   // graph too, so reopening a graph does not lay it out again.
@@ -131,35 +130,17 @@ export const useGraph = defineStore('graph', () => {
     return hit;
   }
 
-  const open = opened.open;
-
-
-  /** Opens the newest graph when none is open yet. */
-  async function ensureOpen(): Promise<void> {
-    if (!list.value.length) await load();
-    const first = list.value[0];
-    if (!currentId.value && first) await open(first.id);
-  }
-
   async function build(params: JobParamsInput<'kg.build'>): Promise<void> {
     await builder.start({ ...params });
   }
 
   return {
-    list,
-    listError,
-    currentId,
-    current,
-    loading,
-    error,
+    ...artefacts,
     buildJob,
     building,
     buildError,
     positions,
-    load,
     fetchGraph,
-    open,
-    ensureOpen,
     build,
   };
 });

@@ -2,6 +2,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { JobKind, JobParamsArg, JobParamsInput, JobRecord, JobStartParams } from '@contract';
+import { message } from '../util/errors';
 import { lab, onLab } from '../api/client';
 
 /** `jobs.start`'s params for one kind (TypeScript cannot match a generic kind to its branch of the union itself). */
@@ -25,7 +26,7 @@ export const useJobs = defineStore('jobs', () => {
       const jobs = await lab().call('jobs.list');
       byId.value = new Map(jobs.map((j) => [j.id, j]));
     } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
+      error.value = message(err);
     }
   }
 
@@ -36,7 +37,7 @@ export const useJobs = defineStore('jobs', () => {
       put(job);
       return job;
     } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
+      error.value = message(err);
       return null;
     }
   }
@@ -45,7 +46,7 @@ export const useJobs = defineStore('jobs', () => {
     try {
       put(await lab().call('jobs.cancel', { id }));
     } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
+      error.value = message(err);
     }
   }
 
@@ -84,7 +85,7 @@ export function useJobLauncher<K extends JobKind>(kind: K, onSucceeded: (job: Jo
       if (jobs.byId.get(record.id)?.status === 'succeeded') await onSucceeded(jobs.byId.get(record.id)!, true);
       return record;
     } catch (err) {
-      error.value = err instanceof Error ? err.message : String(err);
+      error.value = message(err);
       return null;
     } finally {
       starting.value = false;

@@ -34,7 +34,15 @@ export function useOpened<T>(fetch: (id: string) => Promise<T>, hooks: { reset?:
     }
   }
 
-  return { currentId, current, loading, error, open };
+  /** Nothing open: a response still on its way is dropped. */
+  function close(): void {
+    currentId.value = null;
+    current.value = null;
+    error.value = null;
+    loading.value = false;
+  }
+
+  return { currentId, current, loading, error, open, close };
 }
 
 /** A store's list of artefacts (graphs, datasets, trajectory sets, comparisons), loaded on demand. */
@@ -56,4 +64,27 @@ export function useArtefactList<M extends 'graphs.list' | 'datasets.list' | 'tra
   }
 
   return { list, listError, listLoaded, load };
+}
+
+/**
+ * A store's artefacts: the list (above), the one open (useOpened), and `ensureOpen`, which opens the newest
+ * when none is open yet, listing them first when the list is empty (`loadOnce`: only when not yet listed).
+ * A store returns the whole of it (`...artefacts`) among its own state.
+ */
+export function useArtefacts<M extends Parameters<typeof useArtefactList>[0], T>(
+  method: M,
+  fetch: (id: string) => Promise<T>,
+  hooks: Parameters<typeof useOpened<T>>[1] = {},
+  opts: { loadOnce?: boolean } = {},
+) {
+  const listing = useArtefactList(method);
+  const opened = useOpened<T>(fetch, hooks);
+
+  async function ensureOpen(): Promise<void> {
+    if (opts.loadOnce ? !listing.listLoaded.value : !listing.list.value.length) await listing.load();
+    const first = listing.list.value[0];
+    if (!opened.currentId.value && first) await opened.open(first.id);
+  }
+
+  return { ...listing, ...opened, ensureOpen };
 }

@@ -6,7 +6,8 @@ import { computed, reactive, ref, shallowRef } from 'vue';
 import type { JobParamsInput, ArtefactRecord, DatasetInfo, GraphInfo, TrajDetail, TrajSetView, TrajSummary } from '@contract';
 import { lab, onLab } from '../api/client';
 import { fetchTrajDetail } from './trajDetails';
-import { useArtefactList, useOpened } from './opened';
+import { useSideBySide } from '../composables/useSideBySide';
+import { useArtefacts } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 
@@ -38,7 +39,6 @@ export interface CompareCandidate extends TrajRef {
   summary: TrajSummary;
 }
 
-
 export function isSolved(s: TrajSummary): boolean {
   return s.reward.answer >= 1;
 }
@@ -58,16 +58,20 @@ const SORTERS: Record<SortKey, (s: TrajSummary) => number> = {
 };
 
 export const useTrajectories = defineStore('trajectories', () => {
-  const { list, listError, listLoaded, load } = useArtefactList('trajectories.list');
-  const opened = useOpened<TrajSetView>((id) => lab().call('trajectories.get', { id }), {
-    // Opening another item starts it clean.
-    reset: () => {
-      closeTraj();
-      clearFilters();
-      mode.value = 'inspect';
+  const artefacts = useArtefacts(
+    'trajectories.list',
+    (id) => lab().call('trajectories.get', { id }),
+    {
+      // Opening another item starts it clean.
+      reset: () => {
+        closeTraj();
+        clearFilters();
+        mode.value = 'inspect';
+      },
     },
-  });
-  const { currentId, current, loading, error } = opened;
+    { loadOnce: true },
+  );
+  const { list, load, currentId, current, open } = artefacts;
 
   const filters = reactive<TrajFilters>({ termination: '', solved: '', policy: '', minTools: '', text: '' });
   const sort = reactive<{ key: SortKey; desc: boolean }>({ key: 'index', desc: false });
@@ -78,11 +82,7 @@ export const useTrajectories = defineStore('trajectories', () => {
   const showModelText = ref(false);
 
   const mode = ref<'inspect' | 'compare'>('inspect');
-  const left = shallowRef<TrajRef | null>(null);
-  const right = shallowRef<TrajRef | null>(null);
-  const leftDetail = shallowRef<TrajDetail | null>(null);
-  const rightDetail = shallowRef<TrajDetail | null>(null);
-  const compareError = ref<string | null>(null);
+  const { left, right, leftDetail, rightDetail, error: compareError, setSide } = useSideBySide();
   /** Other sets of the same dataset, loaded for the side-by-side picker. */
   const otherSets = shallowRef<TrajSetView[]>([]);
 
@@ -152,18 +152,6 @@ export const useTrajectories = defineStore('trajectories', () => {
     }
   }
 
-  const open = opened.open;
-
-
-  async function ensureOpen(): Promise<void> {
-    if (!listLoaded.value) await load();
-    const first = list.value[0];
-    if (!currentId.value && first) await open(first.id);
-  }
-
-  const fetchDetail = (r: TrajRef): Promise<TrajDetail> => fetchTrajDetail(r.setId, r.trajId);
-
-
   async function openTraj(trajId: string): Promise<void> {
     const setId = currentId.value;
     if (!setId) return;
@@ -171,7 +159,7 @@ export const useTrajectories = defineStore('trajectories', () => {
     detailError.value = null;
     if (detail.value?.setId !== setId || detail.value.trajectory.id !== trajId) detail.value = null;
     try {
-      const d = await fetchDetail({ setId, trajId });
+      const d = await fetchTrajDetail(setId, trajId);
       if (openId.value === trajId) detail.value = d;
     } catch (err) {
       if (openId.value === trajId) detailError.value = message(err);
@@ -206,19 +194,6 @@ export const useTrajectories = defineStore('trajectories', () => {
     const same = list.value.filter((a) => a.id !== set.artefact.id && a.info.datasetId === datasetId).slice(0, 6);
     const loaded = await Promise.all(same.map((a) => lab().call('trajectories.get', { id: a.id }).catch(() => null)));
     otherSets.value = loaded.filter((v): v is TrajSetView => v !== null);
-  }
-
-  async function setSide(side: 'left' | 'right', r: TrajRef): Promise<void> {
-    const target = side === 'left' ? left : right;
-    const out = side === 'left' ? leftDetail : rightDetail;
-    target.value = r;
-    compareError.value = null;
-    try {
-      const d = await fetchDetail(r);
-      if (target.value === r) out.value = d;
-    } catch (err) {
-      compareError.value = message(err);
-    }
   }
 
   /** Opens the side-by-side view on a trajectory and, opposite, the next attempt at the same question. */
@@ -260,13 +235,7 @@ export const useTrajectories = defineStore('trajectories', () => {
   });
 
   return {
-    list,
-    listError,
-    listLoaded,
-    currentId,
-    current,
-    loading,
-    error,
+    ...artefacts,
     filters,
     sort,
     rows,
@@ -292,10 +261,7 @@ export const useTrajectories = defineStore('trajectories', () => {
     rolling,
     setSort,
     clearFilters,
-    load,
     loadInputs,
-    open,
-    ensureOpen,
     openTraj,
     closeTraj,
     setSide,
