@@ -3,7 +3,7 @@
 // the context warning and a running run's time left. Pure functions (RunDashboard.vue draws them).
 import { ANSWER_IN_WINDOW_MIN, type RunSummary } from '@contract';
 import { lowerBound, type MetricSeries } from '../../stores/runs';
-import type { ChartDef } from './rlView';
+import { LR_CHART, type ChartDef } from './rlView';
 import { formatDuration } from './runConfig';
 
 /** The charts of a run without RL steps (with RL: SFT_CHARTS_WITH_RL and the RL section, rlView.ts). */
@@ -13,7 +13,7 @@ export const MAIN_CHARTS: ChartDef[] = [
   { id: 'rollout/tool_calls_mean', title: 'rollout/tool_calls_mean', metrics: ['rollout/tool_calls_mean'], evalPoints: true },
   { id: 'rollout/response_tokens_mean', title: 'rollout/response_tokens_mean', metrics: ['rollout/response_tokens_mean'], evalPoints: true },
   { id: 'perf/tokens_per_s', title: 'perf/tokens_per_s', metrics: ['perf/tokens_per_s'] },
-  { id: 'actor/lr', title: 'actor/lr', metrics: ['actor/lr'] },
+  LR_CHART,
   { id: 'actor/grad_norm', title: 'actor/grad_norm', metrics: ['actor/grad_norm'] },
 ];
 /** The read-out's columns: the key values at the scrubbed step. */

@@ -37,9 +37,12 @@ export const RL_CHARTS: ChartDef[] = [
 ];
 
 /** Above the RL section when a run has one: what SFT left (the loss) and the rate over the whole run. */
+/** The learning rate (about 1e-3) auto-ranges: on a [0, 1] axis it draws as a flat line at 0. */
+export const LR_CHART: ChartDef = { id: 'actor/lr', title: 'actor/lr', metrics: ['actor/lr'], unitRange: false };
+
 export const SFT_CHARTS_WITH_RL: ChartDef[] = [
   { id: 'loss', title: 'loss: sft/loss, val/loss', metrics: ['sft/loss', 'val/loss'] },
-  { id: 'actor/lr', title: 'actor/lr', metrics: ['actor/lr'] },
+  LR_CHART,
 ];
 
 /** A run's RL steps, ascending: the union of the steps of its RL-only metrics. */
