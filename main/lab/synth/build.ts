@@ -183,8 +183,8 @@ export function synthesize(graph: Graph, input: SynthInput): SynthResult {
   const rounds = opts.perShape > 1 ? 60 : 6;
   // A sampled subgraph is new when its shape is (one per shape), or with perShape > 1 when its edge set is.
   const dedupeKey = (s: { hash: string; edges: readonly string[] }): string => (opts.perShape === 1 ? s.hash : instanceKey(s));
-  // A round that publishes nothing is a stall; the next one samples twice as wide, up to the graph's edge count (near the end of its
-  // facts most draws hit used or excluded edges), and six stalls in a row end the rounds.
+  // A round that publishes nothing is a stall: near the end of a graph's facts most draws hit used or excluded
+  // edges, so the next round samples twice as wide (up to the graph's edge count); six stalls in a row end it.
   let stalled = 0;
   for (let round = 0; published.length < opts.count && round < rounds && stalled < 6; round++) {
     const before = published.length;
