@@ -42,7 +42,8 @@ function checkTrajectory(value: unknown, file: string, line: number): Trajectory
   return value as Trajectory;
 }
 
-function parseSet(path: string): ParsedSet {
+/** A trajectory set file read and checked: its header, its trajectories and their list rows (ids made unique). */
+export function parseSet(path: string): ParsedSet {
   const { records } = readJsonl(path);
   let header: Record<string, unknown> = {};
   const trajectories: Trajectory[] = [];

@@ -13,6 +13,7 @@ import { demoGraph, demoQAs } from '../../main/lab/agent/demo';
 import { writeGraphFile } from '../../main/lab/kg/io';
 import { writeDataset } from '../../main/lab/synth/dataset';
 import { readRlHeader, readRlStep, rolloutSteps, rlStepView, rolloutsFile } from '../../main/lab/runs/rollouts';
+import { parseSet } from '../../main/lab/traj-reader';
 import { rlStepLines, writeRlStep } from './rl-fixture';
 
 let home: string;
@@ -66,31 +67,16 @@ describe('rollouts file reader', () => {
     ]);
     const file = join(home, 'twice.jsonl');
     writeRlStep(file, lines);
-    const { header, trajectories } = readRlStep(file);
-    const rows = trajectories.map((t, index) => ({
-      id: `${t.id}@${index}`,
-      index,
-      qa_id: t.qa_id,
-      attempt: index,
-      policy: t.policy,
-      reward: t.reward,
-      termination: t.termination,
-      tool_calls: t.tool_calls,
-      turns: t.steps.length,
-      tokens: t.tokens,
-      prediction: t.prediction,
-      group: t.group as string,
-      advantage: t.advantage as number,
-      policy_version: t.policy_version as number,
-      staleness: t.staleness as number,
-    }));
+    const { header } = readRlStep(file);
+    // The rows as the trajectory reader lists them: a repeated id gets its line position appended.
+    const rows = parseSet(file).summaries;
     const view = rlStepView(RUN, header, rows, new Map([['a', 'Question A?']]));
     expect(view.setId).toBe(`rl:${RUN}:5`);
     expect(view.plan).toEqual({ method: 'dupo', zero_std: 1, duplicated: 1, refilled: 0, skip: false });
     expect(view.groups.map((g) => g.rollouts.map((r) => r.trajId))).toEqual([
-      ['5/a/0@0', '5/a/1@1'],
-      ['5/b/0@2', '5/b/1@3'],
-      ['5/a/0@4', '5/a/1@5'],
+      ['5/a/0', '5/a/1'],
+      ['5/b/0', '5/b/1'],
+      ['5/a/0#4', '5/a/1#5'],
     ]);
     expect(view.groups[0]!.question).toBe('Question A?');
     expect(view.groups[1]!.question).toBeNull();

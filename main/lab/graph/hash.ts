@@ -13,14 +13,20 @@ function finish(h1: number, h2: number): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
+// One multiply-xor round per lane (the primes of cyrb53); small enough that V8 inlines them.
+const mixA = (h: number, word: number): number => Math.imul(h ^ word, 2654435761);
+const mixB = (h: number, word: number): number => Math.imul(h ^ word, 1597334677);
+/** The high 32-bit word of a non-negative integer below 2^53 (`>>> 0` keeps the low one). */
+const highWord = (v: number): number => Math.floor(v / 4294967296) >>> 0;
+
 /** 53-bit hash of a string (UTF-16 code units). */
 export function hashString(text: string, seed = 0): number {
   let h1 = LANE_A ^ seed;
   let h2 = LANE_B ^ seed;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
+    h1 = mixA(h1, c);
+    h2 = mixB(h2, c);
   }
   return finish(h1, h2);
 }
@@ -31,37 +37,25 @@ export function hashNumbers(values: ArrayLike<number>, seed = 0, length = values
   let h2 = LANE_B ^ seed;
   for (let i = 0; i < length; i++) {
     const v = values[i]!;
-    // Feed both 32-bit halves: `>>> 0` keeps the low word, the division the high one.
+    // Feed both 32-bit halves, low word first.
     const lo = v >>> 0;
-    const hi = Math.floor(v / 4294967296) >>> 0;
-    h1 = Math.imul(h1 ^ lo, 2654435761);
-    h2 = Math.imul(h2 ^ lo, 1597334677);
-    h1 = Math.imul(h1 ^ hi, 2654435761);
-    h2 = Math.imul(h2 ^ hi, 1597334677);
+    const hi = highWord(v);
+    h1 = mixA(mixA(h1, lo), hi);
+    h2 = mixB(mixB(h2, lo), hi);
   }
   // The length goes in too, so [] and [0] differ.
-  h1 = Math.imul(h1 ^ length, 2654435761);
-  return finish(h1, h2);
+  return finish(mixA(h1, length), h2);
 }
 
 /** hashNumbers([a, b]) without allocating: for the inner loops of colour refinement. */
 export function hashPair(a: number, b: number): number {
-  let h1 = LANE_A;
-  let h2 = LANE_B;
-  const w0 = a >>> 0;
-  const w1 = Math.floor(a / 4294967296) >>> 0;
-  const w2 = b >>> 0;
-  const w3 = Math.floor(b / 4294967296) >>> 0;
-  h1 = Math.imul(h1 ^ w0, 2654435761);
-  h2 = Math.imul(h2 ^ w0, 1597334677);
-  h1 = Math.imul(h1 ^ w1, 2654435761);
-  h2 = Math.imul(h2 ^ w1, 1597334677);
-  h1 = Math.imul(h1 ^ w2, 2654435761);
-  h2 = Math.imul(h2 ^ w2, 1597334677);
-  h1 = Math.imul(h1 ^ w3, 2654435761);
-  h2 = Math.imul(h2 ^ w3, 1597334677);
-  h1 = Math.imul(h1 ^ 2, 2654435761);
-  return finish(h1, h2);
+  const a0 = a >>> 0;
+  const a1 = highWord(a);
+  const b0 = b >>> 0;
+  const b1 = highWord(b);
+  const h1 = mixA(mixA(mixA(mixA(LANE_A, a0), a1), b0), b1);
+  const h2 = mixB(mixB(mixB(mixB(LANE_B, a0), a1), b0), b1);
+  return finish(mixA(h1, 2), h2);
 }
 
 const labelCache = new Map<string, number>();
