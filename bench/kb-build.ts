@@ -17,4 +17,9 @@ const t1 = performance.now();
 const { readFileSync } = await import('node:fs');
 JSON.parse(readFileSync(kbCachePath(home), 'utf8'));
 const cached = performance.now() - t1;
-console.log(JSON.stringify({ home, cold_ms: Math.round(cold), cached_parse_ms: Math.round(cached), file_mb: +(statSync(kbCachePath(home)).size / 1e6).toFixed(1), info: graph.info, ...stats }, null, 2));
+console.log(
+  JSON.stringify(
+    { home, cold_ms: Math.round(cold), cached_parse_ms: Math.round(cached), file_mb: +(statSync(kbCachePath(home)).size / 1e6).toFixed(1), info: graph.info, ...stats },
+    null, 2,
+  ),
+);

@@ -84,7 +84,6 @@ for (const [name, factory] of contenders) {
   );
 }
 
-
 function interval(p: number, n: number): string {
   const [lo, hi] = wilsonInterval(Math.round(p * n), n);
   return `${lo.toFixed(2)}–${hi.toFixed(2)}`;

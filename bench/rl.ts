@@ -102,7 +102,10 @@ for (const algorithm of ['dupo', 'dapo'] as const) {
   }).length;
   const rollouts = files.reduce((a, lines) => a + lines.length - 1, 0);
   const rolloutSeconds = rl.reduce((a, x) => a + x.metrics['timing/rollout_s']!, 0);
-  perMethod[algorithm] = { perBatch: stepSeconds / Math.max(1, full), full, steps: rl.length, seconds: stepSeconds, rolloutSeconds, rollouts, filterSeconds: r.seconds - stepSeconds }; // overhead for now
+  perMethod[algorithm] = {
+    perBatch: stepSeconds / Math.max(1, full), full, steps: rl.length, seconds: stepSeconds, rolloutSeconds, rollouts,
+    filterSeconds: r.seconds - stepSeconds,
+  }; // overhead for now
 }
 
 // ---- 2. sync vs async
@@ -158,7 +161,12 @@ const ratioMethods = perMethod.dapo!.perBatch / perMethod.dupo!.perBatch;
 const ratioModes = perMode.async.perSecond / perMode.sync.perSecond;
 const ratioLatency = perModeLatency ? perModeLatency.async.perSecond / perModeLatency.sync.perSecond : null;
 if (values.json) {
-  console.log(JSON.stringify({ steps, turnMs, methods: perMethod, dapoOverDupo: ratioMethods, modes: perMode, asyncOverSync: ratioModes, latencyModes: perModeLatency, latencyAsyncOverSync: ratioLatency }, null, 2));
+  console.log(
+    JSON.stringify({
+      steps, turnMs, methods: perMethod, dapoOverDupo: ratioMethods, modes: perMode, asyncOverSync: ratioModes,
+      latencyModes: perModeLatency, latencyAsyncOverSync: ratioLatency,
+    }, null, 2),
+  );
 } else {
   console.log('DUPO vs DAPO (same policy, questions, seeds; 4 questions x 8 rollouts per batch):');
   for (const [m, x] of Object.entries(perMethod)) {

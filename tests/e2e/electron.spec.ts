@@ -23,7 +23,10 @@ test('the desktop window opens securely and talks to the lab core', async () => 
     const state = await app.evaluate(({ BrowserWindow }) => {
       const win = BrowserWindow.getAllWindows()[0]!;
       const p = (globalThis as { sailorWebPreferences?: Record<string, unknown> }).sailorWebPreferences ?? {};
-      return { visible: win.isVisible(), devtools: win.webContents.isDevToolsOpened(), crashed: win.webContents.isCrashed(), contextIsolation: p.contextIsolation, sandbox: p.sandbox, nodeIntegration: p.nodeIntegration };
+      return {
+        visible: win.isVisible(), devtools: win.webContents.isDevToolsOpened(), crashed: win.webContents.isCrashed(),
+        contextIsolation: p.contextIsolation, sandbox: p.sandbox, nodeIntegration: p.nodeIntegration,
+      };
     });
     expect(state).toEqual({ visible: true, devtools: false, crashed: false, contextIsolation: true, sandbox: true, nodeIntegration: false });
     // The page sees the bridge and nothing of Node.

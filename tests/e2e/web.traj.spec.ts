@@ -209,7 +209,7 @@ test('a 5,000-trajectory set stays virtualised: few rows in the DOM, scrolls to 
       return performance.now() - t0;
     });
     console.log(`scrolled through ${N} rows in 40 frames: ${ms.toFixed(0)} ms`);
-    await expect(page.locator(`[data-testid="traj-row"][data-traj-id="qa-001249/3"]`)).toBeVisible();
+    await expect(page.locator('[data-testid="traj-row"][data-traj-id="qa-001249/3"]')).toBeVisible();
     expect(await rows.count()).toBeLessThan(80);
 
     // Filters over 5,000 rows, then the keyboard.

@@ -21,9 +21,11 @@ class MemoryStorage {
   getItem(k: string): string | null {
     return this.items.get(k) ?? null;
   }
+
   setItem(k: string, v: string): void {
     this.items.set(k, String(v));
   }
+
   removeItem(k: string): void {
     this.items.delete(k);
   }

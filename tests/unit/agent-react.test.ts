@@ -276,7 +276,7 @@ describe('runEpisode', () => {
   });
 
   it('a policy that throws ends the episode as policy_error, never as the model\'s format error', async () => {
-    const p: Policy = { name: 'boom', generate: async () => { throw new Error('model down'); } };
+    const p: Policy = { name: 'boom', generate: () => Promise.reject(new Error('model down')) };
     const t = await runEpisode({ id: 't', qaId: 'q', question: 'Q', policy: p, tools });
     expect(t.termination).toBe('policy_error');
     expect(t.error).toBe('model down');
@@ -293,7 +293,7 @@ describe('runEpisode', () => {
   });
 
   it('a tool layer that throws ends the episode as tool_error', async () => {
-    const broken = { specs: tools.specs, execute: async () => { throw new Error('search backend unreachable'); } };
+    const broken = { specs: tools.specs, execute: () => Promise.reject(new Error('search backend unreachable')) };
     const p = scripted(['<think>x</think><tool_call>{"name": "search", "arguments": {"query": ["Moscow"]}}</tool_call>']);
     const t = await runEpisode({ id: 't', qaId: 'q', question: 'Q', policy: p, tools: broken });
     expect([t.termination, t.error]).toEqual(['tool_error', 'search backend unreachable']);

@@ -88,7 +88,10 @@ function fieldsOf(method: MethodName): string[] {
 function bodyFor(method: MethodName): fc.Arbitrary<string> {
   const keys = [...fieldsOf(method), ...PROTOTYPE_NAMES, 'extra'];
   const shaped = fc.dictionary(fc.constantFrom(...keys), value(), { maxKeys: 4 }).map((o) => JSON.stringify(o));
-  const jobLike = fc.record({ kind: fc.oneof(fc.constantFrom(...Object.keys(jobSpecs), ...PROTOTYPE_NAMES), fc.string()), params: fc.oneof(fc.dictionary(fc.string(), value()), value()) }).map((o) => JSON.stringify(o));
+  const jobLike = fc.record({
+    kind: fc.oneof(fc.constantFrom(...Object.keys(jobSpecs), ...PROTOTYPE_NAMES), fc.string()),
+    params: fc.oneof(fc.dictionary(fc.string(), value()), value()),
+  }).map((o) => JSON.stringify(o));
   const protoLiteral = fc.constantFrom(...PROTOTYPE_NAMES).map((k) => `{"${k}": {"id": "x"}, "id": "${k}"}`);
   const notJson = fc.oneof(fc.string(), fc.constantFrom('{', '[1,', '{"id":', 'null', '"x"', '1e999', '{"a":1}{"b":2}', '\u0000'));
   return fc.oneof(
@@ -237,10 +240,16 @@ const INVALID_UTF8 = [Buffer.from([0xc3, 0x28]), Buffer.from([0xff]), Buffer.fro
 
 /** One frame a server must refuse: each case breaks a rule of the protocol. */
 const badFrameArb = fc.oneof(
-  fc.record({ opcode: fc.constantFrom(1, 2, 9), payload: fc.uint8Array({ maxLength: 50 }) }).map(({ opcode, payload }) => frame({ opcode, masked: false, payload: Buffer.from(payload) })),
-  fc.record({ opcode: fc.constantFrom(3, 4, 5, 6, 7, 11, 12, 13, 14, 15), payload: fc.uint8Array({ maxLength: 20 }) }).map(({ opcode, payload }) => frame({ opcode, payload: Buffer.from(payload) })),
+  fc.record({
+    opcode: fc.constantFrom(1, 2, 9), payload: fc.uint8Array({ maxLength: 50 }),
+  }).map(({ opcode, payload }) => frame({ opcode, masked: false, payload: Buffer.from(payload) })),
+  fc.record({
+    opcode: fc.constantFrom(3, 4, 5, 6, 7, 11, 12, 13, 14, 15), payload: fc.uint8Array({ maxLength: 20 }),
+  }).map(({ opcode, payload }) => frame({ opcode, payload: Buffer.from(payload) })),
   fc.record({ rsv: fc.integer({ min: 1, max: 7 }), opcode: fc.constantFrom(1, 2) }).map(({ rsv, opcode }) => frame({ rsv, opcode, payload: Buffer.from('hi') })),
-  fc.record({ bad: fc.constantFrom(...INVALID_UTF8), prefix: fc.string({ maxLength: 10 }) }).map(({ bad, prefix }) => frame({ opcode: 1, payload: Buffer.concat([Buffer.from(prefix), bad]) })),
+  fc.record({
+    bad: fc.constantFrom(...INVALID_UTF8), prefix: fc.string({ maxLength: 10 }),
+  }).map(({ bad, prefix }) => frame({ opcode: 1, payload: Buffer.concat([Buffer.from(prefix), bad]) })),
   fc.bigInt({ min: 65537n, max: 2n ** 63n - 1n }).map((declared) => frame({ opcode: 2, payload: Buffer.alloc(16), declared })),
   fc.integer({ min: 126, max: 400 }).map((n) => frame({ opcode: 9, payload: Buffer.alloc(n) })), // control frame over 125 bytes
   fc.constantFrom(8, 9, 10).map((opcode) => frame({ opcode, fin: false, payload: Buffer.alloc(2) })), // fragmented control frame

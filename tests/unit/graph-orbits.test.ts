@@ -65,7 +65,10 @@ describe('orbits', () => {
     const petersen = undirected(10, [[0, 1], [0, 4], [0, 5], [1, 2], [1, 6], [2, 3], [2, 7], [3, 4], [3, 8], [4, 9], [5, 7], [5, 8], [6, 8], [6, 9], [7, 9]]);
     expect(orb(petersen)).toHaveLength(1);
     // Frucht graph: 3-regular with no non-trivial automorphism, twelve singletons.
-    const frucht = undirected(12, [[0, 1], [0, 6], [0, 7], [1, 2], [1, 7], [2, 3], [2, 8], [3, 4], [3, 9], [4, 5], [4, 9], [5, 6], [5, 10], [6, 10], [7, 11], [8, 9], [8, 11], [10, 11]]);
+    const frucht = undirected(
+      12,
+      [[0, 1], [0, 6], [0, 7], [1, 2], [1, 7], [2, 3], [2, 8], [3, 4], [3, 9], [4, 5], [4, 9], [5, 6], [5, 10], [6, 10], [7, 11], [8, 9], [8, 11], [10, 11]],
+    );
     expect(orb(frucht)).toHaveLength(12);
   });
 

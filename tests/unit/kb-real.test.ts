@@ -38,7 +38,10 @@ describe('bundled knowledge base', () => {
     expect(s.nodes).toBeGreaterThan(30_000);
     expect(s.edges).toBeGreaterThan(40_000);
     expect(Object.keys(s.types).length).toBeGreaterThanOrEqual(20);
-    for (const [type, min] of Object.entries({ country: 190, city: 20_000, airport: 5000, person: 3000, river: 150, mountain: 80, battle: 50, chemical_element: 118, language: 300, currency: 200, time_zone: 300 })) {
+    for (const [type, min] of Object.entries({
+      country: 190, city: 20_000, airport: 5000, person: 3000, river: 150, mountain: 80, battle: 50, chemical_element: 118, language: 300,
+      currency: 200, time_zone: 300,
+    })) {
       expect(s.types[type] ?? 0, type).toBeGreaterThanOrEqual(min);
     }
     for (const rel of ['capital_of', 'borders', 'located_in', 'official_language', 'uses_currency', 'used_currency', 'part_of_region', 'discovered_by', 'born_in', 'flows_through', 'serves_city', 'nationality', 'has_occupation'])

@@ -57,7 +57,9 @@ describe('SIMD row kernels', () => {
     const [qt, kt, vt, dyt] = [q, k, v, dy].map((a) => tf.tensor4d(a!, shape));
     const reachT = tf.tensor2d(reach, [B, T], 'int32');
     const [y, probs] = tf.engine().runKernel(ATTENTION, { q: qt!, k: kt!, v: vt!, reach: reachT }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap) as tf.Tensor[];
-    const grads = tf.engine().runKernel(ATTENTION_GRAD, { q: qt!, k: kt!, v: vt!, probs: probs!, reach: reachT, dy: dyt! }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap) as tf.Tensor[];
+    const grads = tf.engine().runKernel(
+      ATTENTION_GRAD, { q: qt!, k: kt!, v: vt!, probs: probs!, reach: reachT, dy: dyt! }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap,
+    ) as tf.Tensor[];
     const dims = { B, H, T, D };
     const want = { y: new Float32Array(B * H * T * D), probs: new Float32Array(B * H * T * paddedWidth(T)) };
     attentionForward(q!, k!, v!, reach, dims, 0.3, slopes.length ? slopes : null, want.y, want.probs);

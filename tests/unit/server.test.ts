@@ -27,7 +27,9 @@ afterAll(async () => {
 });
 
 /** A raw request, so Host and Origin can be set freely (fetch forbids that). */
-function raw(path: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  path: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: '127.0.0.1', port: server.port, path, method: opts.method ?? 'GET', headers: opts.headers }, (res) => {
       let body = '';
@@ -167,8 +169,8 @@ describe('web mode server', () => {
   });
 
   it('refuses a request line that does not parse with any Host, before authentication', async () => {
-    expect(await rawRequest(`GET //[ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d/);
-    expect(await rawRequest(`GET //[ HTTP/1.1\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(await rawRequest('GET //[ HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 4\d\d/);
+    expect(await rawRequest('GET //[ HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 4\d\d/);
     expect(await rawRequest(`GET //[ HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
     expect(await rawRequest(`GET /%ff HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nCookie: sailor_token=${server.token}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
     expect((await raw('/api/app.info', { method: 'POST', body: '{}', headers: auth() })).status).toBe(200);

@@ -212,4 +212,3 @@ describe('temporary files left by a kill', () => {
     expect(isAbandonedTemp(7, TEMP_MAX_AGE_MS + 1, alive)).toBe(true);
   });
 });
-

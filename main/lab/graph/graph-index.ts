@@ -92,28 +92,35 @@ export class GraphIndex {
   nodeIndexOf(id: string): number {
     return this.nodeIdx.get(id) ?? -1;
   }
+
   edgeIndexOf(id: string): number {
     return this.edgeIdx.get(id) ?? -1;
   }
+
   nodeAt(i: number): GraphNode {
     const node = this.graph.nodes[i];
     if (!node) throw new RangeError(`node index ${i} out of range`);
     return node;
   }
+
   edgeAt(j: number): GraphEdge {
     const edge = this.graph.edges[j];
     if (!edge) throw new RangeError(`edge index ${j} out of range`);
     return edge;
   }
+
   outEdgeIdx(v: number): Int32Array {
     return this.outCsr.items.subarray(this.outCsr.start[v]!, this.outCsr.start[v + 1]!);
   }
+
   inEdgeIdx(v: number): Int32Array {
     return this.inCsr.items.subarray(this.inCsr.start[v]!, this.inCsr.start[v + 1]!);
   }
+
   neighbourIdx(v: number): Int32Array {
     return this.nbrCsr.items.subarray(this.nbrCsr.start[v]!, this.nbrCsr.start[v + 1]!);
   }
+
   /** In-degree plus out-degree (a self-loop counts twice, parallel edges each count). */
   degreeIdx(v: number): number {
     return this.outCsr.start[v + 1]! - this.outCsr.start[v]! + this.inCsr.start[v + 1]! - this.inCsr.start[v]!;
@@ -124,24 +131,29 @@ export class GraphIndex {
   hasNode(id: string): boolean {
     return this.nodeIdx.has(id);
   }
+
   node(id: string): GraphNode | undefined {
     const i = this.nodeIdx.get(id);
     return i === undefined ? undefined : this.graph.nodes[i];
   }
+
   edge(id: string): GraphEdge | undefined {
     const j = this.edgeIdx.get(id);
     return j === undefined ? undefined : this.graph.edges[j];
   }
+
   /** Edges whose source is `id`, in graph order; [] for an unknown id. */
   outEdges(id: string): GraphEdge[] {
     const v = this.nodeIndexOf(id);
     return v < 0 ? [] : Array.from(this.outEdgeIdx(v), (e) => this.edgeAt(e));
   }
+
   /** Edges whose target is `id`, in graph order; [] for an unknown id. */
   inEdges(id: string): GraphEdge[] {
     const v = this.nodeIndexOf(id);
     return v < 0 ? [] : Array.from(this.inEdgeIdx(v), (e) => this.edgeAt(e));
   }
+
   /** Distinct nodes joined to `id` by an edge in either direction, self excluded; [] for an unknown id. */
   neighbours(id: string): string[] {
     const v = this.nodeIndexOf(id);

@@ -176,4 +176,3 @@ export function addPlaces(b: KbBuilder, ctx: KbContext, src: KbSources): PlacesR
   addAirports(b, ctx, src);
   return { unmatchedCapitals };
 }
-

@@ -2,7 +2,6 @@
 import type { Graph, GraphStats } from '../formats/index';
 import { unionFind } from '../util/union-find';
 
-
 function countSorted(values: Iterable<string>): Record<string, number> {
   const counts = new Map<string, number>();
   for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);

@@ -34,7 +34,10 @@ const visibleKeys = (reach: number, i: number, T: number): number => Math.min(T,
  * y = softmax(scale q k^T - slope_h |i - j|, keys j <= reach[b, i]) v per head, for q, k, v, y [B, T, H, D] and
  * reach [B, T]; probs [B, H, T, T4] gets the softmax (0 past each row's reach), kept for the gradient. Pure.
  */
-export function attentionForward(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, reach: ArrayLike<number>, dims: AttentionDims, scale: number, slopes: readonly number[] | null, y: Float32Array, probs: Float32Array): void {
+export function attentionForward(
+  q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, reach: ArrayLike<number>, dims: AttentionDims, scale: number,
+  slopes: readonly number[] | null, y: Float32Array, probs: Float32Array,
+): void {
   const { B, H, T, D } = dims;
   const T4 = paddedWidth(T);
   const ld = H * D;
@@ -76,7 +79,10 @@ export function attentionForward(q: ArrayLike<number>, k: ArrayLike<number>, v: 
  * The gradient of attentionForward for dy [B, T, H, D]: with dP = dy v^T and dS = scale P (dP - rowsum(dP P)),
  * dq = dS k, dk = dS^T q, dv = P^T dy. Overwrites dq, dk, dv. Pure.
  */
-export function attentionBackward(q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, probs: ArrayLike<number>, reach: ArrayLike<number>, dy: ArrayLike<number>, dims: AttentionDims, scale: number, dq: Float32Array, dk: Float32Array, dv: Float32Array): void {
+export function attentionBackward(
+  q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, probs: ArrayLike<number>, reach: ArrayLike<number>, dy: ArrayLike<number>,
+  dims: AttentionDims, scale: number, dq: Float32Array, dk: Float32Array, dv: Float32Array,
+): void {
   const { B, H, T, D } = dims;
   const T4 = paddedWidth(T);
   const ld = H * D;
@@ -116,7 +122,10 @@ export function attentionBackward(q: ArrayLike<number>, k: ArrayLike<number>, v:
 /** simd.wat's attention exports: one head per call (byte addresses; D a multiple of 16). */
 export interface SimdAttention {
   attnForward(q: number, k: number, v: number, reach: number, y: number, probs: number, scratch: number, T: number, D: number, ld: number, scale: number, slope: number): void;
-  attnBackward(q: number, k: number, v: number, probs: number, reach: number, dy: number, dq: number, dk: number, dv: number, scratch: number, T: number, D: number, ld: number, scale: number): void;
+  attnBackward(
+    q: number, k: number, v: number, probs: number, reach: number, dy: number, dq: number, dk: number, dv: number, scratch: number, T: number,
+    D: number, ld: number, scale: number,
+  ): void;
 }
 
 /** Floats of scratch one SIMD head needs: a transposed [D, T4] copy of k or v, D splats and a row of T4. */
@@ -159,7 +168,10 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
     const outs = [0, 1, 2].map(() => io.alloc(backend, [B, T, H, D]));
     if (!useSimd(D)) {
       const [dq, dk, dv] = outs.map((o) => io.view(backend, o) as Float32Array) as [Float32Array, Float32Array, Float32Array];
-      attentionBackward(io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, probs), io.view(backend, reach), io.view(backend, dy), { B, H, T, D }, scale, dq, dk, dv);
+      attentionBackward(
+        io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, probs), io.view(backend, reach), io.view(backend, dy),
+        { B, H, T, D }, scale, dq, dk, dv,
+      );
       return outs;
     }
     const scratch = io.alloc(backend, [scratchFloats(T, D)]);
@@ -169,7 +181,10 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
     for (let b = 0; b < B; b++) {
       for (let h = 0; h < H; h++) {
         const head = 4 * (b * T * H + h) * D;
-        simd!.attnBackward(qa! + head, ka! + head, va! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), ra! + 4 * b * T, dya! + head, dqa! + head, dka! + head, dva! + head, sa!, T, D, H * D, scale);
+        simd!.attnBackward(
+          qa! + head, ka! + head, va! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), ra! + 4 * b * T, dya! + head, dqa! + head, dka! + head,
+          dva! + head, sa!, T, D, H * D, scale,
+        );
       }
     }
     io.free!(backend, scratch);

@@ -130,7 +130,7 @@ export function resolveGPTConfig(overrides: Partial<GPTConfig> & { preset?: GPTP
   }
   if (cfg.nEmbd % cfg.nHead !== 0) throw new LabError('bad_request', `nEmbd ${cfg.nEmbd} is not divisible by nHead ${cfg.nHead}`);
   if (!(cfg.dropout >= 0 && cfg.dropout < 1)) throw new LabError('bad_request', `dropout must be in [0, 1), got ${cfg.dropout}`);
-  if (!['auto', 'gather', 'onehot', 'hybrid'].includes(cfg.embedding)) throw new LabError('bad_request', `embedding must be auto, gather, onehot or hybrid`);
+  if (!['auto', 'gather', 'onehot', 'hybrid'].includes(cfg.embedding)) throw new LabError('bad_request', 'embedding must be auto, gather, onehot or hybrid');
   for (const k of ['smearKeys', 'bidirectionalObservations', 'distanceBias'] as const) {
     if (typeof cfg[k] !== 'boolean') throw new LabError('bad_request', `${k} must be true or false, got ${String(cfg[k])}`);
   }

@@ -306,10 +306,10 @@ interface WasmApi {
 }
 
 /** simd.wat instantiated on the wasm backend's own memory, or undefined where that memory is not reachable. */
-type SimdExports = SimdRows &
-  SimdGelu &
-  SimdAttention &
-  SimdLayerNorm & {
+type SimdExports = SimdRows
+  & SimdGelu
+  & SimdAttention
+  & SimdLayerNorm & {
     columnSums(x: number, rows: number, inner: number, out: number): void;
     transpose(src: number, dst: number, R: number, C: number): void;
   };

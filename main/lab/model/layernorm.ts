@@ -34,7 +34,10 @@ export function layerNormRows(x: ArrayLike<number>, g: ArrayLike<number>, b: Arr
  * dx = rstd (dxhat - mean(dxhat) - xhat mean(dxhat xhat)), dg = sum over rows of dy xhat, db = sum of dy.
  * Overwrites dx, dg, db. Pure.
  */
-export function layerNormGradRows(x: ArrayLike<number>, g: ArrayLike<number>, mean: ArrayLike<number>, rstd: ArrayLike<number>, dy: ArrayLike<number>, C: number, dx: Float32Array, dg: Float32Array, db: Float32Array): void {
+export function layerNormGradRows(
+  x: ArrayLike<number>, g: ArrayLike<number>, mean: ArrayLike<number>, rstd: ArrayLike<number>, dy: ArrayLike<number>, C: number, dx: Float32Array,
+  dg: Float32Array, db: Float32Array,
+): void {
   dg.fill(0);
   db.fill(0);
   for (let r = 0; r < mean.length; r++) {

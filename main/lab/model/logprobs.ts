@@ -49,7 +49,9 @@ export function tokenStats(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, o
  * has seq.length - 1 entries. Sequences are right-padded into batches of `batchSize` (padding is causal-safe:
  * it only follows the real tokens). Each sequence must fit blockSize + 1 tokens.
  */
-export async function sequenceLogProbs(model: GPT, seqs: readonly (readonly number[])[], opts: { batchSize?: number } = {}): Promise<{ logProbs: number[][]; entropy: number[][] }> {
+export async function sequenceLogProbs(
+  model: GPT, seqs: readonly (readonly number[])[], opts: { batchSize?: number } = {},
+): Promise<{ logProbs: number[][]; entropy: number[][] }> {
   const bs = Math.max(1, opts.batchSize ?? 8);
   const logProbs: number[][] = [];
   const entropy: number[][] = [];

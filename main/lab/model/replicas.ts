@@ -50,7 +50,6 @@ export function defaultWorkers(backend: string, batchSize: number, cores = avail
   return THREADED_BACKENDS.has(backend) ? Math.max(1, Math.min(cores, batchSize)) : 1;
 }
 
-
 interface Pending {
   resolve: (msg: FromReplica) => void;
   reject: (err: Error) => void;

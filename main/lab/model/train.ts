@@ -156,7 +156,9 @@ export async function updateStep(model: GPT, opt: AdamW, lossFn: (step: number) 
  * the peers' added, the global norm and AdamW in one pass over host arrays, a few milliseconds where tf ops
  * took 550 small kernels. Same math as the tf ops path up to float rounding (sums in double precision).
  */
-function hostUpdate(model: GPT, opt: AdamW, own: { value: tf.Scalar; grads: tf.NamedTensorMap }, peer: PeerGrads | undefined, cfg: TrainConfig, lr: number): { loss: number; gradNorm: number } {
+function hostUpdate(
+  model: GPT, opt: AdamW, own: { value: tf.Scalar; grads: tf.NamedTensorMap }, peer: PeerGrads | undefined, cfg: TrainConfig, lr: number,
+): { loss: number; gradNorm: number } {
   const grads = new Map<string, Float32Array>();
   let offset = 0; // peers' gradients are flat in paramSpecs order, the order of model.params
   let squares = 0;

@@ -43,9 +43,11 @@ class HeaderFields extends Fields {
     if (!Number.isInteger(n) || n < min) throw this.fail(field, `expected a whole number >= ${min}, got ${n}`);
     return n;
   }
+
   nums(v: unknown, field: string): number[] {
     return this.arr(v, field).map((x, i) => this.num(x, `${field}[${i}]`));
   }
+
   status(v: unknown, field: string): RlGroupStatus {
     if (!(RL_GROUP_STATUSES as readonly unknown[]).includes(v)) throw this.fail(field, `expected one of ${RL_GROUP_STATUSES.join(', ')}, got ${JSON.stringify(v)}`);
     return v as RlGroupStatus;

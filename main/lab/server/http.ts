@@ -35,7 +35,6 @@ const COOKIE = 'sailor_token';
 const MAX_BODY = 1 << 20;
 const DRAIN_LIMIT = 64 << 20;
 
-
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

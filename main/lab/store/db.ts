@@ -59,7 +59,7 @@ export function emptyStore(): StoreData {
 
 /** Checks a parsed db.json; returns it with any collections that an older version lacked filled in. */
 export function checkStoreData(file: string, value: unknown): StoreData {
-  const moveAside = `It was left untouched; move it aside to start a fresh store.`;
+  const moveAside = 'It was left untouched; move it aside to start a fresh store.';
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new LabError('corrupt', `${file}: expected a JSON object. ${moveAside}`);
   }
@@ -74,7 +74,7 @@ export function checkStoreData(file: string, value: unknown): StoreData {
     throw new LabError(
       'unsupported',
       `${file}: written by a newer Sailor Lab (store version ${rec.version}, this build reads up to ${STORE_VERSION}). ` +
-        `Not opened, so that it is not overwritten; update Sailor Lab or use another SAILOR_HOME.`,
+        'Not opened, so that it is not overwritten; update Sailor Lab or use another SAILOR_HOME.',
     );
   }
   const data = { ...emptyStore(), ...rec } as StoreData;

@@ -97,7 +97,6 @@ export function makeQa(ctx: Context, inst: Instance, answerId: string, orbit: nu
   }
 }
 
-
 export interface SynthResult {
   qas: QA[];
   stats: SynthStats;

@@ -63,8 +63,8 @@ export function resolveOptions(input: SynthInput): SynthOptions {
     throw new LabError('bad_request', m);
   };
   if (!Number.isInteger(o.count) || o.count < 0) bad(`count must be a whole number >= 0, got ${o.count}`);
-  if (!Number.isInteger(o.maxConstraints) || o.maxConstraints < 0) bad(`maxConstraints must be a whole number >= 0`);
-  if (!Number.isInteger(o.maxTighten) || o.maxTighten < 0) bad(`maxTighten must be a whole number >= 0`);
+  if (!Number.isInteger(o.maxConstraints) || o.maxConstraints < 0) bad('maxConstraints must be a whole number >= 0');
+  if (!Number.isInteger(o.maxTighten) || o.maxTighten < 0) bad('maxTighten must be a whole number >= 0');
   if (!Number.isInteger(o.perShape) || o.perShape < 1) bad(`perShape must be a whole number >= 1, got ${o.perShape}`);
   if (!(o.anchorProb >= 0 && o.anchorProb <= 1)) bad(`anchorProb must be in [0, 1], got ${o.anchorProb}`);
   if (!Number.isInteger(o.minEdges) || o.minEdges < 1 || !Number.isInteger(o.maxEdges) || o.maxEdges < o.minEdges)

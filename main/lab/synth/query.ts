@@ -137,7 +137,6 @@ function rangeCandidates(index: QueryIndex, f: QueryFilter): { from: number; to:
   return { from, to: Math.max(from, to), ids: r.ids };
 }
 
-
 interface Pat {
   s: number; // variable index, or -1 when constant
   o: number;

@@ -60,7 +60,9 @@ export function policyPrompt(tok: Tokenizer, question: string, steps: readonly A
  * context `blockSize` is given. Below 1 the context is too short for the data: the expert answered from an
  * observation the policy will not see (the question's first page, when a later visit checked a constraint).
  */
-export function answerInWindow(tok: Tokenizer, trajectories: ReadonlyArray<{ question: string; steps: readonly AgentStep[]; answers: readonly string[] }>, blockSize: number): number {
+export function answerInWindow(
+  tok: Tokenizer, trajectories: ReadonlyArray<{ question: string; steps: readonly AgentStep[]; answers: readonly string[] }>, blockSize: number,
+): number {
   if (trajectories.length === 0) return 1;
   const seen = trajectories.filter((t) => {
     const window = tok.decode(policyPrompt(tok, t.question, t.steps.slice(0, -1), blockSize, TURN_TOKENS));

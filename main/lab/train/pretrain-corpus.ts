@@ -35,7 +35,10 @@ export function fullLoss(row: MaskedTokens): MaskedTokens {
  * A pick of `count` rows: a share `episodeShare` from the episodes, the rest from the web, each uniform within
  * its pool (a pool that is empty gives its share to the other). `draw(n)` is a uniform integer in [0, n).
  */
-export function mixedPick(episodes: readonly MaskedTokens[], web: readonly MaskedTokens[], episodeShare: number, count: number, draw: (n: number) => number, coin: () => number): MaskedTokens[] {
+export function mixedPick(
+  episodes: readonly MaskedTokens[], web: readonly MaskedTokens[], episodeShare: number, count: number, draw: (n: number) => number,
+  coin: () => number,
+): MaskedTokens[] {
   if (episodes.length === 0 && web.length === 0) return [];
   return Array.from({ length: count }, () => {
     const fromEpisodes = web.length === 0 || (episodes.length > 0 && coin() < episodeShare);

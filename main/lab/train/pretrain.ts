@@ -121,7 +121,9 @@ export async function pretrain(o: PretrainOptions, hooks: PretrainHooks): Promis
   hooks.log(`${episodeRows.length} episode rows, ${webRows.length} web rows`);
 
   // ---- 5. the loop
-  const train = resolveTrainConfig({ lr: o.lr, minLr: o.minLr, warmupSteps: o.warmupSteps, decaySteps: o.steps, maxSteps: o.steps, batchSize: o.batchSize, seqLen: gpt.blockSize, seed: o.rng });
+  const train = resolveTrainConfig(
+    { lr: o.lr, minLr: o.minLr, warmupSteps: o.warmupSteps, decaySteps: o.steps, maxSteps: o.steps, batchSize: o.batchSize, seqLen: gpt.blockSize, seed: o.rng },
+  );
   const model = createModel(gpt, { seed: o.rng });
   const opt = createOptimizer(model, train);
   const rng = createRng(seedFrom(`pretrain/${o.rng}/batches`));

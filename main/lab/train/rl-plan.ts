@@ -42,10 +42,10 @@ export interface Planner {
 /** One round of batchQuestions questions, then the plan: what DUPO and GRPO do in sync mode. */
 const sampleOnce =
   (plan: Planner['plan']): Planner['sync'] =>
-  async (sample, p) => {
-    const groups = await sample(p.rl.batchQuestions);
-    return { groups, plan: plan(groups, groups.length, p) };
-  };
+    async (sample, p) => {
+      const groups = await sample(p.rl.batchQuestions);
+      return { groups, plan: plan(groups, groups.length, p) };
+    };
 
 const batchFull = (taken: readonly Group[], rl: RlConfig): boolean => taken.length >= rl.batchQuestions;
 

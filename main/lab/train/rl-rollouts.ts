@@ -76,7 +76,10 @@ function recording(stage: RlStage, name: string, turns: Map<string, SampledTurn[
 
 export function makeGroup(stage: RlStage, id: string, qa: QA, rollouts: Rollout[]): Group {
   const rewards = rollouts.map((r) => r.traj.reward.total);
-  const adv = groupAdvantages(rewards, { mode: stage.rl.advantage, excludeTruncatedNegatives: stage.rl.excludeTruncatedNegatives }, rollouts.map((r) => isTruncatedNoAnswer(r.traj)));
+  const adv = groupAdvantages(
+    rewards, { mode: stage.rl.advantage, excludeTruncatedNegatives: stage.rl.excludeTruncatedNegatives },
+    rollouts.map((r) => isTruncatedNoAnswer(r.traj)),
+  );
   return { id, qaId: qa.id, qa, rewards, answers: rollouts.map((r) => r.traj.reward.answer), rollouts, version: Math.min(...rollouts.map((r) => r.version)), adv };
 }
 

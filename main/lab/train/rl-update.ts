@@ -137,7 +137,10 @@ export async function trainOnBatch(stage: RlStage, batch: readonly Group[]): Pro
   const w = (f: (p: PgStats) => number): number => results.reduce((a, r) => a + f(r.pg) * r.pg.tokens, 0) / tokens;
   const ent = results.every((r) => r.pg.entropy !== null) ? w((p) => p.entropy!) : null;
   return {
-    pg: { pgLoss: w((p) => p.pgLoss), clipfrac: w((p) => p.clipfrac), clipfracLow: w((p) => p.clipfracLow), clipfracHigh: w((p) => p.clipfracHigh), approxKl: w((p) => p.approxKl), entropy: ent, tokens },
+    pg: {
+      pgLoss: w((p) => p.pgLoss), clipfrac: w((p) => p.clipfrac), clipfracLow: w((p) => p.clipfracLow), clipfracHigh: w((p) => p.clipfracHigh),
+      approxKl: w((p) => p.approxKl), entropy: ent, tokens,
+    },
     update: { gradNorm: results.reduce((a, r) => a + r.update.gradNorm, 0) / results.length, lr: results.at(-1)!.update.lr },
   };
 }

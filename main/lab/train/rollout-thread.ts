@@ -33,7 +33,6 @@ export type FromRolloutThread =
   | { type: 'rollout'; id: number; traj: Trajectory; turns: SampledTurn[]; version: number }
   | { type: 'error'; id: number; message: string };
 
-
 export class RolloutThread {
   private readonly pending = new Map<number, { resolve: (r: { traj: Trajectory; turns: SampledTurn[]; version: number }) => void; reject: (e: Error) => void }>();
   private nextId = 0;

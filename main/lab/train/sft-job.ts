@@ -137,7 +137,10 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const turnRows: MaskedTokens[] = [];
   const valWindows: MaskedTokens[] = [];
   const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
-  views.forEach((v, i) => (valQuestions.has(rftTrajs[i]!.qa_id) ? valWindows : turnRows).push(...turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS)));
+  views.forEach((v, i) => {
+    const windows = turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS);
+    (valQuestions.has(rftTrajs[i]!.qa_id) ? valWindows : turnRows).push(...windows);
+  });
   const trainWindows = repeatAnswerTurns(turnRows, tok.special('<answer>'), config.sft.answerRepeat);
   if (trainWindows.length === 0) throw new LabError('conflict', 'no training windows: the RFT data is empty');
   // Measured on an even spread of at most 2000 trajectories: enough for the share, cheap on large RFT sets.

@@ -26,23 +26,28 @@ export class Fields {
   fail(field: string, message: string): LabError {
     return inputError(this.file, message, { ...(this.line !== undefined ? { line: this.line } : {}), ...(field ? { field } : {}) });
   }
+
   obj(v: unknown, field: string): Obj {
     if (!isObj(v)) throw this.fail(field, `expected an object, got ${describeValue(v)}`);
     return v;
   }
+
   str(v: unknown, field: string, nonEmpty = true): string {
     if (typeof v !== 'string') throw this.fail(field, `expected a string, got ${describeValue(v)}`);
     if (nonEmpty && v.trim() === '') throw this.fail(field, 'expected a non-empty string');
     return v;
   }
+
   num(v: unknown, field: string): number {
     if (typeof v !== 'number' || !Number.isFinite(v)) throw this.fail(field, `expected a finite number, got ${describeValue(v)}`);
     return v;
   }
+
   arr(v: unknown, field: string): unknown[] {
     if (!Array.isArray(v)) throw this.fail(field, `expected an array, got ${describeValue(v)}`);
     return v;
   }
+
   strings(v: unknown, field: string): string[] {
     return this.arr(v, field).map((x, i) => this.str(x, `${field}[${i}]`));
   }

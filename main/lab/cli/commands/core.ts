@@ -108,7 +108,7 @@ const doctor: CliCommand = {
     };
     printResult(ctx, result, () =>
       [
-        `Sailor Lab doctor`,
+        'Sailor Lab doctor',
         `  platform      ${result.platform}, ${result.cpus} cores, ${result.memory_gib} GiB`,
         `  data dir      ${home}`,
         `  store         ${store}`,
