@@ -63,13 +63,11 @@ describe('pages', () => {
   const byTitle = (t: string) => pages.find((p) => p.title === t)!;
 
   it('writes relations as verb phrases', () => {
-    expect(relationPhrase('founded_by')).toBe('was founded by');
-    expect(relationPhrase('located_in')).toBe('is located in');
-    expect(relationPhrase('flows_into')).toBe('flows into');
-    expect(relationPhrase('capital_of')).toBe('is capital of');
-    expect(relationPhrase('official_language')).toBe('has official language');
-    expect(relationPhrase('part_of_region')).toBe('is part of region');
-    expect(relationPhrase('has_time_zone')).toBe('has time zone');
+    const phrases = {
+      founded_by: 'was founded by', located_in: 'is located in', flows_into: 'flows into', capital_of: 'is capital of',
+      official_language: 'has official language', part_of_region: 'is part of region', has_time_zone: 'has time zone',
+    };
+    for (const [relation, phrase] of Object.entries(phrases)) expect(relationPhrase(relation), relation).toBe(phrase);
   });
 
   it('formats ISO dates', () => {

@@ -36,12 +36,11 @@ describe('app:// paths', () => {
   });
 
   it('names the MIME type by extension, opaque bytes for the rest', () => {
-    expect(mimeType('a/index.html')).toBe('text/html; charset=utf-8');
-    expect(mimeType('a/x.JS')).toBe('text/javascript; charset=utf-8');
-    expect(mimeType('a/tfjs.wasm')).toBe('application/wasm');
-    expect(mimeType('a/font.woff2')).toBe('font/woff2');
-    expect(mimeType('a/x.exe')).toBe('application/octet-stream');
-    expect(mimeType('a/constructor')).toBe('application/octet-stream');
+    const expected = {
+      'a/index.html': 'text/html; charset=utf-8', 'a/x.JS': 'text/javascript; charset=utf-8', 'a/tfjs.wasm': 'application/wasm',
+      'a/font.woff2': 'font/woff2', 'a/x.exe': 'application/octet-stream', 'a/constructor': 'application/octet-stream',
+    };
+    for (const [path, type] of Object.entries(expected)) expect(mimeType(path), path).toBe(type);
   });
 
   it('trusts the app origin and the dev server only', () => {

@@ -24,15 +24,13 @@ describe('wlHash', () => {
   });
 
   it('is equal for a relabelled, reordered copy, and ignores names and attrs', () => {
+    // New ids, nodes and edges in reverse order (edge ids follow the new order too).
+    const id: Record<string, string> = { p: 'Q7', c: 'Q3', x: 'Q1', y: 'Q9' };
     const copy = graphOf(
-      ['Q9:country', 'Q1:city', 'Q7:person', 'Q3:company'],
-      [
-        ['Q7', 'born_in', 'Q1'],
-        ['Q1', 'capital_of', 'Q9'],
-        ['Q3', 'located_in', 'Q1'],
-        ['Q7', 'founded', 'Q3'],
-      ],
+      base.nodes.map((n) => `${id[n.id]}:${n.type}`).reverse(),
+      base.edges.map((e): [string, string, string] => [id[e.source]!, e.relation, id[e.target]!]).reverse(),
     );
+    expect(copy.nodes.map((n) => n.id)).toEqual(['Q9', 'Q1', 'Q3', 'Q7']);
     copy.nodes[0]!.name = 'Somewhere';
     copy.nodes[0]!.attrs = { population: { type: 'number', value: 5 } };
     copy.edges[0]!.meta = { evidence: 'text' };

@@ -1,18 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GRAPH_FORMAT, type Graph, type GraphNode } from '../../main/lab/formats';
 import {
-  amount,
-  describeByAttr,
-  description,
-  distractor,
-  implicitOrder,
-  mentionsAny,
-  multiConstraint,
-  numericRange,
-  partialName,
-  period,
-  TIME_STYLES,
-  vagueTime,
+  amount, describeByAttr, description, distractor, implicitOrder, mentionsAny, multiConstraint, numericRange, partialName, period, TIME_STYLES, vagueTime,
   type Constraint,
 } from '../../main/lab/synth/obfuscate';
 import { buildQueryIndex, evaluateQuery } from '../../main/lab/synth/query';
