@@ -111,10 +111,12 @@ test('compare two checkpoints of a real run: form, job, side by side, outcomes, 
   const terms = new Set([...Object.keys(ev(0).all.termination), ...Object.keys(ev(1).all.termination)]);
   for (const t of terms) await expect(rowOf(`termination/${t}`).locator('.track')).toHaveCount(2);
   // The best of a row is marked when the two differ, and only then.
-  const tokens = [ev(0).all.tokens_mean, ev(1).all.tokens_mean];
-  const tokenBest = await rowOf('tokens').getByTestId('cmp-cell').evaluateAll((els) => els.map((e) => e.getAttribute('data-best')));
-  if (tokens[0] === tokens[1]) expect(tokenBest).toEqual(['false', 'false']);
-  else expect(tokenBest).toEqual(tokens[0]! < tokens[1]! ? ['true', 'false'] : ['false', 'true']);
+  const rewards = [view.checkpoints[0]!.counts['reward/mean'] as number, view.checkpoints[1]!.counts['reward/mean'] as number];
+  const rewardBest = await rowOf('reward').getByTestId('cmp-cell').evaluateAll((els) => els.map((e) => e.getAttribute('data-best')));
+  if (rewards[0] === rewards[1]) expect(rewardBest).toEqual(['false', 'false']);
+  else expect(rewardBest).toEqual(rewards[0]! > rewards[1]! ? ['true', 'false'] : ['false', 'true']);
+  // Tokens have no direction (neither more nor fewer is better): never marked.
+  expect(await rowOf('tokens').getByTestId('cmp-cell').evaluateAll((els) => els.map((e) => e.getAttribute('data-best')))).toEqual(['false', 'false']);
 
   // ---------- the questions by outcome: the groups add up to the 3 questions ----------
   const outcomes = page.getByTestId('cmp-outcomes');
@@ -131,7 +133,23 @@ test('compare two checkpoints of a real run: form, job, side by side, outcomes, 
   const summary = page.getByTestId('cmp-summary');
   await expect(summary).toContainText(`A only ${counts.a_only}`);
   await expect(summary).toContainText(`neither ${counts.neither}`);
-  await expect(summary.getByTestId('cmp-sign-test')).toContainText(counts.a_only + counts.b_only ? 'Exact sign test' : 'No question tells them apart');
+  await expect(summary.getByTestId('cmp-sign-test')).toContainText(counts.a_only + counts.b_only ? /McNemar p [=<] / : 'McNemar: nothing to test');
+  // Each pass@1 with its 95% interval, in the summary and the table.
+  await expect(summary.getByTestId('cmp-rates')).toHaveText(/^A \d+\.\d % \(\d+–\d+\) · B \d+\.\d % \(\d+–\d+\)$/);
+  await expect(rowOf('pass@1').getByTestId('cmp-ci')).toHaveCount(2);
+  await expect(summary).not.toContainText('Best in');
+  // Tool calls, turns and tokens have no direction: never marked best, their changes never coloured.
+  for (const key of ['tool_calls', 'turns', 'tokens']) {
+    await expect(rowOf(key).locator('td.best, .delta.good, .delta.bad')).toHaveCount(0);
+    await expect(rowOf(key).locator('.dir')).toHaveCount(0);
+  }
+  // The run's own evaluation protocol: each checkpoint scores the pass@1 the dashboard showed at its step.
+  await expect(page.getByTestId('cmp-protocol-diff')).toContainText("The dashboard's evaluation protocol");
+  for (const [i, step] of [10, 20].entries()) {
+    const dashboard = run!.evals.find((e) => e.step === step)!.summary['eval/pass@1']!;
+    expect(ev(i)['pass@1']).toBeCloseTo(dashboard, 12);
+  }
+  await summary.screenshot({ path: `${SHOTS}/compare-summary.png` });
   const qRows = outcomes.getByTestId('cmp-q-row');
   await expect(qRows).toHaveCount(3);
   await expect(qRows.first().getByTestId('cmp-q-a')).toHaveText(`${view.questions[0]!.results[0]!.correct}/${view.questions[0]!.results[0]!.n}`);

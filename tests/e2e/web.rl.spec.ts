@@ -198,5 +198,34 @@ test('the RL stage: wizard, a live SFT + RL run, RL charts, the group view, clic
   await expect(page.getByTestId('traj-set-picker')).toContainText(`evaluation at step ${SFT_STEPS + RL_STEPS}`);
   await expect(page.getByTestId('traj-row')).toHaveCount(3);
 
+  // ---------- RL only, from this run's last checkpoint: its name, its RL evaluation interval, no SFT loss chart ----------
+  // The step-0 data table first (the SFT run's), at the app's size and narrower: no overflow, names on one line.
+  await page.getByTestId('nav-runs').click();
+  const once = dash.getByTestId('dash-once');
+  await once.scrollIntoViewIfNeeded();
+  await expect(once.locator('td.num').first()).not.toHaveText(/\d\.\d{6,}/);
+  for (const width of [1400, 1100]) {
+    await page.setViewportSize({ width, height: 860 });
+    const card = (await once.boundingBox())!;
+    expect(card.x + card.width).toBeLessThanOrEqual(width);
+    const nameCell = once.locator('td.run-col').first();
+    expect((await nameCell.boundingBox())!.height).toBeLessThan(30); // one line
+    await once.screenshot({ path: `${SHOTS}/sft-data-table-${width}.png` });
+  }
+  await page.setViewportSize({ width: 1400, height: 860 });
+  const rlOnly = await api<{ artefact: { id: string; name: string } }>(page, 'runs.start', {
+    config: { ...detail.config, name: undefined, init: { checkpoint: `${runId}/last` }, sft: { steps: 0 }, rl: { ...(detail.config.rl as object), steps: 40, evalEvery: 20, checkpointEvery: 20 } },
+  });
+  expect(rlOnly.artefact.name).toBe(`DUPO 40 steps from e2e tiny SFT + DUPO (step ${SFT_STEPS + RL_STEPS}), rng 1`);
+  await page.reload();
+  await page.getByTestId('run-row').filter({ hasText: rlOnly.artefact.name }).getByTestId('run-name').click();
+  await expect(dash.getByTestId(`dash-run-${rlOnly.artefact.id}`)).toContainText(rlOnly.artefact.name);
+  await expect(dash.getByTestId('dash-chart-loss')).toHaveCount(0);
+  await expect(dash.getByTestId('dash-chart-actor/lr')).toBeVisible();
+  await expect(dash.getByTestId('dash-chart-eval/pass@1').or(dash.getByTestId('dash-chart-rl-pass1')).first()).toContainText('no evaluation yet: every 20 RL steps', { timeout: 180_000 });
+  await expect(dash.getByTestId('dash-evals-none')).toContainText('every 20 RL steps');
+  await page.screenshot({ path: `${SHOTS}/rl-only-dashboard.png` });
+  await api(page, 'runs.cancel', { id: rlOnly.artefact.id });
+
   expect(consoleErrors).toEqual([]);
 });

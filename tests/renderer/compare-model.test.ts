@@ -1,7 +1,7 @@
 // The checkpoint comparison's pure helpers (renderer/src/components/compare/compareModel.ts), on small
 // comparisons whose every number is worked out by hand in the comments.
 import { describe, expect, it } from 'vitest';
-import type { ComparisonView } from '@contract';
+import { mcnemarExactP as signTestP, wilsonInterval, type ComparisonView } from '@contract';
 import type { Trajectory } from '@formats';
 import {
   bestOf,
@@ -13,8 +13,9 @@ import {
   metricRows,
   outcomeOf,
   questionRows,
-  rowsWon,
-  signTestP,
+  jobSize,
+  pairLine,
+  pctWithInterval,
   statsOf,
   summaryOf,
   tallyOutcomes,
@@ -63,6 +64,7 @@ describe('statsOf', () => {
       trajectories: 8,
       k: 2,
       pass1: 0.5,
+      pass1Interval: wilsonInterval(4, 8), // 0.5 of 8 trajectories
       passk: 0.75,
       consk: 0.5,
       solved: 3,
@@ -101,7 +103,7 @@ describe('bestOf', () => {
   });
 });
 
-describe('metricRows and rowsWon', () => {
+describe('metricRows', () => {
   const rows = metricRows([statsOf(WITH_EVAL), statsOf(COUNTS_ONLY)]);
   const row = (key: string) => rows.find((r) => r.key === key)!;
 
@@ -128,16 +130,17 @@ describe('metricRows and rowsWon', () => {
     expect(row('cons@k').label).toBe('cons@2');
   });
 
-  it('ranks by direction: reward high, tool calls and cut-offs low; sub-rows and lone values unranked', () => {
+  it('ranks by direction: reward high, cut-offs low, behaviour (tool calls, turns, tokens) not at all; sub-rows and lone values unranked', () => {
     expect(row('reward').best).toEqual([1]); // 0.6 vs 0.8
-    expect(row('tool_calls').best).toEqual([0]); // 2.5 vs 3
+    // Fewer tool calls are not better in themselves: 2.5 vs 3 marks neither, and the row has no direction.
+    expect(row('tool_calls')).toMatchObject({ better: null, best: [] });
+    expect(['turns', 'tokens'].map((k) => row(k).better)).toEqual([null, null]);
+    expect(row('pass@1').better).toBe('high');
     expect(row('pass@1').best).toEqual([]); // only A has a value
     expect(row('tool_calls/search')).toMatchObject({ values: [1.5, 0], best: [], sub: true });
     expect(row('termination/answer')).toMatchObject({ values: [0.75, 0.75], best: [], bar: true });
     expect(row('termination/max_steps')).toMatchObject({ values: [0.25, 0], best: [1] });
     expect(row('termination/max_tokens')).toMatchObject({ values: [0, 0.25], best: [0] });
-    // Won rows: A tool_calls and max_tokens; B reward and max_steps.
-    expect(rowsWon(rows, 2)).toEqual([2, 2]);
   });
 
   it('leaves out rows no checkpoint has a value for', () => {
@@ -228,7 +231,7 @@ describe('questions', () => {
 });
 
 describe('validateForm', () => {
-  const ok: CompareForm = { name: '', checkpoints: ['r/1', 'r/2'], datasetId: 'd', questions: 30, samples: 1, rng: 0 };
+  const ok: CompareForm = { name: '', checkpoints: ['r/1', 'r/2'], datasetId: 'd', questions: 30, samples: 1, temperature: 0, rng: 0 };
   const errs = (patch: Partial<CompareForm>, ids: string[] = ['d']) => validateForm({ ...ok, ...patch }, ids);
 
   it('accepts a complete form, at the limits too', () => {
@@ -246,13 +249,14 @@ describe('validateForm', () => {
     for (const questions of [0, 10_001, 2.5, ''] as const) expect(errs({ questions }).questions).toBe('A whole number from 1 to 10,000.');
     for (const samples of [0, 17, ''] as const) expect(errs({ samples }).samples).toBe('A whole number from 1 to 16.');
     for (const rng of [-1, 2 ** 32, 0.5] as const) expect(errs({ rng }).rng).toBe('A whole number ≥ 0.');
+    for (const temperature of [-0.1, 2.5, ''] as const) expect(errs({ temperature }).temperature).toBe('A number from 0 (greedy) to 2.');
     expect(errs({ name: 'a/b' }).name).toBe('Letters, digits, spaces and . _ : - only.');
     expect(errs({ name: 'x'.repeat(81) }).name).toBe('At most 80 characters.');
     expect(errs({ name: '   ' })).toEqual({}); // trimmed: no name
   });
 });
 
-describe('signTestP', () => {
+describe('mcnemarExactP (the contract\'s exact McNemar test)', () => {
   it('matches the exact two-sided binomial tail worked out by hand', () => {
     expect(signTestP(0, 0)).toBe(1);
     // n = 5, k = 0: 2 × 1/32.
@@ -274,5 +278,44 @@ describe('signTestP', () => {
     expect(p).toBeLessThan(1e-300);
     expect(signTestP(600, 400)).toBeGreaterThan(0);
     expect(signTestP(600, 400)).toBeLessThan(1e-9);
+  });
+});
+
+describe('A against B in one line', () => {
+  const stat = (pass1: number, trajectories: number) => ({ ...statsOf(COUNTS_ONLY), pass1, trajectories, pass1Interval: null as [number, number] | null });
+
+  it('writes a rate with its interval in whole percent', () => {
+    expect(pctWithInterval(0.623, [0.5712, 0.6849])).toBe('62.3 % (57–68)');
+    expect(pctWithInterval(0.5, null)).toBe('50.0 %');
+    expect(pctWithInterval(null, null)).toBe('–');
+  });
+
+  it('reads the interval from the evaluation: 50 of 100 gives the Wilson interval 40.4–59.6 %', () => {
+    const s = statsOf({ ...WITH_EVAL, eval: { ...(WITH_EVAL.eval as object), 'pass@1': 0.5, all: { trajectories: 100 } } });
+    expect(s.pass1Interval![0]).toBeCloseTo(0.4038, 3);
+    expect(s.pass1Interval![1]).toBeCloseTo(0.5962, 3);
+  });
+
+  it('says which questions flipped and what McNemar makes of them', () => {
+    const l = pairLine(['A', 'B'], [stat(0.623, 300), stat(0.637, 300)], 6, 10);
+    expect(l.flips).toBe('10 solved only by B, 6 only by A');
+    // b = 10, c = 6: 2 × 14893 / 2^16 = 0.4545.
+    expect(l.test).toBe('McNemar p = 0.45: no significant difference');
+    expect(l.rates).toMatch(/^A 62\.3 % · B 63\.7 %$/);
+    // b = 0, c = 5: 2 / 32 = 0.0625, still not below 0.05.
+    expect(pairLine(['A', 'B'], [undefined, undefined], 0, 5).test).toBe('McNemar p = 0.06: no significant difference');
+    // 9 against 0: 2 / 512 = 0.0039.
+    expect(pairLine(['A', 'B'], [undefined, undefined], 0, 9).test).toBe('McNemar p = 0.004: B is better on these questions (9 questions against 0)');
+    expect(pairLine(['A', 'C'], [undefined, undefined], 0, 0)).toMatchObject({ flips: 'no question solved by only one of them', p: 1 });
+  });
+});
+
+describe('jobSize', () => {
+  it('multiplies valid counts, capped by the dataset, and never shows a negative count', () => {
+    expect(jobSize(2, 300, 1, 100)).toBe('2 checkpoints × 100 questions × 1 sample = 200 trajectories');
+    expect(jobSize(2, 30, 2, null)).toBe('2 checkpoints × 30 questions × 2 samples = 120 trajectories');
+    // What showed "-6 trajectories": -3 questions went into the product.
+    expect(jobSize(2, -3, 1, 100)).toBe('2 checkpoints × ? questions × 1 sample');
+    expect(jobSize(2, 3, '', 100)).toBe('2 checkpoints × 3 questions × ? samples');
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { alignSeries, emaSmooth } from '../../renderer/src/charts/smooth';
+import { alignSeries, emaSmooth, SMOOTH_MIN_POINTS, smoothable } from '../../renderer/src/charts/smooth';
+import { tickLabel } from '../../renderer/src/charts/ticks';
 
 describe('emaSmooth (debiased EMA)', () => {
   it('weight 0 is the raw series', () => {
@@ -31,5 +32,26 @@ describe('alignSeries', () => {
       [10, null, 30],
       [null, 20, 31],
     ]);
+  });
+});
+
+describe('smoothable: sparse series are drawn raw', () => {
+  it('smooths only with smoothing on and at least SMOOTH_MIN_POINTS finite values', () => {
+    const dense = Array.from({ length: SMOOTH_MIN_POINTS }, (_, i) => i);
+    expect(smoothable(dense, 0.6)).toBe(true);
+    expect(smoothable(dense, 0)).toBe(false);
+    // Four evaluations (the case): raw, so no smoothed value that never occurred.
+    expect(smoothable([0, 0.01, 0.02, 0.033], 0.6)).toBe(false);
+    // Gaps do not count: 19 values among 40 slots stay raw.
+    expect(smoothable([...dense.slice(1), ...Array<null>(21).fill(null)], 0.6)).toBe(false);
+    // What smoothing would have drawn at the last of four evaluations: well below the value that occurred.
+    expect(emaSmooth([0, 0.01, 0.02, 0.033], 0.6).at(-1)!).toBeLessThan(0.025);
+  });
+});
+
+describe('tickLabel: axis ticks keep small values', () => {
+  it('writes a learning rate as 2e-4, not 0', () => {
+    expect([2e-4, 1.5e-4, -3e-5].map(tickLabel)).toEqual(['2e-4', '1.5e-4', '-3e-5']);
+    expect([0, 0.5, 0.12345678, 3, 12000].map(tickLabel)).toEqual(['0', '0.5', '0.123457', '3', '12,000']);
   });
 });

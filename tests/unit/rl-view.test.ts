@@ -1,7 +1,7 @@
 // The dashboard's RL helpers: which steps are RL steps, the advantage histogram of a step (copies
 // counted, dropped groups left out), the colour scales, and the step pickers behind the group view.
 import { describe, expect, it } from 'vitest';
-import type { RlGroupView } from '../../main/lab/contract';
+import { RL_STALL_STEPS, rlCannotLearn, zeroAnswerStreak, type RlGroupView } from '../../main/lab/contract';
 import { advantageColour, advantageHistogram, nearestStep, rewardColour, rlStepsOf, stepAtOrBefore, short } from '../../renderer/src/components/runs/rlView';
 
 function group(status: RlGroupView['status'], copies: number, advantages: number[]): RlGroupView {
@@ -63,5 +63,22 @@ describe('RL view helpers', () => {
     expect(advantageColour(-2, 2)).toBe('rgb(239, 100, 97)');
     expect(advantageColour(1, 0)).toBe('#2a3541');
     expect([short(1), short(0.1), short(-0.875), short(12.44), short(0)]).toEqual(['1', '0.1', '-0.88', '12.4', '0']);
+  });
+});
+
+describe('rlCannotLearn: every group all-wrong for many RL steps', () => {
+  it('counts the trailing steps with a zero answer reward', () => {
+    expect(zeroAnswerStreak([])).toBe(0);
+    expect(zeroAnswerStreak([0.1, 0, 0, 0])).toBe(3);
+    expect(zeroAnswerStreak([0, 0, 0.05])).toBe(0);
+  });
+
+  it('holds from RL_STALL_STEPS (5) zero steps on, not before, and not once one group answers', () => {
+    expect(RL_STALL_STEPS).toBe(5);
+    expect(rlCannotLearn([0, 0, 0, 0])).toBe(false);
+    expect(rlCannotLearn([0, 0, 0, 0, 0])).toBe(true);
+    expect(rlCannotLearn([0.2, 0, 0, 0, 0, 0])).toBe(true);
+    expect(rlCannotLearn([0, 0, 0, 0, 0, 0.0625])).toBe(false);
+    expect(rlCannotLearn([0, 0, 0], 3)).toBe(true);
   });
 });

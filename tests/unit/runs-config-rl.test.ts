@@ -59,6 +59,7 @@ describe('run config: rl and init', () => {
     expect(c.rl).toBeUndefined();
     expect(defaultRunName(c)).toBe('SFT 500 steps from run-1/400, rng 1');
     expect(defaultRunName(parseRunConfig({ data, init: { checkpoint: 'run-1/last' }, rl: {} }))).toBe('DUPO 40 steps from run-1/last, rng 1');
+    expect(defaultRunName(parseRunConfig({ data, init: { checkpoint: 'run-1/last' }, rl: {} }), 'quick SFT (step 2000)')).toBe('DUPO 40 steps from quick SFT (step 2000), rng 1');
     expect(defaultRunName(parseRunConfig({ data }))).toBe('base model SFT 3000 steps, rng 1');
     expect(defaultRunName(parseRunConfig({ data, model: { base: 'none' } }))).toBe('tiny SFT 3000 steps, rng 1');
   });

@@ -122,18 +122,8 @@ export function sampleFromTrajectory(t: Trajectory, threshold = 1): EvalSample {
   };
 }
 
-/**
- * The Wilson score interval of a success rate, `successes` of `n` (95% at z = 1.96): unlike the normal
- * approximation it stays inside [0, 1] and is honest at 0 of n, which a small policy's pass@1 often is.
- */
-export function wilsonInterval(successes: number, n: number, z = 1.96): [number, number] {
-  if (n <= 0) return [0, 1];
-  const p = successes / n;
-  const d = 1 + (z * z) / n;
-  const centre = (p + (z * z) / (2 * n)) / d;
-  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
-}
+/** The Wilson score interval of a success rate (the contract's, shared with the renderer's Compare). */
+export { wilsonInterval } from '../contract/stats';
 
 /** A trajectory set at a glance, as a rollout job records it and `sailor rollout` prints it (4 decimals). */
 export function trajectorySummary(trajs: readonly Trajectory[]): Record<string, unknown> {

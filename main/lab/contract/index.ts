@@ -17,6 +17,8 @@ export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, BACKEN
 
 // An RL step's groups and the trajectories views, each in its own file.
 export * from './rl-view';
+export * from './stats';
+export * from './eval-protocol';
 export * from './trajectories';
 
 // ---------- shared records ----------
@@ -209,9 +211,25 @@ export interface MetricSummary {
   best: number;
 }
 
-/** Losses, norms, clip fractions, zero-std shares, timings and staleness are better low; everything else high. */
+/** Which way a metric is better: `up` (accuracy, reward), `down` (losses, failure rates) or `neutral`. */
+export type MetricDirection = 'up' | 'down' | 'neutral';
+
+/**
+ * The direction of a metric, by name. Behaviour that is neither good nor bad in itself (tool calls, turns,
+ * generated tokens: an agent may need more calls to answer correctly) is neutral, so no view colours it.
+ * Losses, norms, clip fractions, zero-std shares, timings, staleness and the ways an episode can fail are
+ * better low (`termination/answer`, an episode that answered, is better high); everything else high.
+ */
+export function metricDirection(metric: string): MetricDirection {
+  if (metric.startsWith('termination/')) return metric === 'termination/answer' ? 'up' : 'down';
+  if (/tool_calls|turns|tokens|length/.test(metric)) return 'neutral';
+  if (/loss|grad_norm|clipfrac|zero_std|timing|staleness|_error|fail/.test(metric)) return 'down';
+  return 'up';
+}
+
+/** Whether lower values of a metric are better (metricDirection `down`). */
 export function lowerIsBetter(metric: string): boolean {
-  return /loss|grad_norm|clipfrac|zero_std|timing|staleness/.test(metric);
+  return metricDirection(metric) === 'down';
 }
 
 /**

@@ -83,11 +83,17 @@ export const compareParams = z
     name: name.optional(),
     /** Two or more checkpoints, `<run>/<step>` or `<run>/last`, from one run or several. */
     checkpoints: z.array(z.string().min(3).max(250)).min(2).max(6),
-    /** The held-out questions all checkpoints answer. */
-    datasetId: artefactId,
-    questions: z.number().int().min(1).max(10_000).default(30),
-    samples: z.number().int().min(1).max(16).default(1),
-    rng: z.number().int().min(0).max(2 ** 32 - 1).default(0),
+    // The protocol: each left out is the first checkpoint's run's own evaluation's (its held-out set, eval.questions,
+    // eval.samples, eval.temperature, rng), so a checkpoint scores here what it scored on the dashboard.
+    /** The questions all checkpoints answer. */
+    datasetId: artefactId.optional(),
+    /** The dataset's first N. */
+    questions: z.number().int().min(1).max(10_000).optional(),
+    samples: z.number().int().min(1).max(16).optional(),
+    /** 0: greedy. */
+    temperature: z.number().min(0).max(2).optional(),
+    /** The run seed the rollout seeds derive from, as in the run's evaluation (`eval/<rng>`). */
+    rng: z.number().int().min(0).max(2 ** 32 - 1).optional(),
   })
   .strict();
 export type CompareParams = z.output<typeof compareParams>;

@@ -60,3 +60,25 @@ export interface RlStepView {
   summary: Record<string, number>;
   groups: RlGroupView[];
 }
+
+/** RL steps in a row with no correct answer in any rollout before the dashboard says RL cannot learn. */
+export const RL_STALL_STEPS = 5;
+
+/**
+ * The RL steps at the end of a run in which no rollout answered correctly: `answerRewards` is each RL step's
+ * `reward/answer` (the mean over every rollout, before any group is dropped), oldest first; a mean of 0 means
+ * every group was all-wrong.
+ */
+export function zeroAnswerStreak(answerRewards: readonly number[]): number {
+  let n = 0;
+  for (let i = answerRewards.length - 1; i >= 0 && answerRewards[i] === 0; i--) n++;
+  return n;
+}
+
+/**
+ * Whether RL cannot learn from where it started: for `min` steps or more every group of G rollouts was all
+ * wrong, so every group's rewards are equal, every advantage is zero and the update has nothing to follow.
+ */
+export function rlCannotLearn(answerRewards: readonly number[], min = RL_STALL_STEPS): boolean {
+  return zeroAnswerStreak(answerRewards) >= min;
+}

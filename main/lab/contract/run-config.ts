@@ -327,10 +327,14 @@ export type RunConfig = z.output<typeof runConfigSchema>;
  * A run's name when its config gives none: `base model SFT 3000 steps, rng 1`, `tiny SFT 2000 + DUPO 20 steps, rng 1`,
  * `DUPO 20 steps from run-1/last, rng 1` (a run from a checkpoint has that checkpoint's model, not a preset).
  */
-export function defaultRunName(c: Pick<RunConfig, 'model' | 'sft' | 'rng' | 'rl' | 'init'>): string {
+/**
+ * A run's name when its config gives none. `from`: the starting checkpoint in words (its run's name and step),
+ * where the caller knows them; else the checkpoint reference.
+ */
+export function defaultRunName(c: Pick<RunConfig, 'model' | 'sft' | 'rng' | 'rl' | 'init'>, from?: string): string {
   const stages = [c.sft.steps > 0 ? `SFT ${c.sft.steps}` : null, c.rl ? `${c.rl.algorithm.toUpperCase()} ${c.rl.steps}` : null].filter(Boolean).join(' + ');
   const start = c.model.base === 'bundled' ? 'base model' : c.model.preset;
-  return c.init ? `${stages} steps from ${c.init.checkpoint}, rng ${c.rng}` : `${start} ${stages} steps, rng ${c.rng}`;
+  return c.init ? `${stages} steps from ${from ?? c.init.checkpoint}, rng ${c.rng}` : `${start} ${stages} steps, rng ${c.rng}`;
 }
 
 /** A run from a checkpoint trains no SFT unless its config asks (`sft.steps`): RL-only configs stay short. */

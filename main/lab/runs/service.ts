@@ -59,14 +59,18 @@ export class RunsService {
     if (config.data.rlDatasetId !== undefined) this.requireArtefact('datasets', config.data.rlDatasetId, 'data.rlDatasetId');
     const id = `${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-run-${randomUUID().slice(0, 6)}`;
     const createdAt = new Date().toISOString();
+    // The starting checkpoint in words for the default name: its run's name and step, not the run's id.
+    let from: string | undefined;
     if (config.init) {
       try {
-        resolveCheckpoint(config.init.checkpoint, this.home);
+        const ckpt = resolveCheckpoint(config.init.checkpoint, this.home);
+        const parent = this.db.data.runs.find((r) => r.id === ckpt.runId);
+        if (parent) from = `${parent.name} (step ${ckpt.step})`;
       } catch (err) {
         throw new LabError('not_found', `init.checkpoint: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    const name = config.name ?? defaultRunName(config);
+    const name = config.name ?? defaultRunName(config, from);
     mkdirSync(runDir(this.home, id), { recursive: true });
     writeJsonAtomic(runFile(this.home, id), { format: RUN_FORMAT, id, name, config, createdAt }, true);
     const artefact: ArtefactRecord = { id, name, path: runRel(id), createdAt, info: { config, jobIds: [] } satisfies RunInfo };

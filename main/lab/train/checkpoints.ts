@@ -9,6 +9,7 @@ import type { WebOptions } from '../agent/web';
 import type { RunConfig } from '../contract/run-config';
 import { checkpointDir, checkpointRef, checkpointSteps, resolveCheckpoint } from '../runs/layout';
 import type { LoadedCheckpoint } from '../model/checkpoint';
+import { runLimits } from './eval-setup';
 
 /**
  * The newest of a run's checkpoints that verifies (manifest, sizes and SHA-256 of every file, checked by
@@ -35,8 +36,8 @@ export async function loadNewestVerifiedCheckpoint(home: string, runId: string, 
 }
 
 /** The simulated-web settings and limits a run trained and evaluated its policy with. */
-export function runEnvironment(config: RunConfig): { web: Partial<WebOptions>; maxToolCalls: number } {
-  return { web: { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence }, maxToolCalls: config.env.maxToolCalls };
+export function runEnvironment(config: RunConfig): { web: Partial<WebOptions>; maxToolCalls: number; maxNewTokens: number } {
+  return { web: { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence }, ...runLimits(config) };
 }
 
 /** Registers `ckpt:`; without `home`, the data directory is read when a checkpoint is resolved. */

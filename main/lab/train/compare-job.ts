@@ -1,12 +1,18 @@
 // The `compare` job: two or more checkpoints answer the same held-out questions with the same seeds, each
-// in the simulated web its run trained in. Each checkpoint's trajectories become a set in the store (so the
-// inspector shows them), and comparisons/<id>.json holds the question-by-question outcome table.
+// in the simulated web its run trained in. By default it asks what the first checkpoint's run's own evaluation
+// asks (its held-out set, question count, samples, temperature and seed), so a checkpoint scores the pass@1 the
+// dashboard shows for it. Each checkpoint's trajectories become a set in the store (so the inspector shows
+// them), and comparisons/<id>.json holds the question-by-question outcome table.
 import { join } from 'node:path';
 import type { ArtefactRecord, ComparisonFile } from '../contract';
+import { runEvalProtocol, type EvalProtocol } from '../contract/eval-protocol';
+import { LabError } from '../errors';
 import { writeJsonAtomic } from '../store/files';
 import { artefactRel } from '../store/layout';
+import { resolveCheckpoint } from '../runs/layout';
 import { rollOutSet } from './rollout-job';
-import { compareParams } from '../contract/jobs';
+import { evalSeed } from './eval-setup';
+import { compareParams, type CompareParams } from '../contract/jobs';
 import type { ArtefactCollection } from '../jobs/specs';
 import type { JobContext } from '../jobs/context';
 
@@ -15,8 +21,22 @@ export function outcomeOf(a: boolean, b: boolean): 'both' | 'a_only' | 'b_only' 
   return a && b ? 'both' : a ? 'a_only' : b ? 'b_only' : 'neither';
 }
 
+/** The protocol a comparison runs: what its params say, the first checkpoint's run's evaluation for the rest. */
+export function comparisonProtocol(p: CompareParams, runEval: EvalProtocol | null): EvalProtocol {
+  const datasetId = p.datasetId ?? runEval?.datasetId;
+  if (!datasetId) throw new LabError('bad_request', `checkpoint ${p.checkpoints[0]}'s run names no held-out set: choose the questions (datasetId)`);
+  return {
+    datasetId,
+    questions: p.questions ?? runEval?.questions ?? 300,
+    samples: p.samples ?? runEval?.samples ?? 1,
+    temperature: p.temperature ?? runEval?.temperature ?? 0,
+    rng: p.rng ?? runEval?.rng ?? 0,
+  };
+}
+
 export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord; also: Array<{ collection: ArtefactCollection; artefact: ArtefactRecord }> }> {
   const p = compareParams.parse(raw);
+  const proto = comparisonProtocol(p, runEvalProtocol(resolveCheckpoint(p.checkpoints[0]!, ctx.home).config));
   const sets: ArtefactRecord[] = [];
   const solvedBy: Array<Map<string, { correct: number; n: number; trajIds: string[] }>> = [];
   const questions = new Map<string, string>();
@@ -24,9 +44,10 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
     const share = 1 / p.checkpoints.length;
     const { artefact, trajs } = await rollOutSet(
       ctx,
-      { datasetId: p.datasetId, policy: `ckpt:${ref}`, n: p.samples, rng: p.rng, limit: p.questions, reward: 'em', name: `${ref} (comparison ${ctx.jobId})` },
+      { datasetId: proto.datasetId, policy: `ckpt:${ref}`, n: proto.samples, rng: proto.rng, limit: proto.questions, reward: 'em', name: `${ref} (comparison ${ctx.jobId})` },
       `${ctx.jobId}-${i}`,
       (f, message) => ctx.progress({ fraction: Math.min(0.98, (i + f) * share), message: `${ref}: ${message}` }),
+      { seed: evalSeed(proto.rng), temperature: proto.temperature },
     );
     sets.push(artefact);
     const byQa = new Map<string, { correct: number; n: number; trajIds: string[] }>();
@@ -52,13 +73,15 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
   for (const q of file.questions) tally[outcomeOf(solved(0, q), solved(1, q))]!++;
   const rel = artefactRel('comparisons', ctx.jobId);
   writeJsonAtomic(join(ctx.home, rel), file);
+  // The params as run: every protocol field filled in, so the view can say how it differs from the dashboard's.
+  const params: CompareParams = { ...p, ...proto };
   return {
     artefact: {
       id: ctx.jobId,
       name: p.name ?? `${p.checkpoints.join(' vs ')} on ${file.questions.length} questions`,
       path: rel,
       createdAt: new Date().toISOString(),
-      info: { params: p, datasetId: p.datasetId, sets: sets.map((s) => s.id), outcomes: tally },
+      info: { params, datasetId: proto.datasetId, sets: sets.map((s) => s.id), outcomes: tally },
     },
     also: sets.map((artefact) => ({ collection: 'trajectories' as const, artefact })),
   };

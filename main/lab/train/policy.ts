@@ -12,8 +12,9 @@ import type { AgentStep } from '../agent/react';
 import { createRng } from '../util/rng';
 import { policyView, promptBudget, windowIndices } from './view';
 
-/** One turn (think + action) of a trained policy, at most, in tokens. */
-export const TURN_TOKENS = 96;
+import { TURN_TOKENS } from './eval-setup';
+
+export { TURN_TOKENS };
 
 /**
  * The tags that end a turn: a tool call, an answer, the end of the episode; and <tool_response>: the policy

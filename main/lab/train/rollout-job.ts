@@ -19,8 +19,9 @@ import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
 import { rolloutParams, type RolloutParams } from '../contract/jobs';
 import { throwIfCancelled, yieldToEvents, type JobContext } from '../jobs/context';
 
-function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number): PolicyFactory {
+function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number, temperature?: number): PolicyFactory {
   const pctx: PolicyContext = {
+    ...(temperature === undefined ? {} : { temperature }),
     anchorName: (id) => web.page(URL_SCHEME + id)?.title,
     expert: { maxCalls: maxToolCalls - 1 },
   };
@@ -40,15 +41,25 @@ export async function runRollout(raw: unknown, ctx: JobContext): Promise<{ artef
   return { artefact };
 }
 
+/** What the checkpoint comparison sets beyond a rollout's params: its runs' evaluation seed and temperature. */
+export interface RolloutProtocol {
+  /** The rollout seed (default: the params' rng). */
+  seed?: number;
+  /** A checkpoint policy's sampling temperature (default: its run's eval.temperature). */
+  temperature?: number;
+}
+
 /**
  * Rolls a policy out over a dataset and writes the set as `trajectories/<id>.jsonl`; returns the artefact
- * to register and the trajectories. Shared by the rollout job and the checkpoint comparison.
+ * to register and the trajectories. Shared by the rollout job and the checkpoint comparison. A checkpoint
+ * policy acts in its run's simulated web with its run's limits, as the run's own evaluation does.
  */
 export async function rollOutSet(
   ctx: JobContext,
   p: RolloutParams,
   id: string,
   progress: (fraction: number, message: string, done?: number, total?: number) => void,
+  protocol: RolloutProtocol = {},
 ): Promise<{ artefact: ArtefactRecord; trajs: Trajectory[] }> {
   progress(0, `reading dataset ${p.datasetId}`);
   const ds = artefactFile(ctx.home, 'datasets', p.datasetId);
@@ -58,20 +69,22 @@ export async function rollOutSet(
   // A checkpoint policy runs in the simulated-web settings its run was trained with.
   let webOptions: Partial<WebOptions> = {};
   let maxToolCalls = p.maxToolCalls ?? 30;
+  let maxNewTokens: number | undefined;
   if (p.policy.startsWith('ckpt:')) {
     const { registerCheckpointPolicies, runEnvironment } = await import('./checkpoints');
     registerCheckpointPolicies(ctx.home);
     const env = runEnvironment(resolveCheckpoint(p.policy.slice('ckpt:'.length), ctx.home).config);
     webOptions = env.web;
     maxToolCalls = p.maxToolCalls ?? env.maxToolCalls;
+    maxNewTokens = env.maxNewTokens;
   }
   progress(0.01, `indexing graph ${graphId}`);
   const web = new SimWeb(readGraphFile(artefactFile(ctx.home, 'graphs', graphId).path), webOptions);
-  const factory = policyFactory(p, web, maxToolCalls);
+  const factory = policyFactory(p, web, maxToolCalls, protocol.temperature);
   const tools = simToolset(web);
   const qas: QA[] = p.limit ? allQas.slice(0, p.limit) : allQas;
   await preparePolicy(factory);
-  const opts: RolloutOptions = { n: p.n, seed: p.rng, reward: { mode: p.reward }, limits: { maxToolCalls } };
+  const opts: RolloutOptions = { n: p.n, seed: protocol.seed ?? p.rng, reward: { mode: p.reward }, limits: { maxToolCalls, ...(maxNewTokens === undefined ? {} : { maxNewTokens }) } };
 
   const total = qas.length * p.n;
   const trajs: Trajectory[] = [];
@@ -92,7 +105,7 @@ export async function rollOutSet(
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);
   const rel = artefactRel('trajectories', id);
   progress(0.98, `writing ${rel}`);
-  const header = { policy: factory.spec, graphId, datasetId: p.datasetId, n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}) };
+  const header = { policy: factory.spec, graphId, datasetId: p.datasetId, n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}), ...protocol };
   writeTrajectorySet(join(ctx.home, rel), header, trajs);
   return {
     trajs,

@@ -4,7 +4,6 @@
 import type { QA, Trajectory } from '../formats';
 import type { RunConfig } from '../contract/run-config';
 import { writeTrajectorySet } from '../store/traj-set';
-import { seedFrom } from '../util/rng';
 import type { PolicyFactory } from '../agent/policies';
 import { rolloutDataset } from '../agent/rollout';
 import type { Policy, Toolset } from '../agent/runtime';
@@ -15,6 +14,7 @@ import { openMetrics } from '../runs/metrics';
 import { evalFile, metricsFile } from '../runs/layout';
 import type { JobContext } from '../jobs/context';
 import { checkpointPolicy, TURN_TOKENS } from './policy';
+import { evalSeed } from './eval-setup';
 
 /** Test and bench seams of a training run (the job passes none). */
 export interface TrainHooks {
@@ -62,7 +62,7 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
     kind: 'ckpt',
     forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS }),
   };
-  const trajs: Trajectory[] = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: seedFrom(`eval/${config.rng}`), limits: run.limits }, (done, total) =>
+  const trajs: Trajectory[] = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: evalSeed(config.rng), limits: run.limits }, (done, total) =>
     // The bar stays where training is; the message says what is happening.
     ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
   );

@@ -40,6 +40,7 @@ import { trainParams } from '../contract/jobs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
 import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions } from './view';
 import { answerInWindow, TURN_TOKENS } from './policy';
+import { runLimits } from './eval-setup';
 import { runRlStage } from './rl-job';
 import { evaluatePolicy, openRunMetrics, type TrainHooks, type TrainRun } from './run';
 import { rftExpert } from './rft-expert';
@@ -77,7 +78,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const heldOut = readDataset(datasetFile(ctx.home, config.data.heldOutDatasetId)).qas.slice(0, config.eval.questions);
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
-  const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
+  const limits = runLimits(config);
   const inputs: RunInputs = { ctx, runId, config, rlQas, heldOut, tools, limits, hooks };
   if (origin.kind === 'checkpoint' && config.sft.steps === 0) return runFromCheckpoint(inputs, resume, origin);
   // The bar: 15% for data and tokenizer, the rest over SFT and RL steps.

@@ -2,6 +2,23 @@
 // the weight of the terms seen so far, so the first points are not pulled toward zero. Gaps (null)
 // stay gaps and do not reset the average. Pure: unit-tested, no DOM.
 
+/**
+ * Fewer points than this are drawn raw whatever the smoothing: an average of a handful of evaluations draws
+ * values that never occurred (four evaluations smoothed at 0.6 end far below the last one).
+ */
+export const SMOOTH_MIN_POINTS = 20;
+
+/** Whether a series is dense enough to smooth: smoothing on and at least SMOOTH_MIN_POINTS finite values. */
+export function smoothable(ys: ArrayLike<number | null | undefined>, weight: number): boolean {
+  if (!(weight > 0)) return false;
+  let n = 0;
+  for (let i = 0; i < ys.length; i++) {
+    const y = ys[i];
+    if (y !== null && y !== undefined && Number.isFinite(y) && ++n >= SMOOTH_MIN_POINTS) return true;
+  }
+  return false;
+}
+
 export function emaSmooth(ys: ArrayLike<number | null | undefined>, weight: number): Array<number | null> {
   const w = Math.min(Math.max(weight, 0), 0.999);
   const out: Array<number | null> = new Array(ys.length);

@@ -4,7 +4,7 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import type { ArtefactRecord, ComparisonInfo, DatasetInfo, JobParamsInput, RunDetail, TrajSetView } from '@contract';
+import { protocolDifferences, runEvalProtocol, type ArtefactRecord, type ComparisonInfo, type DatasetInfo, type EvalProtocol, type JobParamsInput, type RunDetail, type TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
 import { peekTrajDetail } from './trajDetails';
 import { useSideBySide } from '../composables/useSideBySide';
@@ -135,7 +135,7 @@ export const useCompare = defineStore('compare', () => {
   const runsError = ref<string | null>(null);
   const runsLoaded = ref(false);
   const datasets = shallowRef<ArtefactRecord<DatasetInfo>[]>([]);
-  const form = reactive<CompareForm>({ name: '', checkpoints: [], datasetId: '', questions: 30, samples: 1, rng: 0 });
+  const form = reactive<CompareForm>({ name: '', checkpoints: [], datasetId: '', questions: 300, samples: 1, temperature: 0, rng: 0 });
   /** The user chose the dataset: stop following the first checkpoint's held-out set. */
   const datasetChosen = ref(false);
   const formErrors = computed(() => validateForm(form, datasets.value.map((d) => d.id)));
@@ -190,6 +190,53 @@ export const useCompare = defineStore('compare', () => {
     { immediate: true },
   );
 
+  // ---------- the protocol: the dashboard's evaluation unless the user asks otherwise ----------
+  const PROTOCOL_FIELDS = ['questions', 'samples', 'temperature', 'rng'] as const;
+  type ProtocolField = (typeof PROTOCOL_FIELDS)[number];
+  /** Protocol fields the user changed: they stop following the run's evaluation. */
+  const edited = reactive(new Set<ProtocolField>());
+  const configOf = (runId: string | undefined): unknown => runs.value.find((r) => r.artefact.id === runId)?.config;
+  /** The in-run evaluation of the first picked checkpoint's run (else the newest run's): what the dashboard shows. */
+  const runProtocol = computed<EvalProtocol | null>(() => runEvalProtocol(configOf(form.checkpoints[0] ? runOfRef(form.checkpoints[0]) : runs.value[0]?.artefact.id)));
+  watch(
+    runProtocol,
+    (p) => {
+      if (p) for (const f of PROTOCOL_FIELDS) if (!edited.has(f)) form[f] = p[f];
+    },
+    { immediate: true },
+  );
+  function editProtocol(field: ProtocolField): void {
+    edited.add(field);
+  }
+  /** Back to the dashboard's protocol: the run's held-out set, question count, samples, temperature and seed. */
+  function useRunProtocol(): void {
+    edited.clear();
+    datasetChosen.value = false;
+    form.datasetId = defaultDatasetId.value;
+    const p = runProtocol.value;
+    if (p) for (const f of PROTOCOL_FIELDS) form[f] = p[f];
+  }
+  const datasetLabel = (id: string): string => datasets.value.find((d) => d.id === id)?.name ?? id;
+  const datasetSize = (id: string): number | undefined => datasets.value.find((d) => d.id === id)?.info.stats?.published;
+  /** How the form's protocol differs from the dashboard's evaluation, in words (none: the same protocol). */
+  const formDifferences = computed(() => {
+    const p = runProtocol.value;
+    if (!p) return [];
+    const used = { datasetId: form.datasetId, questions: Number(form.questions), samples: Number(form.samples), temperature: Number(form.temperature), rng: Number(form.rng) };
+    return protocolDifferences(p, used, { dataset: datasetLabel, available: datasetSize(form.datasetId) });
+  });
+  /** How the open comparison's protocol differs from its first checkpoint's run's evaluation (null: not known). */
+  const currentDifferences = computed<string[] | null>(() => {
+    const view = current.value;
+    const params = view?.artefact.info.params;
+    const p = view ? runEvalProtocol(configOf(runOfRef(view.checkpoints[0]?.ref ?? ''))) : null;
+    if (!params || !p) return null;
+    // Made before comparisons followed the run's protocol: other seeds, and no temperature recorded.
+    if (params.temperature === undefined) return ['an older comparison: its seeds are not the ones the dashboard evaluates with'];
+    const used: EvalProtocol = { datasetId: params.datasetId ?? p.datasetId, questions: params.questions ?? p.questions, samples: params.samples ?? p.samples, temperature: params.temperature, rng: params.rng ?? p.rng };
+    return protocolDifferences(p, used, { dataset: datasetLabel, available: datasetSize(used.datasetId) });
+  });
+
   function chooseDataset(id: string): void {
     datasetChosen.value = true;
     form.datasetId = id;
@@ -211,6 +258,7 @@ export const useCompare = defineStore('compare', () => {
   /** Prefills the form (another view's "compare these checkpoints"). */
   function prefill(checkpoints: string[], datasetId?: string): void {
     form.checkpoints = [...new Set(checkpoints)].slice(0, 6);
+    edited.clear();
     if (datasetId) chooseDataset(datasetId);
     else {
       datasetChosen.value = false;
@@ -239,6 +287,7 @@ export const useCompare = defineStore('compare', () => {
       datasetId: form.datasetId,
       questions: Number(form.questions),
       samples: Number(form.samples),
+      temperature: Number(form.temperature),
       rng: Number(form.rng),
       ...(form.name.trim() ? { name: form.name.trim() } : {}),
     };
@@ -300,5 +349,10 @@ export const useCompare = defineStore('compare', () => {
     moveCheckpoint,
     prefill,
     start,
+    runProtocol,
+    formDifferences,
+    currentDifferences,
+    editProtocol,
+    useRunProtocol,
   };
 });

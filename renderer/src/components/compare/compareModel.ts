@@ -1,7 +1,9 @@
 // Pure helpers of the checkpoint comparison: reading the per-checkpoint evaluation and counts (loosely
 // typed on the wire) into numbers, the rows of the side-by-side table with the best value of each row,
-// the per-question outcome of two checkpoints, and the inline validation of the new-comparison form.
-import type { ComparisonView, TrajSummary } from '@contract';
+// the per-question outcome of two checkpoints, A against B in one line (intervals, the paired test), and the
+// inline validation of the new-comparison form. Which way a metric is better, the interval and the test are the
+// contract's (metricDirection, wilsonInterval, mcnemarExactP).
+import { formatP, mcnemarExactP, metricDirection, wilsonInterval, type ComparisonView, type TrajSummary } from '@contract';
 import type { Trajectory } from '@formats';
 
 export type Outcome = 'a_only' | 'b_only' | 'both' | 'neither';
@@ -26,6 +28,8 @@ export interface CheckpointStats {
   trajectories: number | null;
   k: number | null;
   pass1: number | null;
+  /** 95% Wilson interval of pass@1 over the trajectories (null without both). */
+  pass1Interval: [number, number] | null;
   passk: number | null;
   consk: number | null;
   /** Questions with at least one correct sample. */
@@ -63,13 +67,15 @@ export function statsOf(c: ComparisonView['checkpoints'][number]): CheckpointSta
     const total = trajectories ?? Object.values(raw).reduce((a, b) => a + b, 0);
     termination = Object.fromEntries(Object.entries(raw).map(([k, n]) => [k, total ? n / total : 0]));
   }
+  const pass1 = num(ev['pass@1']);
   return {
     ref: c.ref,
     setId: c.setId,
+    pass1Interval: pass1 !== null && trajectories ? wilsonInterval(Math.round(pass1 * trajectories), trajectories) : null,
     questions: num(ev.questions) ?? num(counts.questions),
     trajectories,
     k: num(ev.k),
-    pass1: num(ev['pass@1']),
+    pass1,
     passk: num(ev['pass@k']),
     consk: num(ev['cons@k']),
     solved: num(solved.questions),
@@ -85,6 +91,12 @@ export function statsOf(c: ComparisonView['checkpoints'][number]): CheckpointSta
 }
 
 export type Better = 'high' | 'low' | null;
+
+/** A row's direction from the contract's rule: pass@1 and reward up, failure rates down, behaviour neutral (null). */
+export function betterOf(key: string): Better {
+  const d = metricDirection(key);
+  return d === 'up' ? 'high' : d === 'down' ? 'low' : null;
+}
 export type RowFormat = 'pct' | 'dec2' | 'dec1' | 'int' | 'count';
 
 export interface MetricRow {
@@ -126,25 +138,26 @@ function terminationHint(t: string): string {
 
 export function metricRows(stats: readonly CheckpointStats[]): MetricRow[] {
   const rows: MetricRow[] = [];
-  const add = (r: Omit<MetricRow, 'best'>): void => {
+  const add = (r: Omit<MetricRow, 'best' | 'better'>): void => {
     if (r.values.every((v) => v === null)) return;
-    rows.push({ ...r, best: r.sub ? [] : bestOf(r.values, r.better) });
+    const better = betterOf(r.key);
+    rows.push({ ...r, better, best: r.sub ? [] : bestOf(r.values, better) });
   };
   const k = Math.max(1, ...stats.map((s) => s.k ?? 1));
-  add({ key: 'pass@1', label: 'pass@1', hint: 'mean accuracy over all samples', group: 'accuracy', better: 'high', format: 'pct', values: stats.map((s) => s.pass1) });
-  add({ key: 'pass@k', label: k > 1 ? `pass@${k}` : 'pass@k (k = 1)', hint: `unbiased pass@k with k = ${k} (the samples per question)`, group: 'accuracy', better: 'high', format: 'pct', values: stats.map((s) => s.passk) });
-  if (k > 1) add({ key: 'cons@k', label: `cons@${k}`, hint: 'majority vote of the k samples is correct', group: 'accuracy', better: 'high', format: 'pct', values: stats.map((s) => s.consk) });
-  add({ key: 'solved', label: 'questions solved', hint: 'questions with at least one correct sample', group: 'accuracy', better: 'high', format: 'count', values: stats.map((s) => s.solved) });
-  add({ key: 'reward', label: 'reward', hint: 'mean total reward per trajectory', group: 'reward', better: 'high', format: 'dec2', values: stats.map((s) => s.reward) });
-  add({ key: 'reward/answer', label: 'answer', hint: 'mean answer reward', group: 'reward', better: 'high', format: 'dec2', values: stats.map((s) => s.rewardAnswer), sub: true });
-  add({ key: 'reward/format', label: 'format', hint: 'mean format reward', group: 'reward', better: 'high', format: 'dec2', values: stats.map((s) => s.rewardFormat), sub: true });
-  add({ key: 'tool_calls', label: 'tool calls / traj.', hint: 'mean tool calls per trajectory (fewer is cheaper)', group: 'behaviour', better: 'low', format: 'dec1', values: stats.map((s) => s.toolCalls) });
+  add({ key: 'pass@1', label: 'pass@1', hint: 'mean accuracy over all samples', group: 'accuracy', format: 'pct', values: stats.map((s) => s.pass1) });
+  add({ key: 'pass@k', label: k > 1 ? `pass@${k}` : 'pass@k (k = 1)', hint: `unbiased pass@k with k = ${k} (the samples per question)`, group: 'accuracy', format: 'pct', values: stats.map((s) => s.passk) });
+  if (k > 1) add({ key: 'cons@k', label: `cons@${k}`, hint: 'majority vote of the k samples is correct', group: 'accuracy', format: 'pct', values: stats.map((s) => s.consk) });
+  add({ key: 'solved', label: 'questions solved', hint: 'questions with at least one correct sample', group: 'accuracy', format: 'count', values: stats.map((s) => s.solved) });
+  add({ key: 'reward', label: 'reward', hint: 'mean total reward per trajectory', group: 'reward', format: 'dec2', values: stats.map((s) => s.reward) });
+  add({ key: 'reward/answer', label: 'answer', hint: 'mean answer reward', group: 'reward', format: 'dec2', values: stats.map((s) => s.rewardAnswer), sub: true });
+  add({ key: 'reward/format', label: 'format', hint: 'mean format reward', group: 'reward', format: 'dec2', values: stats.map((s) => s.rewardFormat), sub: true });
+  add({ key: 'tool_calls', label: 'tool calls / traj.', hint: 'mean tool calls per trajectory (no better or worse in itself: a harder question may need more)', group: 'behaviour', format: 'dec1', values: stats.map((s) => s.toolCalls) });
   const types = [...new Set(stats.flatMap((s) => Object.keys(s.toolCallsByType)))].sort();
   for (const t of types) {
-    add({ key: `tool_calls/${t}`, label: t, hint: `mean ${t} calls per trajectory`, group: 'behaviour', better: 'low', format: 'dec1', values: stats.map((s) => s.toolCallsByType[t] ?? 0), sub: true });
+    add({ key: `tool_calls/${t}`, label: t, hint: `mean ${t} calls per trajectory`, group: 'behaviour', format: 'dec1', values: stats.map((s) => s.toolCallsByType[t] ?? 0), sub: true });
   }
-  add({ key: 'turns', label: 'turns', hint: 'mean turns (model actions) per trajectory (fewer is cheaper)', group: 'behaviour', better: 'low', format: 'dec1', values: stats.map((s) => s.turns) });
-  add({ key: 'tokens', label: 'tokens', hint: 'mean generated tokens per trajectory (fewer is cheaper)', group: 'behaviour', better: 'low', format: 'int', values: stats.map((s) => s.tokens) });
+  add({ key: 'turns', label: 'turns', hint: 'mean turns (model actions) per trajectory (no better or worse in itself: a harder question may need more)', group: 'behaviour', format: 'dec1', values: stats.map((s) => s.turns) });
+  add({ key: 'tokens', label: 'tokens', hint: 'mean generated tokens per trajectory (no better or worse in itself: a harder question may need more)', group: 'behaviour', format: 'int', values: stats.map((s) => s.tokens) });
   const terms = [...new Set(stats.flatMap((s) => Object.keys(s.termination)))].sort(
     (a, b) => (TERMINATION_ORDER.indexOf(a) + 1 || 99) - (TERMINATION_ORDER.indexOf(b) + 1 || 99) || a.localeCompare(b),
   );
@@ -154,7 +167,7 @@ export function metricRows(stats: readonly CheckpointStats[]): MetricRow[] {
       label: t.replace(/_/g, ' '),
       hint: terminationHint(t),
       group: 'termination',
-      better: t === 'answer' ? 'high' : 'low',
+     
       format: 'pct',
       values: stats.map((s) => s.termination[t] ?? 0),
       bar: true,
@@ -264,10 +277,12 @@ export interface CompareForm {
   datasetId: string;
   questions: number | '';
   samples: number | '';
+  /** 0: greedy. */
+  temperature: number | '';
   rng: number | '';
 }
 
-export type FormErrors = Partial<Record<'checkpoints' | 'datasetId' | 'questions' | 'samples' | 'rng' | 'name', string>>;
+export type FormErrors = Partial<Record<'checkpoints' | 'datasetId' | 'questions' | 'samples' | 'temperature' | 'rng' | 'name', string>>;
 
 const isInt = (v: number | ''): v is number => typeof v === 'number' && Number.isInteger(v);
 
@@ -280,6 +295,7 @@ export function validateForm(f: CompareForm, datasetIds: readonly string[]): For
   else if (datasetIds.length && !datasetIds.includes(f.datasetId)) e.datasetId = `Dataset ${f.datasetId} is not in this data directory.`;
   if (!isInt(f.questions) || f.questions < 1 || f.questions > 10_000) e.questions = 'A whole number from 1 to 10,000.';
   if (!isInt(f.samples) || f.samples < 1 || f.samples > 16) e.samples = 'A whole number from 1 to 16.';
+  if (typeof f.temperature !== 'number' || !Number.isFinite(f.temperature) || f.temperature < 0 || f.temperature > 2) e.temperature = 'A number from 0 (greedy) to 2.';
   if (!isInt(f.rng) || f.rng < 0 || f.rng > 2 ** 32 - 1) e.rng = 'A whole number ≥ 0.';
   const name = f.name.trim();
   if (name.length > 80) e.name = 'At most 80 characters.';
@@ -289,29 +305,39 @@ export function validateForm(f: CompareForm, datasetIds: readonly string[]): For
 
 // ---------- A against B ----------
 
-/**
- * Two-sided exact sign test (McNemar's exact test) on the questions only one of two checkpoints solved:
- * under "equally good", each of those n = aOnly + bOnly questions is a fair coin. 1 when n = 0.
- */
-export function signTestP(aOnly: number, bOnly: number): number {
-  const n = aOnly + bOnly;
-  const k = Math.min(aOnly, bOnly);
-  if (n === 0) return 1;
-  // Sum C(n, i) / 2^n for i <= k in log space (2^-n underflows past n ≈ 1,000).
-  const logs: number[] = [];
-  let log = -n * Math.LN2;
-  for (let i = 0; i <= k; i++) {
-    logs.push(log);
-    log += Math.log(n - i) - Math.log(i + 1);
-  }
-  const top = Math.max(...logs);
-  const tail = Math.exp(top) * logs.reduce((s, l) => s + Math.exp(l - top), 0);
-  return Math.min(1, 2 * tail);
+/** A rate with its 95% interval as a summary writes it: "62.3 % (57–68)". */
+export function pctWithInterval(p: number | null, ci: [number, number] | null): string {
+  if (p === null) return '–';
+  const pct = `${(100 * p).toFixed(1)} %`;
+  return ci ? `${pct} (${Math.round(100 * ci[0])}–${Math.round(100 * ci[1])})` : pct;
 }
 
-/** How many ranked rows each column has the best value in (ties count for every tied column). */
-export function rowsWon(rows: readonly MetricRow[], columns: number): number[] {
-  const won = Array.from({ length: columns }, () => 0);
-  for (const r of rows) for (const i of r.best) won[i]!++;
-  return won;
+/**
+ * A against B in one line: each one's pass@1 with its interval, the questions only one of them solved, and the
+ * exact McNemar test on those: "A 62.3 % (57–68) · B 63.7 % (58–69) · 10 solved only by B, 6 only by A ·
+ * McNemar p = 0.45: no significant difference". `aOnly`/`bOnly` are counts of questions (never negative).
+ */
+export function pairLine(names: [string, string], stats: [CheckpointStats | undefined, CheckpointStats | undefined], aOnly: number, bOnly: number): { rates: string; flips: string; test: string; p: number } {
+  const [A, B] = names;
+  const rates = `${A} ${pctWithInterval(stats[0]?.pass1 ?? null, stats[0]?.pass1Interval ?? null)} · ${B} ${pctWithInterval(stats[1]?.pass1 ?? null, stats[1]?.pass1Interval ?? null)}`;
+  const q = (n: number): string => `${n} question${n === 1 ? '' : 's'}`;
+  const flips = aOnly + bOnly === 0 ? 'no question solved by only one of them' : `${bOnly} solved only by ${B}, ${aOnly} only by ${A}`;
+  const p = mcnemarExactP(aOnly, bOnly);
+  let test: string;
+  if (aOnly + bOnly === 0) test = 'McNemar: nothing to test, they agree on every question';
+  else if (p < 0.05) test = `McNemar ${formatP(p)}: ${bOnly > aOnly ? B : A} is better on these questions (${q(Math.max(aOnly, bOnly))} against ${Math.min(aOnly, bOnly)})`;
+  else test = `McNemar ${formatP(p)}: no significant difference`;
+  return { rates, flips, test, p };
+}
+
+/** The size of a comparison job as the form shows it; '?' for a field that is not a valid count yet. */
+export function jobSize(checkpoints: number, questions: number | '', samples: number | '', available: number | null): string {
+  const count = (v: number | '', max: number): number | null => (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= max ? v : null);
+  const plural = (n: number | string, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+  const asked = count(questions, 10_000);
+  // The job answers the first N questions of the dataset: no more than it has.
+  const q = asked === null ? null : available ? Math.min(asked, available) : asked;
+  const k = count(samples, 16);
+  const total = q !== null && k !== null ? ` = ${plural(checkpoints * q * k, 'trajectory', 'trajectories')}` : '';
+  return `${plural(checkpoints, 'checkpoint')} × ${plural(q ?? '?', 'question')} × ${plural(k ?? '?', 'sample')}${total}`;
 }

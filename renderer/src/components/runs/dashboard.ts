@@ -5,6 +5,7 @@ import { ANSWER_IN_WINDOW_MIN, type RunSummary } from '@contract';
 import { lowerBound, type MetricSeries } from '../../stores/runs';
 import { LR_CHART, type ChartDef } from './rlView';
 import { formatDuration } from './runConfig';
+import { formatNumber } from '../../util/format';
 
 /** The charts of a run without RL steps (with RL: SFT_CHARTS_WITH_RL and the RL section, rlView.ts). */
 export const MAIN_CHARTS: ChartDef[] = [
@@ -107,4 +108,23 @@ export function eta(r: RunSummary, rlDone: number): string | null {
   const every = cfg?.eval?.every ?? 100;
   const evals = Math.floor(total / every) - Math.floor(r.lastStep / every) + (total % every ? 1 : 0);
   return formatDuration(left * per + Math.max(0, evals) * (r.metrics['timing/eval_s']?.last ?? 0));
+}
+
+/** A run that trains no SFT steps: RL from a checkpoint (its SFT loss chart would stay empty). */
+export function rlOnly(r: RunSummary): boolean {
+  const cfg = r.artefact.info.config;
+  return !!cfg?.rl && cfg.sft?.steps === 0;
+}
+
+/** How often the stage that is running evaluates: RL's `rl.evalEvery` once RL has started (or the run is RL only), else `eval.every`. */
+export function evalInterval(r: RunSummary, rlDone: number): string | null {
+  const cfg = r.artefact.info.config;
+  if (cfg?.rl && (rlDone > 0 || rlOnly(r))) return cfg.rl.evalEvery ? `every ${cfg.rl.evalEvery} RL steps` : null;
+  return cfg?.eval?.every ? `every ${cfg.eval.every} steps` : null;
+}
+
+/** A number for a table cell: whole numbers as they are, fractions to 4 significant digits (never 0.8760932944606414). */
+export function cell(v: number | undefined): string {
+  if (v === undefined || !Number.isFinite(v)) return '–';
+  return Number.isInteger(v) ? formatNumber(v) : formatNumber(Number(v.toPrecision(4)));
 }

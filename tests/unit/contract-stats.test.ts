@@ -1,0 +1,57 @@
+// The contract's shared rules for comparing checkpoints: the exact McNemar test, the Wilson interval (also
+// tested through agent/eval in agent-scoring.test.ts), which way a metric is better, and how a comparison's
+// protocol differs from a run's own evaluation. Every number worked out by hand in the comments.
+import { describe, expect, it } from 'vitest';
+import { formatP, lowerIsBetter, mcnemarExactP, metricDirection, protocolDifferences, runEvalProtocol, wilsonInterval, type EvalProtocol } from '../../main/lab/contract';
+
+describe('mcnemarExactP', () => {
+  it('is the two-sided binomial tail of the discordant counts', () => {
+    // b = 10, c = 6: n = 16, 2 × (1 + 16 + 120 + 560 + 1820 + 4368 + 8008) / 65536 = 29786 / 65536 = 0.454498.
+    expect(mcnemarExactP(10, 6)).toBeCloseTo(0.454498, 5);
+    expect(mcnemarExactP(6, 10)).toBeCloseTo(0.454498, 5);
+    // b = 0, c = 5: 2 / 32.
+    expect(mcnemarExactP(0, 5)).toBeCloseTo(0.0625, 12);
+    expect(mcnemarExactP(0, 0)).toBe(1);
+    expect(formatP(0.454498)).toBe('p = 0.45');
+    expect(formatP(0.0039)).toBe('p = 0.004');
+    expect(formatP(0.0001)).toBe('p < 0.001');
+  });
+
+  it('gives the Wilson interval from the contract', () => {
+    // 0 of 30: [0, z² / (n + z²)] = [0, 3.8416 / 33.8416] = [0, 0.1135].
+    const [lo, hi] = wilsonInterval(0, 30);
+    expect(lo).toBe(0);
+    expect(hi).toBeCloseTo(0.11352, 4);
+  });
+});
+
+describe('metricDirection', () => {
+  it('is up for accuracy and reward, down for losses and failures, neutral for behaviour', () => {
+    expect(['eval/pass@1', 'pass@1', 'reward/mean', 'reward', 'solved', 'termination/answer'].map(metricDirection)).toEqual(['up', 'up', 'up', 'up', 'up', 'up']);
+    expect(['sft/loss', 'actor/grad_norm', 'termination/max_steps', 'termination/format_error', 'timing/update_s'].map(metricDirection)).toEqual(['down', 'down', 'down', 'down', 'down']);
+    expect(['tool_calls', 'tool_calls/search', 'rollout/tool_calls_mean', 'turns', 'rollout/num_turns_mean', 'tokens', 'rollout/response_tokens_mean'].every((m) => metricDirection(m) === 'neutral')).toBe(true);
+    // lowerIsBetter is the `down` of the same rule.
+    expect(lowerIsBetter('rollout/tool_calls_mean')).toBe(false);
+    expect(lowerIsBetter('termination/max_tokens')).toBe(true);
+  });
+});
+
+describe('eval protocol', () => {
+  const run: EvalProtocol = { datasetId: 'held', questions: 300, samples: 1, temperature: 0, rng: 1 };
+
+  it("reads a run config's evaluation, defaults in", () => {
+    expect(runEvalProtocol({ rng: 4, data: { heldOutDatasetId: 'h' }, eval: { questions: 50, temperature: 0.5 } })).toEqual({ datasetId: 'h', questions: 50, samples: 1, temperature: 0.5, rng: 4 });
+    expect(runEvalProtocol({ data: {} })).toBeNull();
+    expect(runEvalProtocol(null)).toBeNull();
+  });
+
+  it('names each difference from the dashboard in words; none for the same protocol', () => {
+    expect(protocolDifferences(run, { ...run })).toEqual([]);
+    expect(protocolDifferences(run, { ...run, questions: 30, temperature: 0.7 })).toEqual(['30 questions, the dashboard asks 300', 'sampled at T 0.7, the dashboard evaluates greedily']);
+    expect(protocolDifferences(run, { ...run, samples: 4, rng: 0 })).toEqual(['4 samples per question, the dashboard draws 1', "seed 0, the dashboard uses the run's seed 1"]);
+    expect(protocolDifferences({ ...run, temperature: 1 }, run)).toEqual(['greedy, the dashboard samples at T 1']);
+    // 300 and 500 of a 120-question set both ask all 120.
+    expect(protocolDifferences(run, { ...run, questions: 500 }, { available: 120 })).toEqual([]);
+    expect(protocolDifferences(run, { ...run, datasetId: 'other' }, { dataset: (id) => `«${id}»` })).toEqual(["questions from «other», the dashboard evaluates on the run's held-out set «held»"]);
+  });
+});
