@@ -84,7 +84,10 @@ export async function rollOutSet(
   const tools = simToolset(web);
   const qas: QA[] = p.limit ? allQas.slice(0, p.limit) : allQas;
   await preparePolicy(factory);
-  const opts: RolloutOptions = { n: p.n, seed: protocol.seed ?? p.rng, reward: { mode: p.reward }, limits: { maxToolCalls, ...(maxNewTokens === undefined ? {} : { maxNewTokens }) } };
+  const opts: RolloutOptions = {
+    n: p.n, seed: protocol.seed ?? p.rng, reward: { mode: p.reward },
+    limits: { maxToolCalls, ...(maxNewTokens === undefined ? {} : { maxNewTokens }) },
+  };
 
   const total = qas.length * p.n;
   const trajs: Trajectory[] = [];
