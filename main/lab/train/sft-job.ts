@@ -35,7 +35,7 @@ import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainC
 import { defaultWorkers, Replicas } from '../model/replicas';
 import { loadCheckpoint, saveCheckpoint } from '../model/checkpoint';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
-import { checkpointDir, checkpointRef, dataDir, runFile } from '../runs/layout';
+import { checkpointDir, checkpointRef, dataDir, rftFile as rftPath, runFile } from '../runs/layout';
 import { trainParams } from '../contract/jobs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
 import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions } from './view';
@@ -85,7 +85,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const fraction = (s: number): number => 0.15 + (0.85 * s) / totalSteps;
 
   // ---- 2. RFT data (made once per run; a resumed run reuses it)
-  const rftFile = join(dataDir(ctx.home, runId), 'rft.jsonl');
+  const rftFile = rftPath(ctx.home, runId);
   if (!existsSync(rftFile)) {
     const progress = phase(0, 0.12);
     const expert = rftExpert(config.rft.style, graph);
