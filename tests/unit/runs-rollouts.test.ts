@@ -201,7 +201,7 @@ describe('through the lab core', () => {
     writeTrajectorySet(evalFile(coreHome, RL_RUN, 2), { step: 2 }, [traj]);
     writeTrajectorySet(rftFile(coreHome, RL_RUN), { kind: 'rft' }, [traj]);
 
-    const list = (await core.call('trajectories.list')) as ArtefactRecord<TrajSetInfo>[];
+    const list = (await core.call('trajectories.list', {})) as ArtefactRecord<TrajSetInfo>[];
     const mine = list.filter((a) => a.info.runId === RL_RUN).map((a) => [a.id, a.name, a.info.kind, a.info.datasetId]);
     expect(mine).toEqual([
       [`rft:${RL_RUN}`, 'own rl · RFT data (expert demonstrations)', 'rft', 'd-demo'],
