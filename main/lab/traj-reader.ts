@@ -142,7 +142,7 @@ export class TrajectoryReader {
 
   /**
    * Every trajectory set the lab has, newest first: the stored ones (rollout jobs, each comparison's sets,
-   * marked with their comparison) and then each run's own (its RFT data, evaluations and RL steps).
+   * marked with their comparison) and each run's own (its RFT data, evaluations and RL steps).
    */
   list(): ArtefactRecord<TrajSetInfo>[] {
     const data = this.data();
@@ -152,8 +152,9 @@ export class TrajectoryReader {
       const comparisonId = comparisonOf.get(a.id);
       return comparisonId ? { ...a, info: { ...a.info, comparisonId } } : a;
     });
-    const ofRuns = [...data.runs].reverse().flatMap((run) => this.runSets(run as RunRecord));
-    return [...stored, ...ofRuns];
+    const ofRuns = data.runs.flatMap((run) => this.runSets(run as RunRecord));
+    // Newest first across both (a run's set is as new as its file): the inspector opens the first.
+    return [...stored, ...ofRuns].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   }
 
   /** A run's own sets that exist on disk: its RFT data, then evaluations and RL steps by step. */

@@ -203,13 +203,14 @@ describe('through the lab core', () => {
 
     const list = (await core.call('trajectories.list', {})) as ArtefactRecord<TrajSetInfo>[];
     const mine = list.filter((a) => a.info.runId === RL_RUN).map((a) => [a.id, a.name, a.info.kind, a.info.datasetId]);
-    expect(mine).toEqual([
-      [`rft:${RL_RUN}`, 'own rl · RFT data (expert demonstrations)', 'rft', 'd-demo'],
+    expect(mine.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
       [`eval:${RL_RUN}:2`, 'own rl · evaluation at step 2', 'eval', 'd-held'],
+      [`rft:${RL_RUN}`, 'own rl · RFT data (expert demonstrations)', 'rft', 'd-demo'],
       [`rl:${RL_RUN}:3`, 'own rl · RL rollouts at step 3', 'rl', 'd-rl'],
     ]);
-    // The first run's RL steps are listed too, after the newer run's sets.
-    expect(list.filter((a) => a.info.runId === RUN).map((a) => a.id)).toEqual([`rl:${RUN}:11`, `rl:${RUN}:12`]);
+    // The first run's RL steps are listed too; newest first overall.
+    expect(list.filter((a) => a.info.runId === RUN).map((a) => a.id).sort()).toEqual([`rl:${RUN}:11`, `rl:${RUN}:12`]);
+    expect(list.map((a) => a.createdAt)).toEqual(list.map((a) => a.createdAt).sort().reverse());
 
     // The inspector resolves an RL step's questions in the RL set, not the training set.
     const set = (await core.call('trajectories.get', { id: `rl:${RL_RUN}:3` })) as TrajSetView;
