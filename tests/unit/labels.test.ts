@@ -24,6 +24,8 @@ describe('dataset labels', () => {
     expect(datasetLabel(rl, runs, graphName)).toBe('212 one-hop lookups · RL · graph quick graph');
     expect(datasetLabel(obf, runs, graphName)).toBe('1000 obfuscated questions (levels 1–3) · graph quick graph');
     expect(datasetLabel(obf, runs, null)).toBe('1000 obfuscated questions (levels 1–3)');
+    // A graph whose name says it is one is not called "graph graph …".
+    expect(datasetLabel(held, runs, () => 'graph rng 7, 300 edges')).toBe('300 one-hop lookups · held-out · graph rng 7, 300 edges');
     // An unknown graph shows its id; one question is singular.
     expect(datasetLabel(ds('d1', synth({ ...LOOKUP, count: 1, maxEdges: 2, minEdges: 2 }, { published: 1 })), [])).toBe('1 two-hop lookup · graph g12k');
   });

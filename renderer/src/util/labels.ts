@@ -76,7 +76,9 @@ export function datasetLabel(d: ArtefactRecord<DatasetInfo>, runs: readonly RunU
   const n = datasetCount(d);
   const what = `${n ?? '?'} ${n === 1 ? questionStyle(d).replace(/s( \(|$)/, '$1') : questionStyle(d)}`;
   const roles = datasetRoles(d, runs);
-  const g = d.info.graphId && graphName !== null ? `graph ${graphName?.(d.info.graphId) ?? d.info.graphId}` : '';
+  const gName = d.info.graphId && graphName !== null ? (graphName?.(d.info.graphId) ?? d.info.graphId) : '';
+  // A graph's default name already starts with "graph" ("graph rng 7, 300 edges").
+  const g = !gName || /^graph\b/i.test(gName) ? gName : `graph ${gName}`;
   const named = d.info.params?.name || !d.info.params ? d.name : '';
   return [named, what, roles.join(', '), g].filter(Boolean).join(' · ');
 }
