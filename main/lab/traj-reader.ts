@@ -3,7 +3,7 @@
 // kept at once because a set holds every step of every trajectory.
 import { existsSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { ArtefactRecord, RlStepView, TrajDetail, TrajEval, TrajQuestion, TrajSetView, TrajSummary } from './contract';
+import type { ArtefactRecord, RlStepView, RunSetKind, TrajDetail, TrajEval, TrajQuestion, TrajSetInfo, TrajSetView, TrajSummary } from './contract';
 import { TERMINATIONS, TRAJ_FORMAT, type QA, type Trajectory } from './formats';
 import { LabError, inputError } from './errors';
 import type { StoreData } from './store/db';
@@ -11,8 +11,8 @@ import { readJsonl } from './store/files';
 import type { ArtefactReader } from './artefacts';
 import { renderTrajectory, type AgentStep } from './agent/react';
 import { evaluate, sampleFromTrajectory } from './agent/eval';
-import { evalFile } from './runs/layout';
-import { checkRlHeader, rlSetId, rlStepView, rolloutsFile, RL_SET } from './runs/rollouts';
+import { evalFile, evalSteps, rftFile } from './runs/layout';
+import { checkRlHeader, rlSetId, rlStepView, rolloutsFile, rolloutSteps, RL_SET } from './runs/rollouts';
 import type { RunConfig } from './contract/run-config';
 import { recordOf } from './util/own';
 
@@ -23,6 +23,16 @@ interface ParsedSet {
   trajectories: Trajectory[];
   summaries: TrajSummary[];
   byId: Map<string, number>;
+}
+
+/** A run set's id (`eval:<run>:<step>`, `rl:<run>:<step>`, `rft:<run>`) as its parts, or null. */
+function parseRunSetId(id: string): { runId: string; kind: RunSetKind; step: number } | null {
+  const e = EVAL_SET.exec(id);
+  if (e) return { runId: e[1]!, kind: 'eval', step: Number(e[2]) };
+  const r = RL_SET.exec(id);
+  if (r) return { runId: r[1]!, kind: 'rl', step: Number(r[2]) };
+  const f = RFT_SET.exec(id);
+  return f ? { runId: f[1]!, kind: 'rft', step: 0 } : null;
 }
 
 const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
@@ -101,6 +111,26 @@ function rlFields(t: Trajectory): Pick<TrajSummary, 'group' | 'advantage' | 'pol
 
 /** `eval:<run>:<step>`: a run's evaluation, addressed like a stored trajectory set. */
 export const EVAL_SET = /^eval:([A-Za-z0-9._-]+):(\d+)$/;
+/** `rft:<run>`: the expert demonstrations a run's SFT trained on. */
+export const RFT_SET = /^rft:([A-Za-z0-9._-]+)$/;
+
+type RunRecord = ArtefactRecord<{ config: RunConfig }>;
+
+/**
+ * The questions a run's set asks, by where the trainer drew them: an evaluation asks the held-out set, an
+ * RL step the RL set (the training set when the run names none), the RFT data the training set. Pure.
+ */
+export function runSetDatasetId(kind: RunSetKind, data: RunConfig['data']): string {
+  if (kind === 'eval') return data.heldOutDatasetId;
+  if (kind === 'rl') return data.rlDatasetId ?? data.datasetId;
+  return data.datasetId;
+}
+
+const RUN_SET_FILES: Record<RunSetKind, (home: string, runId: string, step: number) => string> = {
+  eval: evalFile,
+  rl: rolloutsFile,
+  rft: (home, runId) => rftFile(home, runId),
+};
 
 export class TrajectoryReader {
   private readonly sets = new Map<string, { mtimeMs: number; value: ParsedSet }>();
@@ -111,56 +141,74 @@ export class TrajectoryReader {
     private readonly artefacts: ArtefactReader,
   ) {}
 
-  list(): ArtefactRecord[] {
-    return [...this.data().trajectories].reverse();
+  /**
+   * Every trajectory set the lab has, newest first: the stored ones (rollout jobs, each comparison's sets,
+   * marked with their comparison) and each run's own (its RFT data, evaluations and RL steps).
+   */
+  list(): ArtefactRecord<TrajSetInfo>[] {
+    const data = this.data();
+    const comparisonOf = new Map<string, string>();
+    for (const c of data.comparisons) for (const setId of (c.info.sets as string[] | undefined) ?? []) comparisonOf.set(setId, c.id);
+    const stored = [...data.trajectories].reverse().map((a) => {
+      const comparisonId = comparisonOf.get(a.id);
+      return comparisonId ? { ...a, info: { ...a.info, comparisonId } } : a;
+    });
+    const ofRuns = data.runs.flatMap((run) => this.runSets(run as RunRecord));
+    // Newest first across both (a run's set is as new as its file): the inspector opens the first.
+    return [...stored, ...ofRuns].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  }
+
+  /** A run's own sets that exist on disk: its RFT data, then evaluations and RL steps by step. */
+  private runSets(run: RunRecord): ArtefactRecord<TrajSetInfo>[] {
+    const out: ArtefactRecord<TrajSetInfo>[] = [];
+    const add = (kind: RunSetKind, step: number): void => {
+      try {
+        out.push(this.runArtefact(run, kind, step));
+      } catch (err) {
+        if (!(err instanceof LabError && err.code === 'not_found')) throw err;
+      }
+    };
+    if (existsSync(rftFile(this.home, run.id))) add('rft', 0);
+    for (const step of evalSteps(this.home, run.id)) add('eval', step);
+    for (const step of rolloutSteps(this.home, run.id)) add('rl', step);
+    return out;
   }
 
   private find(id: string): ArtefactRecord {
-    const evalRef = EVAL_SET.exec(id);
-    if (evalRef) return this.evalArtefact(id, evalRef[1]!, Number(evalRef[2]));
-    const rlRef = RL_SET.exec(id);
-    if (rlRef) return this.rlArtefact(id, rlRef[1]!, Number(rlRef[2]));
+    const ref = parseRunSetId(id);
+    if (ref) {
+      const run = this.data().runs.find((r) => r.id === ref.runId);
+      if (!run) throw new LabError('not_found', `no run with id '${ref.runId}'`);
+      return this.runArtefact(run as RunRecord, ref.kind, ref.step);
+    }
     const a = this.data().trajectories.find((x) => x.id === id);
     if (!a) throw new LabError('not_found', `no trajectory set with id '${id}'`);
     return a;
   }
 
   /**
-   * A training run's evaluation at a step, as a trajectory set (`eval:<run>:<step>`): the file the trainer
-   * wrote, with the dataset and graph its run config names, so the inspector opens it like any set.
+   * One of a run's own sets as a trajectory set: the file the trainer wrote, with the dataset its questions
+   * came from (runSetDatasetId) and the run's graph, so the inspector opens it like any set.
    */
-  private evalArtefact(id: string, runId: string, step: number): ArtefactRecord {
-    const run = this.data().runs.find((r) => r.id === runId);
-    if (!run) throw new LabError('not_found', `no run with id '${runId}'`);
-    const file = evalFile(this.home, runId, step);
-    if (!existsSync(file)) throw new LabError('not_found', `run ${runId} has no evaluation at step ${step}`);
-    const config = (run.info as { config: RunConfig }).config;
+  private runArtefact(run: RunRecord, kind: RunSetKind, step: number): ArtefactRecord<TrajSetInfo> {
+    const file = RUN_SET_FILES[kind](this.home, run.id, step);
+    let createdAt = run.createdAt;
+    try {
+      createdAt = statSync(file).mtime.toISOString();
+    } catch {
+      const what = kind === 'eval' ? `an evaluation at step ${step}` : kind === 'rl' ? `rollouts stored for step ${step}` : 'RFT data';
+      throw new LabError('not_found', `run ${run.id} has no ${what}`);
+    }
+    const config = run.info.config;
+    const g = (config as { rl?: { groupSize?: unknown } }).rl?.groupSize;
+    const n = kind === 'eval' ? config.eval.samples : kind === 'rl' && typeof g === 'number' ? g : undefined;
+    const name = kind === 'eval' ? `evaluation at step ${step}` : kind === 'rl' ? `RL rollouts at step ${step}` : 'RFT data (expert demonstrations)';
     return {
-      id,
-      name: `${run.name} · evaluation at step ${step}`,
+      id: kind === 'rft' ? `rft:${run.id}` : `${kind}:${run.id}:${step}`,
+      name: `${run.name} · ${name}`,
       path: relative(this.home, file),
-      createdAt: run.createdAt,
-      info: { datasetId: config.data.heldOutDatasetId, graphId: config.data.graphId, n: config.eval.samples, runId, step },
-    };
-  }
-
-  /**
-   * An RL step's rollouts as a trajectory set (`rl:<run>:<step>`): groups of G rollouts of the run's
-   * training questions, so the questions come from its training dataset and pass@k is over each group.
-   */
-  private rlArtefact(id: string, runId: string, step: number): ArtefactRecord {
-    const run = this.data().runs.find((r) => r.id === runId);
-    if (!run) throw new LabError('not_found', `no run with id '${runId}'`);
-    const file = rolloutsFile(this.home, runId, step);
-    if (!existsSync(file)) throw new LabError('not_found', `run ${runId} has no rollouts stored for step ${step}`);
-    const config = (run.info as { config: RunConfig & { rl?: { groupSize?: unknown } } }).config;
-    const g = config.rl?.groupSize;
-    return {
-      id,
-      name: `${run.name} · RL rollouts at step ${step}`,
-      path: relative(this.home, file),
-      createdAt: run.createdAt,
-      info: { datasetId: config.data.datasetId, graphId: config.data.graphId, ...(typeof g === 'number' ? { n: g } : {}), runId, step, kind: 'rl' },
+      createdAt,
+      info: { datasetId: runSetDatasetId(kind, config.data), graphId: config.data.graphId, ...(n !== undefined ? { n } : {}), runId: run.id, kind, ...(kind === 'rft' ? {} : { step }) },
     };
   }
 

@@ -1,10 +1,12 @@
-// The real UI in Debian Chromium against the real `sailor serve`: token gate, every section, a demo job.
+// The real UI in Debian Chromium against the real `sailor serve`: token gate, every section, the Jobs page
+// following a job started through the API (the page has no developer demo panel).
 import { expect, test } from '@playwright/test';
+import type { JobRecord } from '../../main/lab/contract';
 import { SHOTS, servedLab, watchConsole } from './lab';
 
 const SECTIONS = ['graph', 'datasets', 'runs', 'trajectories', 'compare', 'jobs', 'about'] as const;
 
-const { server } = servedLab();
+const { server, api } = servedLab();
 
 test('without the token the server answers 401 and shows no app', async ({ page }) => {
   const res = await page.goto(server.origin + '/');
@@ -39,18 +41,24 @@ test('with the token the app loads, every section renders, and no console errors
   expect(consoleErrors).toEqual([]);
 });
 
-test('a demo job runs in a worker, its progress shows, and it finishes', async ({ page }) => {
+test('a job runs in a worker, its progress shows on the Jobs page and in the status bar, and it finishes', async ({ page }) => {
   const consoleErrors = watchConsole(page);
   await page.goto(server.url + '#/jobs');
-  await page.getByTestId('demo-records').fill('30');
-  await page.getByTestId('demo-interval').fill('100');
-  await page.getByTestId('start-demo').click();
-  const row = page.locator('tr[data-job-id]').first();
+  await expect(page.locator('main.content')).toHaveAttribute('data-section', 'jobs');
+  // No developer panel: the page lists jobs, it does not offer to run a demo one.
+  await expect(page.locator('main.content')).not.toContainText('Demo job');
+  await expect(page.getByTestId('start-demo')).toHaveCount(0);
+  await expect(page.getByTestId('demo-records')).toHaveCount(0);
+  await page.screenshot({ path: `${SHOTS}/jobs-page.png` });
+
+  const job = await api<JobRecord>(page, 'jobs.start', { kind: 'demo', params: { records: 30, intervalMs: 100 } });
+  const row = page.locator(`tr[data-job-id="${job.id}"]`);
   await expect(row).toHaveAttribute('data-status', 'running');
   // Mid-run: the status bar shows the running job with a percentage.
   await expect(page.getByTestId('status-jobs')).toContainText('1 running');
   await expect(page.getByTestId('status-jobs')).toContainText(/Demo job [1-9]\d?%/);
   await page.screenshot({ path: `${SHOTS}/jobs-running.png` });
+  await row.click();
   await expect(row).toHaveAttribute('data-status', 'succeeded', { timeout: 30_000 });
   await expect(row.getByTestId('job-message')).toHaveText('done');
   await expect(page.getByTestId('status-jobs')).toContainText('no jobs running');
@@ -59,9 +67,10 @@ test('a demo job runs in a worker, its progress shows, and it finishes', async (
   expect(consoleErrors).toEqual([]);
 });
 
-test('a bad request gets a clear error in the UI', async ({ page }) => {
+test('a failed job shows its error in its row', async ({ page }) => {
   await page.goto(server.url + '#/jobs');
-  await page.getByTestId('demo-records').fill('0');
-  await page.getByTestId('start-demo').click();
-  await expect(page.getByTestId('jobs-error')).toContainText('records');
+  const job = await api<JobRecord>(page, 'jobs.start', { kind: 'demo', params: { records: 10, intervalMs: 5, failAt: 3 } });
+  const row = page.locator(`tr[data-job-id="${job.id}"]`);
+  await expect(row).toHaveAttribute('data-status', 'failed', { timeout: 30_000 });
+  await expect(row.getByTestId('job-message')).toContainText('failed on purpose at record 3');
 });

@@ -6,7 +6,7 @@ import { expect, test } from '@playwright/test';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { TrajSetView } from '../../main/lab/contract';
+import type { RunDetail, TrajSetView } from '../../main/lab/contract';
 import { serve } from './serve';
 import { SHOTS, servedLab, watchConsole } from './lab';
 
@@ -30,6 +30,18 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
   await expect(form.getByTestId('rollout-dataset')).toHaveValue(datasetId); // the new dataset arrived by itself
   await expect(form.getByTestId('rollout-graph')).toHaveValue(graphId); // and brought its graph
   await form.getByTestId('rollout-n').fill('2');
+  // No policy is chosen for the user: Run without one is refused with a message naming the field.
+  await expect(form.getByTestId('rollout-policy')).toHaveAttribute('data-policy', '');
+  await form.getByTestId('rollout-start').click();
+  await expect(form.getByTestId('rollout-err-policy')).toHaveText('Choose a policy: the expert (oracle), the base model, an untrained model or a checkpoint.');
+  await expect(form.getByTestId('rollout-policy-kind')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByTestId('rollout-job')).toHaveCount(0); // nothing started
+  await page.screenshot({ path: `${SHOTS}/traj-rollout-policy-refused.png` });
+  // The picker offers the expert, the base model, an untrained model and a checkpoint, in words.
+  await expect(form.getByTestId('rollout-policy-kind').locator('option:not([disabled])')).toHaveText(['expert (oracle)', 'base model', 'untrained model', 'a checkpoint…']);
+  await form.getByTestId('rollout-policy-kind').selectOption('oracle');
+  await expect(form.getByTestId('rollout-err-policy')).toHaveCount(0); // the error clears once fixed
+  await expect(form.getByTestId('rollout-policy')).toHaveAttribute('data-policy', 'oracle');
   await form.getByTestId('rollout-start').click();
   await expect(page.getByTestId('rollout-job')).toHaveAttribute('data-status', /running|succeeded/);
   await expect(page.getByTestId('rollout-job')).toHaveAttribute('data-status', 'succeeded', { timeout: 120_000 });
@@ -42,6 +54,9 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
   await expect(page.getByTestId('traj-eval')).toContainText('pass@2');
   const rows = page.getByTestId('traj-row');
   await expect(rows.first()).toBeVisible();
+  // The set is labelled by policy and dataset in words, not by ids.
+  await expect(page.getByTestId('traj-set-title')).toHaveText(/^expert \(oracle\) on \d+ obfuscated questions.* × 2$/);
+  await expect(page.getByTestId('traj-set-policy')).toHaveText('expert (oracle) · n 2');
   await page.getByTestId('rollout-toggle').click(); // hide the form again: more room for the list
   await expect(page.getByTestId('rollout-form')).toHaveCount(0);
   await page.screenshot({ path: `${SHOTS}/traj-list.png` });
@@ -121,7 +136,7 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
 
   // ---------- side by side ----------
   // A second set on the same dataset (another seed, one attempt each) offers the question from there too.
-  const otherId = await runJob(page, 'rollout', { datasetId: datasetId, graphId: graphId, n: 1, rng: 5, name: 'second seed' });
+  const otherId = await runJob(page, 'rollout', { datasetId: datasetId, graphId: graphId, policy: 'oracle', n: 1, rng: 5, name: 'second seed' });
   await expect(page.getByTestId('traj-set-picker').locator('option')).toHaveCount(2);
   await expect(page.getByTestId('traj-set-picker')).toHaveValue(set.artefact.id); // the open set stays open
   await expect(page.getByTestId('open-compare')).toContainText('other sets');
@@ -148,6 +163,93 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
   await sbs.getByTestId('compare-back').click();
   await expect(page.getByTestId('traj-list')).toBeVisible();
 
+  expect(consoleErrors).toEqual([]);
+});
+
+test('a run\'s evaluation rollouts are listed under the run; the picker offers its checkpoints; datasets say their role; the status bar follows the run', async ({ page }) => {
+  test.setTimeout(600_000);
+  const consoleErrors = watchConsole(page);
+  // ---------- a graph, training and held-out questions, and a short real run with one evaluation ----------
+  const graphId = await runJob(page, 'kg.build', { rng: 7, maxEdges: 300 });
+  const lookups = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 100_000, minEdges: 1, maxEdges: 1 };
+  const datasetId = await runJob(page, 'synth', { graphId, count: 40, rng: 1, ...lookups });
+  const heldOutDatasetId = await runJob(page, 'synth', { graphId, count: 10, rng: 2, ...lookups, excludeDatasetIds: [datasetId] });
+  const STEPS = 30;
+  const started = await api<{ artefact: { id: string; name: string } }>(page, 'runs.start', {
+    config: {
+      data: { graphId, datasetId, heldOutDatasetId },
+      backend: 'wasm',
+      tokenizer: { vocabSize: 512 },
+      model: { base: 'none', preset: 'tiny', blockSize: 128 },
+      sft: { steps: STEPS, batchSize: 4, warmupSteps: 5 },
+      eval: { every: STEPS, questions: 3 },
+      checkpoint: { every: STEPS },
+      env: { maxToolCalls: 12 },
+    },
+  });
+  const runId = started.artefact.id;
+  const runName = started.artefact.name;
+
+  // ---------- mid-run: the status bar's percentage is the share of the run's steps done ----------
+  await page.goto(server.url + '#/jobs');
+  const bar = page.getByTestId('status-jobs');
+  await expect(bar).toHaveAttribute('title', /^SFT step \d+ of 30/, { timeout: 300_000 });
+  const shown = await bar.evaluate((el) => ({ text: el.textContent ?? '', title: el.getAttribute('title') ?? '' }));
+  const step = Number(/^SFT step (\d+) of 30/.exec(shown.title)![1]);
+  expect(shown.text).toContain(`${Math.round((100 * step) / STEPS)}%`);
+  await page.screenshot({ path: `${SHOTS}/status-bar-mid-run.png` });
+
+  let run: RunDetail | null = null;
+  await expect
+    .poll(async () => (run = await api<RunDetail>(page, 'runs.get', { id: runId })).status, { timeout: 400_000, intervals: [1000, 2000] })
+    .toMatch(/finished|failed|cancelled|interrupted/);
+  expect(run!.error ?? '').toBe('');
+  expect(run!.evals.map((e) => e.step)).toEqual([STEPS]);
+
+  // ---------- the Trajectories page lists the run's evaluation (and RFT data) under the run ----------
+  await page.getByTestId('nav-trajectories').click();
+  const picker = page.getByTestId('traj-set-picker');
+  const group = picker.locator(`optgroup[label="Run ${runName}"]`);
+  await expect(group.locator('option')).toHaveText([
+    'RFT data: the expert demonstrations SFT trained on',
+    `evaluation at step ${STEPS} · held-out questions`,
+  ]);
+  await picker.selectOption(`eval:${runId}:${STEPS}`);
+  await expect(page.getByTestId('traj-set-title')).toHaveText(`${runName} · evaluation at step ${STEPS} · held-out questions`);
+  await expect(page.getByTestId('traj-set-policy')).toHaveText(`${runName} · step ${STEPS} · n 1`);
+  await expect(page.getByTestId('traj-set-dataset')).toHaveText('on 10 one-hop lookups · held-out · graph rng 7, 300 edges');
+  await expect(page.getByTestId('traj-list')).toHaveAttribute('data-rows', '3');
+  await expect(page.getByTestId('traj-row').first().locator('.c-pol')).toHaveText(`${runName} · step ${STEPS}`); // the policy in words
+  // Opened, an evaluation trajectory shows its held-out question.
+  await page.getByTestId('traj-row').first().click();
+  await expect(page.getByTestId('traj-question')).not.toHaveText('');
+  await page.getByTestId('traj-detail').getByRole('button', { name: 'Close' }).click();
+  // The picker as a list, for the screenshot (a closed <select> shows one line).
+  await picker.evaluate((el) => el.setAttribute('size', '9'));
+  await page.screenshot({ path: `${SHOTS}/traj-sets-grouped.png` });
+  await picker.evaluate((el) => el.removeAttribute('size'));
+
+  // ---------- the policy picker: a checkpoint by run and step ----------
+  if (!(await page.getByTestId('rollout-form').isVisible())) await page.getByTestId('rollout-toggle').click();
+  const form = page.getByTestId('rollout-form');
+  await form.getByTestId('rollout-policy-kind').selectOption('ckpt');
+  await form.getByTestId('rollout-policy-run').selectOption(runId);
+  await expect(form.getByTestId('rollout-policy-step').locator('option')).toHaveText([`step ${STEPS}`]);
+  await expect(form.getByTestId('rollout-policy')).toHaveAttribute('data-policy', `ckpt:${runId}/${STEPS}`);
+  // Datasets in the form say their role and style.
+  await expect(form.getByTestId('rollout-dataset').locator(`option[value="${heldOutDatasetId}"]`)).toHaveText('10 one-hop lookups · held-out');
+  await page.screenshot({ path: `${SHOTS}/traj-rollout-policy-picker.png` });
+
+  // ---------- Datasets: role and style in the list ----------
+  await page.getByTestId('nav-datasets').click();
+  const dsPicker = page.getByTestId('dataset-picker');
+  await expect(dsPicker.locator(`option[value="${datasetId}"]`)).toHaveText('40 one-hop lookups · training · graph rng 7, 300 edges');
+  await expect(dsPicker.locator(`option[value="${heldOutDatasetId}"]`)).toHaveText('10 one-hop lookups · held-out · graph rng 7, 300 edges');
+  await dsPicker.selectOption(heldOutDatasetId);
+  await expect(page.getByTestId('dataset-role')).toHaveText('held-out questions');
+  await dsPicker.evaluate((el) => el.setAttribute('size', '5'));
+  await page.screenshot({ path: `${SHOTS}/datasets-labels.png` });
+  await dsPicker.evaluate((el) => el.removeAttribute('size'));
   expect(consoleErrors).toEqual([]);
 });
 

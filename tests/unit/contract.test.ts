@@ -52,7 +52,7 @@ describe('contract validation', () => {
   });
 
   it('types jobs.start by kind with the schemas main validates a job with', () => {
-    const ok: MethodParams<'jobs.start'> = { kind: 'rollout', params: { datasetId: 'd', n: 2 } };
+    const ok: MethodParams<'jobs.start'> = { kind: 'rollout', params: { datasetId: 'd', policy: 'oracle', n: 2 } };
     const bare: MethodParams<'jobs.start'> = { kind: 'demo' };
     // @ts-expect-error a rollout's n is a number
     const wrongType: MethodParams<'jobs.start'> = { kind: 'rollout', params: { datasetId: 'd', n: 'two' } };

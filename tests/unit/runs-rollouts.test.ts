@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LabCore } from '../../main/lab/core';
-import type { RlStepView, RunDetail, TrajDetail, TrajSetView } from '../../main/lab/contract';
+import type { ArtefactRecord, RlStepView, RunDetail, TrajDetail, TrajSetInfo, TrajSetView } from '../../main/lab/contract';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
 import { LabError } from '../../main/lab/errors';
 import { demoGraph, demoQAs } from '../../main/lab/agent/demo';
@@ -15,6 +15,8 @@ import { writeDataset } from '../../main/lab/synth/dataset';
 import { readRlHeader, readRlStep, rolloutSteps, rlStepView, rolloutsFile } from '../../main/lab/runs/rollouts';
 import { parseSet } from '../../main/lab/traj-reader';
 import { rlStepLines, writeRlStep } from './rl-fixture';
+import { evalFile, rftFile } from '../../main/lab/runs/layout';
+import { writeTrajectorySet } from '../../main/lab/store/traj-set';
 
 let home: string;
 const RUN = 'r-rl';
@@ -95,8 +97,9 @@ describe('rollouts file reader', () => {
 
 describe('through the lab core', () => {
   let core: LabCore;
+  let coreHome = '';
   beforeAll(async () => {
-    const coreHome = mkdtempSync(join(tmpdir(), 'sailor-rl-core-'));
+    coreHome = mkdtempSync(join(tmpdir(), 'sailor-rl-core-'));
     core = await LabCore.open({ home: coreHome, detectBackend: false });
     writeGraphFile(join(coreHome, 'graphs', 'g-demo.json'), demoGraph());
     writeDataset(join(coreHome, 'datasets', 'd-demo.jsonl'), { graph: 'g-demo' }, demoQAs());
@@ -166,5 +169,46 @@ describe('through the lab core', () => {
     expect(one.trajectory).toMatchObject({ qa_id: 'qa-demo-1', advantage: expect.any(Number), group: '12/qa-demo-1' });
     expect(one.qa?.answer).toBe('FormFactor');
     expect(one.rendered.text).toContain('<answer>');
+  });
+
+  it('lists every set of every run: RFT data, evaluations and RL steps, each with the dataset its questions came from', async () => {
+    // A second run whose RL stage drew from its own RL questions (ids the training set does not have).
+    const RL_RUN = 'r-rl-own';
+    const rlQas = demoQAs().map((qa, i) => ({ ...qa, id: `rl-q-${i}`, question: `RL question ${i}: ${qa.question}` }));
+    writeDataset(join(coreHome, 'datasets', 'd-rl.jsonl'), { graph: 'g-demo' }, rlQas);
+    const config = parseRunConfig({ data: { graphId: 'g-demo', datasetId: 'd-demo', heldOutDatasetId: 'd-held', rlDatasetId: 'd-rl' } });
+    const now = new Date().toISOString();
+    await core.db.update((data) => {
+      data.datasets.push({ id: 'd-rl', name: 'rl', path: join('datasets', 'd-rl.jsonl'), createdAt: now, info: { graphId: 'g-demo' } });
+      data.runs.push({ id: RL_RUN, name: 'own rl', path: join('runs', RL_RUN), createdAt: now, info: { config, jobIds: [] } });
+    });
+    writeRlStep(rolloutsFile(coreHome, RL_RUN, 3), rlStepLines(RL_RUN, 3, [{ qaId: 'rl-q-1', answers: [1, 0] }]));
+    const traj = { id: 'qa-demo-1/0', qa_id: 'qa-demo-1', policy: `ckpt:${RL_RUN}/2`, steps: [{ think: '', action: { name: 'answer', arguments: { answer: 'FormFactor' } } }], prediction: 'FormFactor', termination: 'answer', reward: { format: 1, answer: 1, total: 1 } };
+    writeTrajectorySet(evalFile(coreHome, RL_RUN, 2), { step: 2 }, [traj]);
+    writeTrajectorySet(rftFile(coreHome, RL_RUN), { kind: 'rft' }, [traj]);
+
+    const list = (await core.call('trajectories.list', {})) as ArtefactRecord<TrajSetInfo>[];
+    const mine = list.filter((a) => a.info.runId === RL_RUN).map((a) => [a.id, a.name, a.info.kind, a.info.datasetId]);
+    expect(mine.sort((a, b) => String(a[0]).localeCompare(String(b[0])))).toEqual([
+      [`eval:${RL_RUN}:2`, 'own rl · evaluation at step 2', 'eval', 'd-held'],
+      [`rft:${RL_RUN}`, 'own rl · RFT data (expert demonstrations)', 'rft', 'd-demo'],
+      [`rl:${RL_RUN}:3`, 'own rl · RL rollouts at step 3', 'rl', 'd-rl'],
+    ]);
+    // The first run's RL steps are listed too; newest first overall.
+    expect(list.filter((a) => a.info.runId === RUN).map((a) => a.id).sort()).toEqual([`rl:${RUN}:11`, `rl:${RUN}:12`]);
+    expect(list.map((a) => a.createdAt)).toEqual(list.map((a) => a.createdAt).sort().reverse());
+
+    // The inspector resolves an RL step's questions in the RL set, not the training set.
+    const set = (await core.call('trajectories.get', { id: `rl:${RL_RUN}:3` })) as TrajSetView;
+    expect(set.questions['rl-q-1']?.question).toBe(rlQas[1]!.question);
+    const one = (await core.call('trajectories.one', { id: `rl:${RL_RUN}:3`, trajId: '3/rl-q-1/0' })) as TrajDetail;
+    expect(one.datasetId).toBe('d-rl');
+    expect(one.qa?.question).toBe(rlQas[1]!.question);
+    const view = (await core.call('runs.rlStep', { id: RL_RUN, step: 3 })) as RlStepView;
+    expect(view.groups[0]!.question).toBe(rlQas[1]!.question);
+    // An evaluation asks the held-out questions; the RFT data the training questions.
+    expect(((await core.call('trajectories.one', { id: `eval:${RL_RUN}:2`, trajId: 'qa-demo-1/0' })) as TrajDetail).datasetId).toBe('d-held');
+    expect(((await core.call('trajectories.one', { id: `rft:${RL_RUN}`, trajId: 'qa-demo-1/0' })) as TrajDetail).datasetId).toBe('d-demo');
+    await expect(core.call('trajectories.get', { id: 'rft:no-such-run' })).rejects.toThrow("no run with id 'no-such-run'");
   });
 });

@@ -52,7 +52,7 @@ describe('rollout job', () => {
   let setId: string;
 
   it('runs n attempts per QA in a worker, writes the set atomically and registers it with its eval', async () => {
-    const started = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', graphId: 'g-demo', n: 2, rng: 3 } })) as JobRecord;
+    const started = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', graphId: 'g-demo', policy: 'oracle', n: 2, rng: 3 } })) as JobRecord;
     expect(started.params).toMatchObject({ policy: 'oracle', n: 2, rng: 3, reward: 'em' });
     const done = await waitFor(started.id, ['succeeded', 'failed']);
     expect(done.error).toBeUndefined();
@@ -87,7 +87,7 @@ describe('rollout job', () => {
       log: () => {},
       publish: () => {},
     });
-    const { artefact } = await runRollout({ datasetId: 'd-demo' }, ctx('direct-1'));
+    const { artefact } = await runRollout({ datasetId: 'd-demo', policy: 'oracle' }, ctx('direct-1'));
     const perQa = progress.filter((p) => p.total !== undefined);
     expect(perQa.map((p) => p.done)).toEqual([1, 2, 3]);
     expect(perQa[0]!.message).toMatch(/^QA 1 of 3 \(1\/3 trajectories, \d correct\)$/);
@@ -99,7 +99,7 @@ describe('rollout job', () => {
       progress.push(p);
       if (p.done === 1) abort.abort();
     };
-    await expect(runRollout({ datasetId: 'd-demo', n: 2 }, cancelAfterFirst)).rejects.toBeInstanceOf(CancelledError);
+    await expect(runRollout({ datasetId: 'd-demo', policy: 'oracle', n: 2 }, cancelAfterFirst)).rejects.toBeInstanceOf(CancelledError);
     expect(progress.filter((p) => p.total !== undefined)).toHaveLength(1);
     expect(existsSync(join(home, 'trajectories', 'direct-2.jsonl'))).toBe(false);
   });
@@ -146,14 +146,18 @@ describe('rollout job', () => {
 
   it('refuses bad params before a worker starts, with messages that name the field', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ datasetId: 'd-demo', n: 17 }, /rollout job: invalid params: n:/],
-      [{ datasetId: 'd-demo', n: 0 }, /n:/],
-      [{ datasetId: 'd-demo', policy: 'random' }, /policy: expected 'oracle', 'llm:<model>'/],
-      [{ graphId: 'g-demo' }, /datasetId:/],
-      [{ datasetId: 'd-demo', reward: 'judge' }, /reward:/],
-      [{ datasetId: 'd-demo', limit: 0 }, /limit:/],
-      [{ datasetId: '../etc', n: 1 }, /datasetId:/],
-      [{ datasetId: 'd-demo', extra: 1 }, /extra/],
+      [{ datasetId: 'd-demo', policy: 'oracle', n: 17 }, /rollout job: invalid params: n:/],
+      [{ datasetId: 'd-demo', policy: 'oracle', n: 0 }, /n:/],
+      [{ datasetId: 'd-demo', policy: 'random' }, /policy: expected 'oracle', 'base', 'untrained', 'llm:<model>'/],
+      // No policy is not the expert: an empty or missing policy is refused, in words that say what to pick.
+      [{ datasetId: 'd-demo' }, /policy: choose a policy: the expert \(oracle\), the base model/],
+      [{ datasetId: 'd-demo', policy: '' }, /policy: choose a policy/],
+      [{ datasetId: 'd-demo', policy: '   ' }, /policy: choose a policy/],
+      [{ graphId: 'g-demo', policy: 'oracle' }, /datasetId:/],
+      [{ datasetId: 'd-demo', policy: 'oracle', reward: 'judge' }, /reward:/],
+      [{ datasetId: 'd-demo', policy: 'oracle', limit: 0 }, /limit:/],
+      [{ datasetId: '../etc', policy: 'oracle', n: 1 }, /datasetId:/],
+      [{ datasetId: 'd-demo', policy: 'oracle', extra: 1 }, /extra/],
     ];
     for (const [params, re] of cases) {
       const err = await rejection(core.call('jobs.start', { kind: 'rollout', params }));
@@ -163,7 +167,7 @@ describe('rollout job', () => {
   });
 
   it('a rollout on a dataset that does not exist fails with a message naming it', async () => {
-    const job = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'nope' } })) as JobRecord;
+    const job = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'nope', policy: 'oracle' } })) as JobRecord;
     const done = await waitFor(job.id, ['succeeded', 'failed']);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/no dataset with id 'nope'/);
@@ -186,8 +190,21 @@ describe('rollout job', () => {
     }
   });
 
+  it('the base model and an untrained model answer as policies (one question, one tool call)', async () => {
+    const jobs = await Promise.all(
+      ['base', 'untrained:3'].map((policy) => core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', policy, limit: 1, maxToolCalls: 1 } }) as Promise<JobRecord>),
+    );
+    for (const job of jobs) {
+      const done = await waitFor(job.id, ['succeeded', 'failed']);
+      expect(done.error ?? '').toBe('');
+      const view = (await core.call('trajectories.get', { id: job.id })) as TrajSetView;
+      expect(view.trajectories).toHaveLength(1);
+      expect(view.trajectories[0]!.policy).toBe(job.params.policy);
+    }
+  }, 120_000);
+
   it('limit takes the first N QAs', async () => {
-    const job = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', limit: 1, reward: 'f1', name: 'one QA' } })) as JobRecord;
+    const job = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', policy: 'oracle', limit: 1, reward: 'f1', name: 'one QA' } })) as JobRecord;
     const done = await waitFor(job.id, ['succeeded', 'failed']);
     expect(done.status).toBe('succeeded');
     const view = (await core.call('trajectories.get', { id: job.id })) as TrajSetView;

@@ -141,8 +141,15 @@ export type RunInfo = {
 };
 
 /**
+ * Where a run's own trajectory sets come from: an evaluation at a step (`eval:<run>:<step>`), an RL step's
+ * rollouts (`rl:<run>:<step>`) or the expert's RFT demonstrations (`rft:<run>`).
+ */
+export const RUN_SET_KINDS = ['eval', 'rl', 'rft'] as const;
+export type RunSetKind = (typeof RUN_SET_KINDS)[number];
+
+/**
  * A trajectory set: a `rollout` job's (params, policy, counts, evaluation), one checkpoint's set of a `compare`
- * job, or a run's evaluation at a step (`runId`, `step`) or RL step (`kind: 'rl'`).
+ * job (`comparisonId`), or one of a run's own sets (`runId`, `kind`, and `step` for an evaluation or RL step).
  */
 export type TrajSetInfo = MadeBy<'rollout'> & {
   graphId?: string;
@@ -152,10 +159,12 @@ export type TrajSetInfo = MadeBy<'rollout'> & {
   n?: number;
   counts?: Record<string, unknown>;
   eval?: TrajEval;
-  /** A run's evaluation or RL step. */
+  /** A run's evaluation, RL step or RFT data. */
   runId?: string;
   step?: number;
-  kind?: 'rl';
+  kind?: RunSetKind;
+  /** The comparison that rolled this set out (one set per checkpoint). */
+  comparisonId?: string;
 };
 
 /** A `compare` job's result: its params, one trajectory set per checkpoint, and the first pair's outcomes by question. */

@@ -53,12 +53,20 @@ export const synthParams = z
   .refine((p) => p.minEdges === undefined || p.maxEdges === undefined || p.minEdges <= p.maxEdges, { message: 'minEdges must not exceed maxEdges', path: ['minEdges'] });
 export type SynthParams = z.output<typeof synthParams>;
 
-/** The policy kinds a rollout job can name: `oracle` (the expert), `llm:<model>`, `ckpt:<run>/<step>`. */
-const policySpec = z
-  .string()
-  .min(1)
+/** What a rollout job's policy must name; no policy is not the expert (an empty field once ran it silently). */
+export const POLICY_REQUIRED = 'choose a policy: the expert (oracle), the base model, an untrained model or a checkpoint';
+
+/**
+ * The policy kinds a rollout job can name: `oracle` (the expert), `base` (the bundled base model), `untrained`
+ * or `untrained:<seed>` (its shape with fresh weights), `llm:<model>`, `ckpt:<run>/<step>`. Required: there
+ * is no default.
+ */
+export const policySpec = z
+  .string({ error: POLICY_REQUIRED })
+  .trim()
+  .min(1, POLICY_REQUIRED)
   .max(200)
-  .regex(/^(oracle|expert|llm:[\w.:/-]+|ckpt:[\w.:/-]+)$/, "expected 'oracle', 'llm:<model>' or 'ckpt:<run>/<step>'");
+  .regex(/^(oracle|expert|base|untrained(:\d+)?|llm:[\w.:/-]+|ckpt:[\w.:/-]+)$/, "expected 'oracle', 'base', 'untrained', 'llm:<model>' or 'ckpt:<run>/<step>'");
 
 export const rolloutParams = z
   .object({
@@ -66,7 +74,7 @@ export const rolloutParams = z
     /** The graph the simulated web is built from; defaults to the dataset's graph. */
     graphId: artefactId.optional(),
     datasetId: artefactId,
-    policy: policySpec.default('oracle'),
+    policy: policySpec,
     n: z.number().int().min(1).max(16).default(1),
     rng: z.number().int().min(0).max(2 ** 32 - 1).default(0),
     /** Use only the first N QAs of the dataset. */

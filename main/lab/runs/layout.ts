@@ -7,7 +7,8 @@
 //   runs/<id>/evals/step-000200.jsonl       the evaluation's trajectories (sailor.traj/1), header has the summary
 //   runs/<id>/rollouts/step-000201.jsonl    an RL step's rollouts (sailor.traj/1): header with the batch plan
 //                                           and the step's metrics, then every trajectory (runs/rollouts.ts reads it)
-//   runs/<id>/data/                         RFT trajectories, tokenizer and other derived inputs
+//   runs/<id>/data/rft.jsonl                the RFT trajectories SFT trains on (sailor.traj/1)
+//   runs/<id>/data/                         tokenizer and other derived inputs
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LabError } from '../errors';
@@ -24,6 +25,8 @@ export const runFile = (home: string, runId: string): string => join(runDir(home
 export const trainerLockFile = (home: string, runId: string): string => join(runDir(home, runId), 'trainer.lock');
 export const metricsFile = (home: string, runId: string): string => join(runDir(home, runId), 'metrics.jsonl');
 export const dataDir = (home: string, runId: string): string => join(runDir(home, runId), 'data');
+/** The expert's demonstrations SFT trains on (sailor.traj/1, made once per run). */
+export const rftFile = (home: string, runId: string): string => join(dataDir(home, runId), 'rft.jsonl');
 
 const pad = (step: number): string => String(step).padStart(6, '0');
 export const checkpointDir = (home: string, runId: string, step: number): string => join(runDir(home, runId), 'checkpoints', `step-${pad(step)}`);

@@ -21,7 +21,7 @@ function baseModelDir(): string {
 }
 
 /** The base model's directory, or an error that says how to make it or do without. */
-function requireBaseModel(): string {
+export function requireBaseModel(): string {
   const dir = baseModelDir();
   if (!existsSync(join(dir, 'manifest.json'))) {
     throw new LabError(

@@ -10,6 +10,8 @@ import type { RunConfig } from '../contract/run-config';
 import { checkpointDir, checkpointRef, checkpointSteps, resolveCheckpoint } from '../runs/layout';
 import type { LoadedCheckpoint } from '../model/checkpoint';
 import { runLimits } from './eval-setup';
+import type { GPT } from '../model/gpt';
+import type { Tokenizer } from '../model/tokenizer';
 
 /**
  * The newest of a run's checkpoints that verifies (manifest, sizes and SHA-256 of every file, checked by
@@ -40,37 +42,78 @@ export function runEnvironment(config: RunConfig): { web: Partial<WebOptions>; m
   return { web: { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence }, ...runLimits(config) };
 }
 
-/** Registers `ckpt:`; without `home`, the data directory is read when a checkpoint is resolved. */
+/** A model and its tokenizer, loaded for a policy. */
+type ModelLoad = () => Promise<{ model: GPT; tokenizer: Tokenizer | null; where: string }>;
+
+/**
+ * A policy over a model that is loaded on the first generate (or by `ready`), on the backend `backend`
+ * names; the same factory for a run's checkpoint, the base model and an untrained model.
+ */
+function modelPolicy(spec: string, kind: string, backend: RunConfig['backend'], temperature: number, loadModel: ModelLoad): PolicyFactory {
+  let loaded: Promise<Policy> | null = null;
+  const load = async (): Promise<Policy> => {
+    const [{ selectBackend }, { checkpointPolicy }] = await Promise.all([import('../model/backend'), import('./policy')]);
+    await selectBackend(backend === 'auto' ? {} : { only: [backend] });
+    const { model, tokenizer, where } = await loadModel();
+    if (!tokenizer) throw new LabError('corrupt', `${where} has no tokenizer`);
+    return checkpointPolicy(model, tokenizer, { name: spec, temperature });
+  };
+  const policy: Policy = {
+    name: spec,
+    generate: async (context, opts) => {
+      loaded ??= load();
+      return (await loaded).generate(context, opts);
+    },
+  };
+  return {
+    spec,
+    kind,
+    forQA: () => policy,
+    ready: async () => {
+      loaded ??= load();
+      await loaded;
+    },
+  };
+}
+
+/** Sampling temperature of the base and untrained models: greedy, as a run's evaluation samples by default. */
+const MODEL_POLICY_TEMPERATURE = 0;
+
+/**
+ * Registers the policies a model answers with: `ckpt:<run>/<step>` (a run's checkpoint), `base` (the bundled
+ * base model, before any training of this lab's) and `untrained` (the base model's shape and tokenizer with
+ * fresh random weights: what training starts from). Without `home`, the data directory is read when a
+ * checkpoint is resolved.
+ */
 export function registerCheckpointPolicies(home?: string): void {
-  registerPolicyKind('ckpt', (arg, pctx, spec): PolicyFactory => {
+  registerPolicyKind('ckpt', (arg, pctx, spec) => {
     const ckpt = resolveCheckpoint(arg, home ?? defaultHome());
-    let loaded: Promise<Policy> | null = null;
-    const load = async (): Promise<Policy> => {
-      const [{ selectBackend }, { loadCheckpoint }, { checkpointPolicy }] = await Promise.all([
-        import('../model/backend'),
-        import('../model/checkpoint'),
-        import('./policy'),
-      ]);
-      await selectBackend(ckpt.config.backend === 'auto' ? {} : { only: [ckpt.config.backend] });
-      const { model, tokenizer } = await loadCheckpoint(ckpt.dir);
-      if (!tokenizer) throw new LabError('corrupt', `${ckpt.dir} has no tokenizer`);
-      return checkpointPolicy(model, tokenizer, { name: spec, temperature: pctx.temperature ?? ckpt.config.eval.temperature });
-    };
-    const policy: Policy = {
-      name: spec,
-      generate: async (context, opts) => {
-        loaded ??= load();
-        return (await loaded).generate(context, opts);
-      },
-    };
-    return {
-      spec,
-      kind: 'ckpt',
-      forQA: () => policy,
-      ready: async () => {
-        loaded ??= load();
-        await loaded;
-      },
-    };
+    return modelPolicy(spec, 'ckpt', ckpt.config.backend, pctx.temperature ?? ckpt.config.eval.temperature, async () => {
+      const { loadCheckpoint } = await import('../model/checkpoint');
+      return { ...(await loadCheckpoint(ckpt.dir)), where: ckpt.dir };
+    });
+  });
+  // The base model's directory is looked up when the policy loads: base-model.ts brings the model code.
+  registerPolicyKind('base', (_arg, pctx, spec) =>
+    modelPolicy(spec, 'base', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, async () => {
+      const [{ loadCheckpoint }, { requireBaseModel }] = await Promise.all([import('../model/checkpoint'), import('./base-model')]);
+      const dir = requireBaseModel();
+      return { ...(await loadCheckpoint(dir)), where: dir };
+    }),
+  );
+  registerPolicyKind('untrained', (arg, pctx, spec) => {
+    const seed = arg === '' ? undefined : Number(arg);
+    if (seed !== undefined && !Number.isInteger(seed)) throw new LabError('bad_request', `policy '${spec}': the seed after 'untrained:' must be a whole number`);
+    return modelPolicy(spec, 'untrained', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, async () => {
+      const [{ loadCheckpoint }, { createModel, disposeModel }, { requireBaseModel }] = await Promise.all([import('../model/checkpoint'), import('../model/gpt'), import('./base-model')]);
+      const dir = requireBaseModel();
+      const base = await loadCheckpoint(dir);
+      const model = createModel(base.model.config, seed === undefined ? {} : { seed });
+      disposeModel(base.model);
+      return { model, tokenizer: base.tokenizer, where: dir };
+    });
   });
 }
+
+/** Whether a policy spec names a model (a checkpoint, the base model, an untrained model): it needs registerCheckpointPolicies. */
+export const isModelPolicy = (spec: string): boolean => /^(ckpt:|base$|untrained(:|$))/.test(spec);

@@ -9,11 +9,13 @@ import { LabError } from '../errors';
 import { readGraphFile } from '../kg/io';
 import { artefactFile, artefactRel } from '../store/layout';
 import { resolveCheckpoint } from '../runs/layout';
+import { isModelPolicy } from './checkpoints';
 import { writeTrajectorySet } from '../store/traj-set';
 import { readQaDataset } from '../agent/data';
 import { simToolset } from '../agent/env';
 import { evaluate, sampleFromTrajectory, trajectorySummary } from '../agent/eval';
 import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../agent/policies';
+import { llmApiKey, LLM_URL_ENV } from '../agent/llm-env';
 import { preparePolicy, requireSomeModelEpisodes, rolloutOne, type RolloutOptions } from '../agent/rollout';
 import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
 import { rolloutParams, type RolloutParams } from '../contract/jobs';
@@ -25,8 +27,8 @@ function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number, temp
     anchorName: (id) => web.page(URL_SCHEME + id)?.title,
     expert: { maxCalls: maxToolCalls - 1 },
   };
-  const llmUrl = process.env.SAILOR_LLM_URL;
-  if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: process.env.SAILOR_LLM_KEY };
+  const llmUrl = process.env[LLM_URL_ENV];
+  if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: llmApiKey() };
   return resolvePolicy(p.policy, pctx);
 }
 
@@ -70,13 +72,15 @@ export async function rollOutSet(
   let webOptions: Partial<WebOptions> = {};
   let maxToolCalls = p.maxToolCalls ?? 30;
   let maxNewTokens: number | undefined;
-  if (p.policy.startsWith('ckpt:')) {
+  if (isModelPolicy(p.policy)) {
     const { registerCheckpointPolicies, runEnvironment } = await import('./checkpoints');
     registerCheckpointPolicies(ctx.home);
-    const env = runEnvironment(resolveCheckpoint(p.policy.slice('ckpt:'.length), ctx.home).config);
-    webOptions = env.web;
-    maxToolCalls = p.maxToolCalls ?? env.maxToolCalls;
-    maxNewTokens = env.maxNewTokens;
+    if (p.policy.startsWith('ckpt:')) {
+      const env = runEnvironment(resolveCheckpoint(p.policy.slice('ckpt:'.length), ctx.home).config);
+      webOptions = env.web;
+      maxToolCalls = p.maxToolCalls ?? env.maxToolCalls;
+      maxNewTokens = env.maxNewTokens;
+    }
   }
   progress(0.01, `indexing graph ${graphId}`);
   const web = new SimWeb(readGraphFile(artefactFile(ctx.home, 'graphs', graphId).path), webOptions);

@@ -42,6 +42,16 @@ export interface TrainRun {
   hooks: TrainHooks;
 }
 
+/**
+ * A training job's progress at global step `step` of `totalSteps` (SFT and RL steps together): the share of
+ * the run's steps done, the same count the dashboard shows ("SFT step 200 of 2000" is 10 %, not the 23 % a
+ * fixed share for data preparation made it). Data preparation comes before step 0 and reads 0. Pure.
+ */
+export function stepFraction(step: number, totalSteps: number): number {
+  if (!(totalSteps > 0) || !Number.isFinite(step)) return 0;
+  return Math.min(1, Math.max(0, step / totalSteps));
+}
+
 /** The run's metrics stream from `step` on (a resume truncates what came after it), and its emitter. */
 export function openRunMetrics(ctx: JobContext, runId: string, step: number): { emit: TrainRun['emit']; close: () => void } {
   const metrics = openMetrics(metricsFile(ctx.home, runId), step);

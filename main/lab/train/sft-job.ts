@@ -35,14 +35,14 @@ import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainC
 import { defaultWorkers, Replicas } from '../model/replicas';
 import { loadCheckpoint, saveCheckpoint } from '../model/checkpoint';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
-import { checkpointDir, checkpointRef, dataDir, runFile } from '../runs/layout';
+import { checkpointDir, checkpointRef, dataDir, rftFile as rftPath, runFile } from '../runs/layout';
 import { trainParams } from '../contract/jobs';
 import { throwIfCancelled, type JobContext } from '../jobs/context';
 import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions } from './view';
 import { answerInWindow, TURN_TOKENS } from './policy';
 import { runLimits } from './eval-setup';
 import { runRlStage } from './rl-job';
-import { evaluatePolicy, openRunMetrics, type TrainHooks, type TrainRun } from './run';
+import { evaluatePolicy, openRunMetrics, stepFraction, type TrainHooks, type TrainRun } from './run';
 import { rftExpert } from './rft-expert';
 import { loadNewestVerifiedCheckpoint } from './checkpoints';
 import { modelStart } from './base-model';
@@ -65,7 +65,6 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const config = parseRunConfig(stored.config, `${runId}/run.json`);
   const origin = modelStart(config, ctx.home); // a missing base model fails now, not after the RFT data
   if (origin.kind === 'scratch') freshModelConfig(config.model, config.tokenizer.vocabSize); // so does a bad model shape
-  const phase = (from: number, to: number) => (f: number, message: string) => ctx.progress({ fraction: from + (to - from) * f, message });
 
   // ---- backend
   const { report } = await selectBackend(config.backend === 'auto' ? {} : { only: [config.backend] });
@@ -81,14 +80,15 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const limits = runLimits(config);
   const inputs: RunInputs = { ctx, runId, config, rlQas, heldOut, tools, limits, hooks };
   if (origin.kind === 'checkpoint' && config.sft.steps === 0) return runFromCheckpoint(inputs, resume, origin);
-  // The bar: 15% for data and tokenizer, the rest over SFT and RL steps.
+  // The bar is the share of the run's steps done (SFT and RL), as the dashboard counts them.
   const totalSteps = config.sft.steps + (config.rl?.steps ?? 0);
-  const fraction = (s: number): number => 0.15 + (0.85 * s) / totalSteps;
+  const fraction = (s: number): number => stepFraction(s, totalSteps);
 
   // ---- 2. RFT data (made once per run; a resumed run reuses it)
-  const rftFile = join(dataDir(ctx.home, runId), 'rft.jsonl');
+  const rftFile = rftPath(ctx.home, runId);
   if (!existsSync(rftFile)) {
-    const progress = phase(0, 0.12);
+    // Before step 0 the bar stays at 0; the message counts the expert's rollouts.
+    const progress = (_f: number, message: string): void => ctx.progress({ fraction: 0, message });
     const expert = rftExpert(config.rft.style, graph);
     const total = trainQas.length * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
     const all = await rolloutDataset(trainQas, expert, tools, { n: config.rft.attempts, seed: config.rng, limits }, (done) => {
@@ -127,7 +127,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     if (!start.tokenizer) throw new LabError('corrupt', `checkpoint ${initRef} has no tokenizer`);
     writeJsonAtomic(tokFile, start.tokenizer.toJSON());
   } else if (!existsSync(tokFile)) {
-    ctx.progress({ fraction: 0.13, message: `training a ${config.tokenizer.vocabSize}-token BPE tokenizer` });
+    ctx.progress({ fraction: 0, message: `training a ${config.tokenizer.vocabSize}-token BPE tokenizer` });
     const corpus = [...views.map((v) => v.text), ...web.pages.map((p) => `${p.title}\n${p.sentences.join(' ')}`)];
     writeJsonAtomic(tokFile, trainTokenizer(corpus, { vocabSize: config.tokenizer.vocabSize }).toJSON());
   }
@@ -286,7 +286,7 @@ async function runFromCheckpoint(inputs: RunInputs, resume: boolean, init: { dir
   ctx.log(last !== undefined ? `resumed from step ${step}` : `RL from checkpoint ${parent}`);
   const metrics = openRunMetrics(ctx, runId, step);
   const total = config.rl!.steps;
-  const fraction = (s: number): number => 0.05 + (0.95 * s) / total;
+  const fraction = (s: number): number => stepFraction(s, total);
   try {
     const run: TrainRun = { ...inputs, model: loaded.model, tok: loaded.tokenizer, emit: metrics.emit, fraction };
     const resumedRl = last !== undefined ? { opt: loaded.optimizer, version: loaded.manifest.metrics['rl/policy_version'] ?? last } : null;

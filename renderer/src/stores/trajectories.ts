@@ -3,13 +3,15 @@
 // filtered by plain computeds; full trajectories are fetched one at a time (and a few are kept).
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
-import type { JobParamsInput, ArtefactRecord, DatasetInfo, GraphInfo, TrajDetail, TrajSetView, TrajSummary } from '@contract';
+import type { JobParamsInput, ArtefactRecord, ComparisonInfo, DatasetInfo, GraphInfo, TrajDetail, TrajSetView, TrajSummary } from '@contract';
 import { lab, onLab } from '../api/client';
 import { fetchTrajDetail } from './trajDetails';
 import { useSideBySide } from '../composables/useSideBySide';
 import { useArtefacts } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
+import { useRuns } from './runs';
+import { datasetLabel, groupTrajSets, policyLabel, runUses, trajSetTitle, type SetContext } from '../util/labels';
 
 export interface TrajRow {
   s: TrajSummary;
@@ -88,6 +90,27 @@ export const useTrajectories = defineStore('trajectories', () => {
 
   const graphs = shallowRef<ArtefactRecord<GraphInfo>[]>([]);
   const datasets = shallowRef<ArtefactRecord<DatasetInfo>[]>([]);
+  const comparisons = shallowRef<ArtefactRecord<ComparisonInfo>[]>([]);
+
+  // ---------- labels: sets by run, comparison or rollout; datasets by role and style ----------
+  const runs = useRuns();
+  const uses = computed(() => runUses(runs.list));
+  const runName = (id: string): string | undefined => runs.list.find((r) => r.artefact.id === id)?.artefact.name;
+  const graphName = (id: string): string | undefined => graphs.value.find((g) => g.id === id)?.name;
+  /** A dataset as the lists show it: "300 one-hop lookups · held-out · graph quick graph". */
+  function datasetText(id: string, withGraph = true): string | undefined {
+    const d = datasets.value.find((x) => x.id === id);
+    return d ? datasetLabel(d, uses.value, withGraph ? graphName : null) : undefined;
+  }
+  const labelContext: SetContext = {
+    runName,
+    datasetName: (id) => datasetText(id, false),
+    comparisonName: (id) => comparisons.value.find((c) => c.id === id)?.name,
+  };
+  const groups = computed(() => groupTrajSets(list.value, labelContext));
+  /** The open set's title: its group and label ("tiny SFT 2000 · evaluation at step 2000 · held-out questions"). */
+  const currentTitle = computed(() => (current.value ? (trajSetTitle(current.value.artefact.id, groups.value) ?? current.value.artefact.name) : null));
+  const describePolicy = (spec: string): string => policyLabel(spec, runName);
 
   // ---------- rows ----------
   const rows = computed<TrajRow[]>(() => {
@@ -144,9 +167,10 @@ export const useTrajectories = defineStore('trajectories', () => {
   // ---------- loading ----------
   async function loadInputs(): Promise<void> {
     try {
-      const [g, d] = await Promise.all([lab().call('graphs.list'), lab().call('datasets.list')]);
+      const [g, d, c] = await Promise.all([lab().call('graphs.list'), lab().call('datasets.list'), lab().call('comparisons.list'), runs.load()]);
       graphs.value = g;
       datasets.value = d;
+      comparisons.value = c;
     } catch (err) {
       rolloutError.value = message(err);
     }
@@ -229,9 +253,22 @@ export const useTrajectories = defineStore('trajectories', () => {
     await rollout.start({ ...form });
   }
 
-  // A new graph or dataset is something new to roll out on.
+  // A new graph or dataset is something new to roll out on; a comparison adds sets.
+  let trainTimer: ReturnType<typeof setTimeout> | null = null;
   onLab('job.updated', (job) => {
-    if (job.status === 'succeeded' && (job.kind === 'kg.build' || job.kind === 'synth')) void loadInputs();
+    if (job.status === 'succeeded' && (job.kind === 'kg.build' || job.kind === 'synth' || job.kind === 'compare')) void loadInputs();
+    if (job.kind === 'compare' && job.status === 'succeeded') void load();
+    // A training run writes evaluations and RL steps as it goes: list them again at most every 5 s, and when it stops.
+    if (job.kind === 'train' && !trainTimer) {
+      trainTimer = setTimeout(
+        () => {
+          trainTimer = null;
+          void load();
+          void loadInputs();
+        },
+        job.status === 'running' ? 5000 : 0,
+      );
+    }
   });
 
   return {
@@ -256,6 +293,10 @@ export const useTrajectories = defineStore('trajectories', () => {
     candidates,
     graphs,
     datasets,
+    groups,
+    currentTitle,
+    datasetText,
+    describePolicy,
     rolloutJob,
     rolloutError,
     rolling,

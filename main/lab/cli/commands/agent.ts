@@ -1,5 +1,6 @@
 // `sailor env search|visit`, `sailor rollout`, `sailor eval`, `sailor rft`: the simulated web tools and the
 // ReAct agent over a QA dataset (docs/formats.md, 'Command-line contract').
+import { llmApiKey } from '../../agent/llm-env';
 import type { QA, Trajectory } from '../../formats/index';
 import { LabError } from '../../errors';
 import { readGraphFile } from '../../kg/io';
@@ -48,11 +49,11 @@ function policyFor(ctx: CommandContext, web: SimWeb | null, checkpointTemperatur
     anchorName: web ? (id) => web.page(URL_SCHEME + id)?.title : undefined,
     expert: { maxCalls: optInt(ctx, 'max-tool-calls', 30, { min: 1 }) - 1 },
   };
-  if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: process.env.SAILOR_LLM_KEY, temperature: optNumber(ctx, 'temperature', 1) };
+  if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: llmApiKey(), temperature: optNumber(ctx, 'temperature', 1) };
   const temperature = optString(ctx, 'temperature') === undefined ? checkpointTemperature : optNumber(ctx, 'temperature', 0);
   if (temperature !== undefined) pctx.temperature = temperature;
   const reconstructor = optString(ctx, 'reconstructor-model');
-  if (reconstructor) pctx.reconstructor = llmReconstructor(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'reconstructor-model'), apiKey: process.env.SAILOR_LLM_KEY, model: reconstructor })));
+  if (reconstructor) pctx.reconstructor = llmReconstructor(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'reconstructor-model'), apiKey: llmApiKey(), model: reconstructor })));
   try {
     return resolvePolicy(spec, pctx);
   } catch (err) {
@@ -82,7 +83,7 @@ function rolloutOptions(ctx: CommandContext, n: number): RolloutOptions {
   return {
     n,
     reward: { mode },
-    judge: judgeModel ? chatJudge(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'judge-model'), apiKey: process.env.SAILOR_LLM_KEY, model: judgeModel }))) : undefined,
+    judge: judgeModel ? chatJudge(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'judge-model'), apiKey: llmApiKey(), model: judgeModel }))) : undefined,
     seed: optInt(ctx, 'rng', 0),
     limits: { maxToolCalls: optInt(ctx, 'max-tool-calls', checkpointOf(ctx) ? runEnvironment(resolveCheckpoint(checkpointOf(ctx)!).config).maxToolCalls : 30, { min: 1 }), maxTokens: optInt(ctx, 'max-tokens', 32_000, { min: 1 }) },
     concurrency: optInt(ctx, 'concurrency', 1, { min: 1, max: 64 }),
@@ -112,7 +113,7 @@ const graphOpt: OptionSpec = { graph: { type: 'string', description: 'the sailor
 const runOpts: OptionSpec = {
   ...graphOpt,
   dataset: { type: 'string', description: 'a sailor.qa/1 JSON Lines file' },
-  policy: { type: 'string', description: 'oracle | llm:<model> | ckpt:<run>/<step>' },
+  policy: { type: 'string', description: 'oracle | base | untrained[:<seed>] | llm:<model> | ckpt:<run>/<step>' },
   rng: { type: 'string', description: 'seed of the per-attempt random streams', default: '0' },
   limit: { type: 'string', description: 'use only the first N QAs (0: all)', default: '0' },
   'max-tool-calls': { type: 'string', description: 'tool calls per episode before the agent must answer', default: '30' },

@@ -1,5 +1,6 @@
 // `sailor synth` (synthesise verified QAs from a graph) and `sailor check` (re-evaluate a dataset's
 // queries on a graph). docs/formats.md: 'sailor.qa/1', 'Command-line contract'.
+import { llmApiKey } from '../../agent/llm-env';
 import { basename } from 'node:path';
 import type { QA } from '../../formats';
 import { readGraphFile } from '../../kg/io';
@@ -65,7 +66,7 @@ export const synthCommands: CliCommand[] = [
       'anchor-prob': { type: 'string', description: 'chance of naming one non-answer entity in the question up front', default: '0.35' },
       'per-shape': { type: 'string', description: 'subgraphs kept per WL hash (more: many QAs of one shape on other entities)', default: '1' },
       exclude: { type: 'string', description: 'datasets (comma-separated) whose subgraph edges no QA may use (a held-out set disjoint from its training set)' },
-      'llm-url': { type: 'string', description: 'OpenAI-compatible base URL (…/v1) to rephrase questions; key from SAILOR_LLM_API_KEY' },
+      'llm-url': { type: 'string', description: 'OpenAI-compatible base URL (…/v1) to rephrase questions; key from SAILOR_LLM_API_KEY (or the deprecated SAILOR_LLM_KEY)' },
       'llm-model': { type: 'string', description: 'model name for --llm-url' },
       json: { type: 'boolean', description: 'print the summary as JSON' },
     },
@@ -113,7 +114,7 @@ export const synthCommands: CliCommand[] = [
       if (llmUrl && llmModel) {
         phrasing = {};
         const nameOf = new Map(graph.nodes.map((n) => [n.id, n.name]));
-        const cfg = { baseUrl: llmUrl, model: llmModel, apiKey: process.env.SAILOR_LLM_API_KEY };
+        const cfg = { baseUrl: llmUrl, model: llmModel, apiKey: llmApiKey() };
         for (const [i, qa] of qas.entries()) {
           const r = await phraseQuestion(cfg, { question: qa.question, answer: qa.answer, aliases: qa.aliases, keep: namedInQuestion(qa, nameOf) });
           phrasing[r.outcome] = (phrasing[r.outcome] ?? 0) + 1;

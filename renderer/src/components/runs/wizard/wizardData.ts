@@ -7,6 +7,7 @@ import { useDatasets } from '../../../stores/datasets';
 import { useGraph } from '../../../stores/graph';
 import { useJobLauncher } from '../../../stores/jobs';
 import { QUESTION_STYLES, datasetSize, type DataChoice, type QuestionStyle } from '../runConfig';
+import { datasetLabel as describeDataset } from '../../../util/labels';
 
 export type QuestionKind = 'train' | 'heldOut' | 'rl';
 export type MakeKind = 'graph' | QuestionKind;
@@ -117,11 +118,9 @@ export function graphLabel(g: ArtefactRecord<GraphInfo>): string {
   return s?.nodes !== undefined ? `${g.name} · ${s.nodes} nodes` : g.name;
 }
 
+/** "300 one-hop lookups · held-out": size, question style and role (util/labels.ts); the graph is picked above. */
 export function datasetLabel(d: ArtefactRecord<DatasetInfo>): string {
-  const p = d.info.params;
-  if (!p || p.name) return d.name;
-  const when = new Date(d.createdAt).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
-  return `${datasetSize(d) ?? '?'} QAs · rng ${p.rng} · ${when}`;
+  return describeDataset(d, [], null);
 }
 
 /** The data step's lists, picks and jobs over the wizard's `data` choice. Call in the wizard's setup. */
