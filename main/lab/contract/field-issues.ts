@@ -139,7 +139,8 @@ export function issuesInMessage(message: string): FieldIssue[] {
   if (!tail) return [];
   const out: FieldIssue[] = [];
   for (const part of tail.split('; ')) {
-    const path = /^([A-Za-z][\w]*(?:\.[A-Za-z0-9_]+)*): /.exec(part)?.[1];
+    // `jobs.start: invalid params: params.datasetId: …`: the method's own check, one level up.
+    const path = /^([A-Za-z][\w]*(?:\.[A-Za-z0-9_]+)*): /.exec(part)?.[1]?.replace(/^params\./, '');
     if (path && !out.some((i) => i.path === path)) out.push({ path, message: 'refused by the lab core: check this value' });
   }
   return out;

@@ -224,6 +224,7 @@ export const useTrajectories = defineStore('trajectories', () => {
   const rolloutJob = rollout.job;
   const rolling = rollout.running;
   const rolloutError = rollout.error;
+  const rolloutIssues = rollout.issues;
 
   async function startRollout(form: JobParamsInput<'rollout'>): Promise<void> {
     await rollout.start({ ...form });
@@ -258,6 +259,7 @@ export const useTrajectories = defineStore('trajectories', () => {
     datasets,
     rolloutJob,
     rolloutError,
+    rolloutIssues,
     rolling,
     setSort,
     clearFilters,
