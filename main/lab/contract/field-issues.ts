@@ -24,6 +24,7 @@ interface ZodIssueLike {
   maximum?: unknown;
   inclusive?: boolean;
   format?: unknown;
+  keys?: unknown;
   params?: Record<string, unknown>;
 }
 
@@ -57,7 +58,7 @@ export function describeIssue(issue: ZodIssueLike): string {
     case 'invalid_value':
       return 'not one of the choices';
     case 'unrecognized_keys':
-      return 'not a setting this form knows';
+      return `not a setting this form knows: ${Array.isArray(issue.keys) ? issue.keys.join(', ') : '?'}`;
     case 'custom':
       return issue.message;
     default:

@@ -153,7 +153,7 @@ const CROSS_FIELD_RULES: CrossFieldRule[] = [
   {
     reads: ['sft.lr', 'sft.minLr'],
     check: (c) =>
-      c.sft.minLr > c.sft.lr ? { path: 'sft.minLr', message: `must not exceed the learning rate (sft.lr = ${c.sft.lr})`, words: `must not exceed the {sft.lr} (${c.sft.lr})` } : null,
+      c.sft.minLr > c.sft.lr ? { path: 'sft.minLr', message: `must not exceed the learning rate (sft.lr = ${c.sft.lr})`, words: `must not exceed the learning rate (${c.sft.lr})` } : null,
   },
   {
     reads: ['data.datasetId', 'data.heldOutDatasetId'],
@@ -199,7 +199,7 @@ const CROSS_FIELD_RULES: CrossFieldRule[] = [
       return {
         path: 'rl.updatesPerBatch',
         message: `${c.rl.updatesPerBatch} updates must not exceed the questions per step (${c.rl.batchQuestions}): ${tail}`,
-        words: `${c.rl.updatesPerBatch} must not exceed the {rl.batchQuestions} (${c.rl.batchQuestions}): ${tail}`,
+        words: `${c.rl.updatesPerBatch} updates must not exceed the questions per step (${c.rl.batchQuestions}): ${tail}`,
       };
     },
   },
