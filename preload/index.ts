@@ -1,16 +1,18 @@
 // The typed bridge: exposes exactly the contract to the page, as named functions, and nothing else.
 // Types vanish once bundled, so method and event names are checked again here at run time.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { EVENT_NAMES, METHOD_NAMES, isEventName, isMethodName, type EventName, type SailorBridge } from '../main/lab/contract';
+import { EVENT_NAMES, METHOD_NAMES, isEventName, isMethodName, type EventName, type SailorBridge, type WireError } from '../main/lab/contract';
 
-type Envelope = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string } };
+type Envelope = { ok: true; result: unknown } | { ok: false; error: WireError };
 
 async function call(method: string, params: unknown): Promise<unknown> {
   if (!isMethodName(method)) throw new Error(`unknown method '${method}'`);
   const reply = (await ipcRenderer.invoke('lab:call', method, params ?? {})) as Envelope;
   if (reply.ok) return reply.result;
-  const err = new Error(reply.error.message);
+  const err: Error & { issues?: WireError['issues'] } = new Error(reply.error.message);
   err.name = reply.error.code;
+  // The bad fields, for a form to mark (the renderer falls back on the message if the bridge drops them).
+  if (reply.error.issues) err.issues = reply.error.issues;
   throw err;
 }
 

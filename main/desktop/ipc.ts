@@ -1,7 +1,7 @@
 // The IPC edge of the desktop app: one channel for calls, one for events. Every call is checked for
 // its sender (our own page only) and then validated by the core like any web request.
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { EVENT_NAMES } from '../lab/contract';
+import { EVENT_NAMES, wireErrorOf } from '../lab/contract';
 import type { LabCore } from '../lab/core';
 import { errorMessage, LabError } from '../lab/errors';
 
@@ -18,7 +18,7 @@ export function registerIpc(core: LabCore, isTrustedUrl: (url: string) => boolea
       const result = await core.call(String(method), params);
       return { ok: true, result: result ?? null };
     } catch (err) {
-      return { ok: false, error: { code: err instanceof LabError ? err.code : 'internal', message: errorMessage(err) } };
+      return { ok: false, error: wireErrorOf(err instanceof LabError ? err.code : 'internal', errorMessage(err), err instanceof LabError ? err.details : undefined) };
     }
   });
   const offs = EVENT_NAMES.map((name) =>

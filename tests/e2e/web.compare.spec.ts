@@ -68,19 +68,20 @@ test('compare two checkpoints of a real run: form, job, side by side, outcomes, 
   await expect(picked.nth(0)).toContainText('A');
   await expect(picked.nth(1)).toHaveAttribute('data-ref', `${runId}/20`);
   await form.getByTestId('cmp-questions').fill('0');
-  await expect(form.getByTestId('cmp-err-questions')).toContainText('1 to 10,000');
+  await expect(form.getByTestId('cmp-err-questions')).toHaveText('questions: must be at least 1');
   await form.getByTestId('cmp-questions').fill('3');
   await expect(form.getByTestId('cmp-err-questions')).toHaveCount(0);
   await form.getByTestId('cmp-name').fill('bad/name');
   await expect(form.getByTestId('cmp-err-name')).toBeVisible();
   await form.getByTestId('cmp-name').fill('');
 
-  // ---------- a server error is shown where the job's progress goes ----------
+  // ---------- a refusal from main marks the field it names, in the form's words, never the raw message ----------
   await page.route('**/api/jobs.start', (route) =>
     route.fulfill({ json: { ok: false, error: { code: 'bad_request', message: 'jobs.start: invalid params: params.datasetId: simulated' } } }),
   );
   await form.getByTestId('cmp-start').click();
-  await expect(page.getByTestId('cmp-job-error')).toContainText('simulated');
+  await expect(form.getByTestId('cmp-err-datasetId')).toHaveText('questions from: refused by the lab core: check this value');
+  await expect(form).not.toContainText(/invalid params|params\.datasetId|datasetId: simulated/);
   await page.unroute('**/api/jobs.start');
 
   // ---------- the comparison job, its progress, the result opening by itself ----------

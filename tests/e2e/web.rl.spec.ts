@@ -67,7 +67,7 @@ test('the RL stage: wizard, a live SFT + RL run, RL charts, the group view, clic
   await expect(wizard.getByTestId('wiz-rl-algorithm')).toHaveValue('dupo');
   await expect(wizard.getByTestId('wiz-rl-groupSize')).toHaveValue('8');
   await wizard.getByTestId('wiz-rl-groupSize').fill('1');
-  await expect(wizard.getByTestId('wiz-error-rl.groupSize')).toHaveText('must be at least 2');
+  await expect(wizard.getByTestId('wiz-error-rl.groupSize')).toHaveText('RL group size (G): must be at least 2');
   await wizard.getByTestId('wiz-rl-reward-answer').fill('0.8');
   await expect(wizard.getByTestId('wiz-note-rl.reward.answer')).toContainText('add up to 0.9');
   await wizard.getByTestId('wiz-rl-reward-answer').fill('0.9');

@@ -246,12 +246,24 @@ describe('validateForm', () => {
     expect(errs({ checkpoints: Array.from({ length: 7 }, (_, i) => `r/${i}`) }).checkpoints).toBe('At most 6 checkpoints in one comparison (7 picked).');
     expect(errs({ datasetId: '' }).datasetId).toBe('Choose the questions to answer.');
     expect(errs({ datasetId: 'x' }).datasetId).toBe('Dataset x is not in this data directory.');
-    for (const questions of [0, 10_001, 2.5, ''] as const) expect(errs({ questions }).questions).toBe('A whole number from 1 to 10,000.');
-    for (const samples of [0, 17, ''] as const) expect(errs({ samples }).samples).toBe('A whole number from 1 to 16.');
-    for (const rng of [-1, 2 ** 32, 0.5] as const) expect(errs({ rng }).rng).toBe('A whole number ≥ 0.');
-    for (const temperature of [-0.1, 2.5, ''] as const) expect(errs({ temperature }).temperature).toBe('A number from 0 (greedy) to 2.');
-    expect(errs({ name: 'a/b' }).name).toBe('Letters, digits, spaces and . _ : - only.');
-    expect(errs({ name: 'x'.repeat(81) }).name).toBe('At most 80 characters.');
+    // The compare job's schema, in words, led by the field's label.
+    expect(errs({ questions: 0 }).questions).toBe('questions: must be at least 1');
+    expect(errs({ questions: 10_001 }).questions).toBe('questions: must be at most 10000');
+    expect(errs({ questions: 2.5 }).questions).toBe('questions: must be a whole number');
+    expect(errs({ questions: '' }).questions).toBe('questions: enter a number');
+    expect(errs({ samples: 0 }).samples).toBe('samples: must be at least 1');
+    expect(errs({ samples: 17 }).samples).toBe('samples: must be at most 16');
+    expect(errs({ samples: '' }).samples).toBe('samples: enter a number');
+    expect(errs({ rng: -1 }).rng).toBe('rng: must be at least 0');
+    expect(errs({ rng: 2 ** 32 }).rng).toBe('rng: must be at most 4,294,967,295');
+    expect(errs({ rng: 0.5 }).rng).toBe('rng: must be a whole number');
+    expect(errs({ temperature: -0.1 }).temperature).toBe('temperature: must be at least 0');
+    expect(errs({ temperature: 2.5 }).temperature).toBe('temperature: must be at most 2');
+    expect(errs({ temperature: '' }).temperature).toBe('temperature: enter a number');
+    expect(errs({ name: 'a/b' }).name).toBe('name: letters, digits, spaces and . _ : - only');
+    expect(errs({ name: 'x'.repeat(81) }).name).toBe('name: at most 80 characters');
+    // A field main refused is marked the same way, in words.
+    expect(validateForm(ok, ['d'], [{ path: 'datasetId', message: 'refused by the lab core: check this value' }]).datasetId).toBe('questions from: refused by the lab core: check this value');
     expect(errs({ name: '   ' })).toEqual({}); // trimmed: no name
   });
 });

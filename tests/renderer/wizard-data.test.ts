@@ -3,7 +3,7 @@
 // picks made when the lists change.
 import { describe, expect, it } from 'vitest';
 import type { ArtefactRecord } from '@contract';
-import { autoPick, datasetsOfGraph, excludedFor, makeParams, quickPreset } from '../../renderer/src/components/runs/wizard/wizardData';
+import { autoPick, datasetRole, datasetsOfGraph, excludedFor, makeParams, quickPreset } from '../../renderer/src/components/runs/wizard/wizardData';
 import type { DataChoice } from '../../renderer/src/components/runs/runConfig';
 
 const LOOKUP = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 100_000 };
@@ -49,6 +49,17 @@ describe('autoPick', () => {
     expect(datasetsOfGraph(datasets, 'g2').map((x) => x.id)).toEqual(['big', 'small', 'mid']);
     expect(d.graphId).toBe('g2');
     expect([d.datasetId, d.heldOutDatasetId]).toEqual(['big', 'small']);
+  });
+
+  it('picks by role: the RL set (the smallest) is never held out; a held-out set made off the training set is', () => {
+    const made = (id: string, n: number, params: Record<string, unknown>) => art(id, { graphId: 'g2', stats: { published: n }, params: { graphId: 'g2', count: n, rng: 1, ...params } });
+    const sets = [made('train', 1600, {}), made('held', 300, { excludeDatasetIds: ['train'] }), made('rl', 266, { excludeDatasetIds: ['train', 'held'], allowFewer: true })];
+    const d: DataChoice = { graphId: '', datasetId: '', heldOutDatasetId: '' };
+    autoPick(d, graphs, sets);
+    expect([d.datasetId, d.heldOutDatasetId]).toEqual(['train', 'held']);
+    expect(datasetRole(sets[2]!)).toBe('rl');
+    expect(datasetRole(sets[1]!)).toBe('heldOut');
+    expect(datasetRole(sets[0]!)).toBe('train');
   });
 
   it('keeps picks that are still in the lists', () => {

@@ -1,6 +1,7 @@
 // The run wizard validates with the contract's run config schema: defaults and ranges come from one place.
 import { describe, expect, it } from 'vitest';
-import { buildConfig, defaultValues, validate, type WizardState } from '../../renderer/src/components/runs/runConfig';
+import { buildConfig, defaultValues, inWizardWords, validate, type WizardState } from '../../renderer/src/components/runs/runConfig';
+import { describeIssue } from '../../main/lab/contract/field-issues';
 import { checkRunConfig, parseRunConfig } from '../../main/lab/contract/run-config';
 
 const state = (values: Partial<WizardState['values']> = {}, data: WizardState['data'] = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' }): WizardState => ({
@@ -54,16 +55,18 @@ describe('run wizard config', () => {
     expect(other.get('data.datasetId')).toMatch(/another graph/);
   });
 
-  it('shows the schema\'s rules between fields at the field the schema names, in the schema\'s words', () => {
+  it('shows the schema\'s rules between fields at the field the schema names, in the rule\'s words for forms', () => {
     // A rule only the schema states: SFT steps 0 need a checkpoint to start from.
     const noSft = state({ 'sft.steps': 0 });
     const issue = checkRunConfig(buildConfig(noSft)).error?.issues.find((i) => i.path.join('.') === 'sft.steps');
     expect(issue?.message).toMatch(/0 SFT steps need init\.checkpoint/);
-    expect(validate(noSft, []).get('sft.steps')).toBe(issue!.message);
-    // Every cross-field message the wizard shows is the schema's own, at the same path.
+    // The same rule at the same path, in the words the rule gives forms (fields named by the wizard's labels).
+    expect(validate(noSft, []).get('sft.steps')).toBe(inWizardWords(describeIssue(issue!)));
+    expect(validate(noSft, []).get('sft.steps')).toBe('0 needs a starting checkpoint (Model step) or an RL stage from one');
+    // Every cross-field message the wizard shows is the schema rule's, at the same path.
     const bad = state({ 'sft.lr': 0.001, 'sft.minLr': 0.01 }, { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd1' });
     const errors = validate(bad, []);
-    for (const i of checkRunConfig(buildConfig(bad)).error!.issues) expect(errors.get(i.path.join('.'))).toBe(i.message);
+    for (const i of checkRunConfig(buildConfig(bad)).error!.issues) expect(errors.get(i.path.join('.'))).toBe(inWizardWords(describeIssue(i)));
     expect([...errors.keys()].sort()).toEqual(['data.heldOutDatasetId', 'sft.minLr']);
     // Its words for what a person left empty, and for a name that is too long.
     const empty = validate(state({}, { graphId: '', datasetId: '', heldOutDatasetId: '' }), []);

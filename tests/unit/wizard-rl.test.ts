@@ -2,7 +2,8 @@
 // accepts, from the schema's defaults, and names each bad field as the schema does; a run that continues
 // SFT from a checkpoint gets `init.checkpoint` with its SFT steps.
 import { describe, expect, it } from 'vitest';
-import { buildConfig, defaultRl, defaultValues, fieldsInMessage, validate, type RlChoice, type WizardState } from '../../renderer/src/components/runs/runConfig';
+import { issuesInMessage } from '../../main/lab/contract/field-issues';
+import { buildConfig, defaultRl, defaultValues, validate, type RlChoice, type WizardState } from '../../renderer/src/components/runs/runConfig';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
 
 const state = (rl: Partial<RlChoice> = {}, values: Partial<RlChoice['values']> = {}, init = ''): WizardState => {
@@ -69,6 +70,6 @@ describe('run wizard: the RL stage', () => {
     expect(errors.get('rl.reward.format')).toBe('must be at most 1');
     expect(errors.get('rl.epsHigh')).toBe('required');
     expect(errors.get('rl.updatesPerBatch')).toMatch(/must not exceed the questions per step \(2\)/);
-    expect(fieldsInMessage('run config: rl.reward.answer: Too big; init.checkpoint: expected <run>/<step>')).toEqual(['rl.reward.answer', 'init.checkpoint']);
+    expect(issuesInMessage('run config: rl.reward.answer: Too big; init.checkpoint: expected <run>/<step>').map((i) => i.path)).toEqual(['rl.reward.answer', 'init.checkpoint']);
   });
 });

@@ -10,6 +10,7 @@ export { JOB_PARAMS, isJobKind, type JobKind, type JobParams, type JobParamsArg,
 import type { JobKind, JobParams, JobStartParams } from './jobs';
 import type { RunConfig } from './run-config';
 import type { RlStepView } from './rl-view';
+import { wireIssues, type FieldIssue } from './field-issues';
 import type { TrajDetail, TrajEval, TrajSetView } from './trajectories';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
@@ -19,6 +20,8 @@ export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, BACKEN
 export * from './rl-view';
 export * from './stats';
 export * from './eval-protocol';
+export * from './field-issues';
+export * from './quick-preset';
 export * from './trajectories';
 
 // ---------- shared records ----------
@@ -417,6 +420,14 @@ export function isEventName(name: unknown): name is EventName {
 export interface WireError {
   code: string;
   message: string;
+  /** A refused call's bad fields, in words (contract/field-issues.ts): a form shows each at its field. */
+  issues?: FieldIssue[];
+}
+
+/** The issues a LabError carries for the wire (`details.issues`), when it has any. */
+export function wireErrorOf(code: string, message: string, details: Record<string, unknown> | undefined): WireError {
+  const issues = wireIssues(details?.issues);
+  return issues ? { code, message, issues } : { code, message };
 }
 
 /** Validates a call's params; returns them parsed (defaults applied) or a message naming each bad field. */

@@ -3,6 +3,7 @@
 // tests all go through `parseRunConfig`. Defaults are the "quick" preset: it finishes on a 2-core laptop.
 import { z } from 'zod';
 import { LabError } from '../errors';
+import { fieldIssues } from './field-issues';
 
 const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
@@ -134,49 +135,73 @@ function definedOnly<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
-/** A rule between fields of a run config: what it reads, and the problem it finds, at the field to change. */
+/**
+ * A rule between fields of a run config: what it reads, and the problem it finds, at the field to change. `message`
+ * is main's (it names fields by path); `words` is a form's, with other fields as `{path}` mentions the form names
+ * by its labels (contract/field-issues.ts nameMentions).
+ */
 interface CrossFieldRule {
   reads: string[];
-  check(c: z.output<typeof runConfigShape>): { path: string; message: string } | null;
+  check(c: z.output<typeof runConfigShape>): { path: string; message: string; words: string } | null;
 }
 
 /**
  * The run config's rules between fields, one place for all: `parseRunConfig` names the field in its message and
- * the wizard shows the message at that field. The messages read in both places (a field's label, then its path).
+ * the wizard shows the rule's words at that field.
  */
 const CROSS_FIELD_RULES: CrossFieldRule[] = [
   {
     reads: ['sft.lr', 'sft.minLr'],
-    check: (c) => (c.sft.minLr > c.sft.lr ? { path: 'sft.minLr', message: `must not exceed the learning rate (sft.lr = ${c.sft.lr})` } : null),
+    check: (c) =>
+      c.sft.minLr > c.sft.lr ? { path: 'sft.minLr', message: `must not exceed the learning rate (sft.lr = ${c.sft.lr})`, words: `must not exceed the learning rate (${c.sft.lr})` } : null,
   },
   {
     reads: ['data.datasetId', 'data.heldOutDatasetId'],
     check: (c) =>
       c.data.datasetId === c.data.heldOutDatasetId
-        ? { path: 'data.heldOutDatasetId', message: 'must differ from the training dataset (data.datasetId): evaluate on questions the model did not train on' }
+        ? {
+            path: 'data.heldOutDatasetId',
+            message: 'must differ from the training dataset (data.datasetId): evaluate on questions the model did not train on',
+            words: 'must differ from the {data.datasetId}: evaluate on questions the model did not train on',
+          }
         : null,
   },
   {
     reads: ['data.heldOutDatasetId', 'data.rlDatasetId'],
     check: (c) =>
       c.data.rlDatasetId !== undefined && c.data.rlDatasetId === c.data.heldOutDatasetId
-        ? { path: 'data.rlDatasetId', message: 'must differ from the held-out questions (data.heldOutDatasetId): RL on them would train on the test' }
+        ? {
+            path: 'data.rlDatasetId',
+            message: 'must differ from the held-out questions (data.heldOutDatasetId): RL on them would train on the test',
+            words: 'must differ from the {data.heldOutDatasetId}: RL on them would train on the test',
+          }
         : null,
   },
   {
     reads: ['init', 'rl', 'sft.steps'],
-    check: (c) => (c.init && !c.rl && c.sft.steps === 0 ? { path: 'init.checkpoint', message: 'a run that starts from a checkpoint needs sft.steps above 0 or an rl section' } : null),
+    check: (c) =>
+      c.init && !c.rl && c.sft.steps === 0
+        ? { path: 'init.checkpoint', message: 'a run that starts from a checkpoint needs sft.steps above 0 or an rl section', words: 'a run from a checkpoint needs {sft.steps} above 0 or an RL stage' }
+        : null,
   },
   {
     reads: ['init', 'sft.steps'],
-    check: (c) => (c.sft.steps === 0 && !c.init ? { path: 'sft.steps', message: '0 SFT steps need init.checkpoint (the checkpoint RL starts from)' } : null),
+    check: (c) =>
+      c.sft.steps === 0 && !c.init
+        ? { path: 'sft.steps', message: '0 SFT steps need init.checkpoint (the checkpoint RL starts from)', words: '0 needs a {init.checkpoint} or an RL stage from one' }
+        : null,
   },
   {
     reads: ['rl.updatesPerBatch', 'rl.batchQuestions'],
-    check: (c) =>
-      c.rl && c.rl.updatesPerBatch > c.rl.batchQuestions
-        ? { path: 'rl.updatesPerBatch', message: `${c.rl.updatesPerBatch} updates must not exceed the questions per step (${c.rl.batchQuestions}): each update takes at least one group` }
-        : null,
+    check: (c) => {
+      if (!c.rl || c.rl.updatesPerBatch <= c.rl.batchQuestions) return null;
+      const tail = 'each update takes at least one group';
+      return {
+        path: 'rl.updatesPerBatch',
+        message: `${c.rl.updatesPerBatch} updates must not exceed the questions per step (${c.rl.batchQuestions}): ${tail}`,
+        words: `${c.rl.updatesPerBatch} updates must not exceed the questions per step (${c.rl.batchQuestions}): ${tail}`,
+      };
+    },
   },
 ];
 
@@ -189,7 +214,7 @@ function checkAcrossFields(c: z.output<typeof runConfigShape>, ctx: z.Refinement
   for (const rule of CROSS_FIELD_RULES) {
     if (rule.reads.some((r) => bad.some((b) => overlaps(r, b)))) continue;
     const found = rule.check(c);
-    if (found) ctx.addIssue({ code: 'custom', path: found.path.split('.'), message: found.message });
+    if (found) ctx.addIssue({ code: 'custom', path: found.path.split('.'), message: found.message, params: { words: found.words } });
   }
 }
 
@@ -356,5 +381,6 @@ export function parseRunConfig(raw: unknown, where = 'run config'): RunConfig {
   const parsed = checkRunConfig(raw);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`);
-  throw new LabError('bad_request', `${where}: ${issues.join('; ')}`);
+  // The same issues in words, by path, for a form to show at its fields (WireError.issues).
+  throw new LabError('bad_request', `${where}: ${issues.join('; ')}`, { issues: fieldIssues(parsed.error) });
 }

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnWorker } from '../util/worker-spawn';
 import type { JobProgress, JobRecord, JobStatus, StreamPage } from '../contract';
+import { fieldIssues, issuesText } from '../contract/field-issues';
 import { LabError } from '../errors';
 import type { ArtefactRecord, JobOwner, StoreData, StoreDb, StoreJob } from '../store/db';
 import { isProcessAlive, thisProcess } from '../store/lockfile';
@@ -111,8 +112,9 @@ export class JobManager {
     }
     const parsed = spec.params.safeParse(rawParams);
     if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`);
-      throw new LabError('bad_request', `${kind} job: invalid params: ${issues.join('; ')}`);
+      // In words, by path, also on the wire (details.issues): a form shows each at its field.
+      const issues = fieldIssues(parsed.error);
+      throw new LabError('bad_request', `${kind} job: invalid params: ${issuesText(issues)}`, { issues });
     }
     if (!existsSync(this.entry.file)) {
       throw new LabError('internal', `job worker script not found at ${this.entry.file}`);

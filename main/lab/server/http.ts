@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { EVENT_NAMES, type WireError } from '../contract';
+import { EVENT_NAMES, wireErrorOf, type WireError } from '../contract';
 import type { LabCore } from '../core';
 import { errorMessage, LabError, type ErrorCode } from '../errors';
 import { CSP } from './csp';
@@ -181,7 +181,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       sendJson(res, 200, { ok: true, result: result ?? null });
     } catch (err) {
       const code: ErrorCode = err instanceof LabError ? err.code : 'internal';
-      const error: WireError = { code, message: errorMessage(err) };
+      const error: WireError = wireErrorOf(code, errorMessage(err), err instanceof LabError ? err.details : undefined);
       sendJson(res, STATUS_OF[code], { ok: false, error });
     }
   }

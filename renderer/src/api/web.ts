@@ -1,11 +1,13 @@
 // The web transport: the same contract over HTTP (POST /api/<method>) and a WebSocket for events.
 // The server keeps the access token in an HttpOnly cookie, so this code never handles it.
-import type { EventName, EventPayloads, LabClient, MethodName, MethodParams, MethodResult, WireError } from '@contract';
+import type { EventName, EventPayloads, FieldIssue, LabClient, MethodName, MethodParams, MethodResult, WireError } from '@contract';
 
 export class ApiError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** A refused call's bad fields, in words (WireError.issues). */
+    readonly issues?: FieldIssue[],
   ) {
     super(message);
     this.name = 'ApiError';
@@ -49,7 +51,7 @@ export function webClient(base: string = window.location.origin): LabClient {
       } catch {
         throw new ApiError(String(res.status), `${method}: ${res.status} ${text.slice(0, 200)}`);
       }
-      if (!body.ok) throw new ApiError(body.error?.code ?? String(res.status), body.error?.message ?? `${method} failed`);
+      if (!body.ok) throw new ApiError(body.error?.code ?? String(res.status), body.error?.message ?? `${method} failed`, body.error?.issues);
       return body.result as MethodResult<M>;
     },
     on<E extends EventName>(event: E, listener: (payload: EventPayloads[E]) => void): () => void {

@@ -138,7 +138,7 @@ export const useCompare = defineStore('compare', () => {
   const form = reactive<CompareForm>({ name: '', checkpoints: [], datasetId: '', questions: 300, samples: 1, temperature: 0, rng: 0 });
   /** The user chose the dataset: stop following the first checkpoint's held-out set. */
   const datasetChosen = ref(false);
-  const formErrors = computed(() => validateForm(form, datasets.value.map((d) => d.id)));
+  const formErrors = computed(() => validateForm(form, datasets.value.map((d) => d.id), startIssues.value ?? []));
 
   async function loadInputs(): Promise<void> {
     try {
@@ -278,6 +278,12 @@ export const useCompare = defineStore('compare', () => {
   const job = launcher.job;
   const running = launcher.running;
   const startError = launcher.error;
+  const startIssues = launcher.issues;
+  // A refusal is about the values sent: once the form changes, it no longer applies.
+  watch(
+    () => JSON.stringify(form),
+    () => (startIssues.value = null),
+  );
 
   async function start(): Promise<boolean> {
     if (Object.keys(formErrors.value).length || running.value) return false;
@@ -335,6 +341,7 @@ export const useCompare = defineStore('compare', () => {
     defaultDatasetId,
     job,
     startError,
+    startIssues,
     running,
     setPair,
     openQuestion,

@@ -91,6 +91,7 @@ export const useDatasets = defineStore('datasets', () => {
   const synthJob = synth.job;
   const synthesising = synth.running;
   const synthError = synth.error;
+  const synthIssues = synth.issues;
 
   function clearFilters(): void {
     Object.assign(filters, { level: '', topology: '', kind: '', orbit: '', text: '' });
@@ -124,6 +125,7 @@ export const useDatasets = defineStore('datasets', () => {
     synthJob,
     synthesising,
     synthError,
+    synthIssues,
     openQa,
     closeQa,
     clearFilters,

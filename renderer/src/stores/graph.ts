@@ -106,6 +106,7 @@ export const useGraph = defineStore('graph', () => {
   const buildJob = builder.job;
   const building = builder.running;
   const buildError = builder.error;
+  const buildIssues = builder.issues;
 
   /** A graph with its index, fetched once per id. */
   function fetchGraph(id: string): Promise<LoadedGraph> {
@@ -139,6 +140,7 @@ export const useGraph = defineStore('graph', () => {
     buildJob,
     building,
     buildError,
+    buildIssues,
     positions,
     fetchGraph,
     build,

@@ -1,8 +1,8 @@
 // Live jobs: loaded once, then kept current by the job.updated event stream.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
-import type { JobKind, JobParamsArg, JobParamsInput, JobRecord, JobStartParams } from '@contract';
-import { message } from '../util/errors';
+import type { FieldIssue, JobKind, JobParamsArg, JobParamsInput, JobRecord, JobStartParams } from '@contract';
+import { issuesOf, message } from '../util/errors';
 import { lab, onLab } from '../api/client';
 
 /** `jobs.start`'s params for one kind (TypeScript cannot match a generic kind to its branch of the union itself). */
@@ -70,12 +70,15 @@ export function useJobLauncher<K extends JobKind>(kind: K, onSucceeded: (job: Jo
   const jobId = ref<string | null>(null);
   const started = shallowRef<JobRecord | null>(null);
   const error = ref<string | null>(null);
+  /** The fields main refused the last start for, in words: the form marks them (useFieldChecks), so `error` stays empty. */
+  const issues = ref<FieldIssue[] | null>(null);
   const starting = ref(false);
   const job = computed<JobRecord | null>(() => (jobId.value ? (jobs.byId.get(jobId.value) ?? started.value) : null));
   const running = computed(() => starting.value || job.value?.status === 'running' || job.value?.status === 'queued');
 
   async function start(params: JobParamsInput<K>): Promise<JobRecord | null> {
     error.value = null;
+    issues.value = null;
     starting.value = true;
     try {
       const record = await lab().call('jobs.start', startParams(kind, params));
@@ -85,7 +88,8 @@ export function useJobLauncher<K extends JobKind>(kind: K, onSucceeded: (job: Jo
       if (jobs.byId.get(record.id)?.status === 'succeeded') await onSucceeded(jobs.byId.get(record.id)!, true);
       return record;
     } catch (err) {
-      error.value = message(err);
+      issues.value = issuesOf(err);
+      error.value = issues.value ? null : message(err);
       return null;
     } finally {
       starting.value = false;
@@ -95,5 +99,5 @@ export function useJobLauncher<K extends JobKind>(kind: K, onSucceeded: (job: Jo
   onLab('job.updated', (j) => {
     if (j.kind === kind && j.status === 'succeeded') void onSucceeded(j, j.id === jobId.value);
   });
-  return { jobId, job, running, error, start };
+  return { jobId, job, running, error, issues, start };
 }

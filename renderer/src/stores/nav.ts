@@ -39,9 +39,15 @@ export interface CompareFocus {
 }
 export type FocusTarget = GraphFocus | TrajFocus | CompareFocus;
 
+/**
+ * The section with no address: Runs, whose first screen on an empty data directory starts the quick preset
+ * (and, once runs exist, lists them). The graph builder stays one click away in the sections.
+ */
+export const FIRST_SECTION: SectionId = 'runs';
+
 function fromHash(): SectionId {
   const id = window.location.hash.replace(/^#\/?/, '');
-  return (SECTIONS.find((s) => s.id === id)?.id ?? 'graph') as SectionId;
+  return (SECTIONS.find((s) => s.id === id)?.id ?? FIRST_SECTION) as SectionId;
 }
 
 export const useNav = defineStore('nav', () => {

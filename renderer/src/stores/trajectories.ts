@@ -248,6 +248,7 @@ export const useTrajectories = defineStore('trajectories', () => {
   const rolloutJob = rollout.job;
   const rolling = rollout.running;
   const rolloutError = rollout.error;
+  const rolloutIssues = rollout.issues;
 
   async function startRollout(form: JobParamsInput<'rollout'>): Promise<void> {
     await rollout.start({ ...form });
@@ -299,6 +300,7 @@ export const useTrajectories = defineStore('trajectories', () => {
     describePolicy,
     rolloutJob,
     rolloutError,
+    rolloutIssues,
     rolling,
     setSort,
     clearFilters,

@@ -1,9 +1,11 @@
 // Pure helpers of the checkpoint comparison: reading the per-checkpoint evaluation and counts (loosely
 // typed on the wire) into numbers, the rows of the side-by-side table with the best value of each row,
 // the per-question outcome of two checkpoints, A against B in one line (intervals, the paired test), and the
-// inline validation of the new-comparison form. Which way a metric is better, the interval and the test are the
-// contract's (metricDirection, wilsonInterval, mcnemarExactP).
-import { formatP, mcnemarExactP, metricDirection, wilsonInterval, type ComparisonView, type TrajSummary } from '@contract';
+// inline validation of the new-comparison form (the compare job's own schema). Which way a metric is better, the
+// interval and the test are the contract's (metricDirection, wilsonInterval, mcnemarExactP).
+import {
+  formatP, jobParamIssues, labelIssues, mcnemarExactP, metricDirection, wilsonInterval, type ComparisonView, type FieldIssue, type TrajSummary,
+} from '@contract';
 import type { Trajectory } from '@formats';
 
 export type Outcome = 'a_only' | 'b_only' | 'both' | 'neither';
@@ -284,22 +286,33 @@ export interface CompareForm {
 
 export type FormErrors = Partial<Record<'checkpoints' | 'datasetId' | 'questions' | 'samples' | 'temperature' | 'rng' | 'name', string>>;
 
-const isInt = (v: number | ''): v is number => typeof v === 'number' && Number.isInteger(v);
+/** What the form calls each of the compare job's params: a message starts with it. */
+export const COMPARE_LABELS: Readonly<Record<keyof FormErrors, string>> = {
+  checkpoints: 'checkpoints', datasetId: 'questions from', questions: 'questions', samples: 'samples', temperature: 'temperature', rng: 'rng', name: 'name',
+};
 
-/** The same limits as the job's schema (jobs/specs.ts compareParams), as messages next to each field. */
-export function validateForm(f: CompareForm, datasetIds: readonly string[]): FormErrors {
+/** The form as the compare job's params: an empty number box is left out of nothing (the schema says "enter a number"). */
+const asParams = (f: CompareForm): Record<string, unknown> => ({
+  checkpoints: f.checkpoints, datasetId: f.datasetId, questions: f.questions, samples: f.samples, temperature: f.temperature, rng: f.rng,
+  ...(f.name.trim() ? { name: f.name.trim() } : {}),
+});
+
+/**
+ * The compare job's own schema (contract/jobs.ts compareParams) on the form, each issue in words under the
+ * field's label; the checkpoint count and a dataset missing from this data directory in the form's own words.
+ * `refused`: the fields main refused the last start for (shown the same way).
+ */
+export function validateForm(f: CompareForm, datasetIds: readonly string[], refused: readonly FieldIssue[] = []): FormErrors {
   const e: FormErrors = {};
   if (f.checkpoints.length < 2) e.checkpoints = `Pick at least 2 checkpoints (${f.checkpoints.length} picked).`;
   else if (f.checkpoints.length > 6) e.checkpoints = `At most 6 checkpoints in one comparison (${f.checkpoints.length} picked).`;
   if (!f.datasetId) e.datasetId = 'Choose the questions to answer.';
   else if (datasetIds.length && !datasetIds.includes(f.datasetId)) e.datasetId = `Dataset ${f.datasetId} is not in this data directory.`;
-  if (!isInt(f.questions) || f.questions < 1 || f.questions > 10_000) e.questions = 'A whole number from 1 to 10,000.';
-  if (!isInt(f.samples) || f.samples < 1 || f.samples > 16) e.samples = 'A whole number from 1 to 16.';
-  if (typeof f.temperature !== 'number' || !Number.isFinite(f.temperature) || f.temperature < 0 || f.temperature > 2) e.temperature = 'A number from 0 (greedy) to 2.';
-  if (!isInt(f.rng) || f.rng < 0 || f.rng > 2 ** 32 - 1) e.rng = 'A whole number ≥ 0.';
-  const name = f.name.trim();
-  if (name.length > 80) e.name = 'At most 80 characters.';
-  else if (name && !/^[\w .:-]+$/.test(name)) e.name = 'Letters, digits, spaces and . _ : - only.';
+  const { byField } = labelIssues([...jobParamIssues('compare', asParams(f)), ...refused], COMPARE_LABELS);
+  for (const [path, text] of byField) {
+    const key = path.split('.')[0] as keyof FormErrors;
+    e[key] ??= text;
+  }
   return e;
 }
 

@@ -4,7 +4,7 @@
 import { ANSWER_IN_WINDOW_MIN, type RunSummary } from '@contract';
 import { lowerBound, type MetricSeries } from '../../stores/runs';
 import { LR_CHART, type ChartDef } from './rlView';
-import { formatDuration } from './runConfig';
+import { formatDuration, labelOf } from './runConfig';
 import { formatNumber } from '../../util/format';
 
 /** The charts of a run without RL steps (with RL: SFT_CHARTS_WITH_RL and the RL section, rlView.ts). */
@@ -89,7 +89,7 @@ export function configDiff(runs: readonly RunSummary[]): Array<{ key: string; va
 export function contextWarning(r: RunSummary): string | null {
   const seen = r.metrics['sft/answer_in_window']?.last;
   if (seen === undefined || seen >= ANSWER_IN_WINDOW_MIN) return null;
-  return `In ${Math.round(100 * (1 - seen))}% of the RFT answer turns the answer is outside the policy's prompt window: a larger context (model.blockSize) lets it see the evidence it must answer from.`;
+  return `In ${Math.round(100 * (1 - seen))}% of the RFT answer turns the answer is outside the policy's prompt window: a larger ${labelOf('model.blockSize')} lets it see the evidence it must answer from.`;
 }
 
 /** A running run's time left, from its last step's timings; `rlDone` is how many RL steps it has recorded. */

@@ -4,7 +4,7 @@
 // The RL stage (the schema's `rl` section) has its own fields, by dotted path too (`rl.reward.format`).
 // `init` is the checkpoint a run starts from instead of a fresh model: SFT continues from it, or, with the
 // RL-only stage, RL does.
-import { checkRunConfig, runConfigSchema, BACKEND_CHOICES, MODEL_PRESETS as PRESET_IDS, PRESET_SHAPES, type ArtefactRecord, type DatasetInfo, type ModelPreset } from '@contract';
+import { checkRunConfig, describeIssue, nameMentions, runConfigSchema, BACKEND_CHOICES, MODEL_PRESETS as PRESET_IDS, PRESET_SHAPES, type ArtefactRecord, type DatasetInfo, type ModelPreset } from '@contract';
 
 export type FieldPath =
   | 'rng'
@@ -154,6 +154,56 @@ export const FIELDS: Record<FieldPath, FieldSpec> = {
   'checkpoint.every': F('checkpoint.every', 'checkpoint every N steps', { hint: 'and at the last step' }),
 };
 
+// ---------- the fields in the wizard's words ----------
+
+/** Group words a message puts before a field's short label (`sft.steps` -> "SFT steps"). */
+const GROUP_WORDS: Record<string, string> = { rft: 'RFT', sft: 'SFT', eval: 'evaluation', rl: 'RL' };
+
+/** A field's label as a message names it alone, with its group ("SFT steps"), unless the label says it already. */
+function qualified(path: string, label: string): string {
+  const group = GROUP_WORDS[path.split('.')[0]!] ?? '';
+  return group && !label.toLowerCase().includes(group.toLowerCase()) ? `${group} ${label}` : label;
+}
+
+/**
+ * Config path -> what the wizard calls the field. Every message about a field (the wizard's checks, main's
+ * refusal, the dashboard's warnings) names it so, never by its path: `sft.steps` is "SFT steps",
+ * `model.blockSize` "context (tokens)".
+ */
+export const CONFIG_LABELS: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.values(FIELDS).map((f) => [f.path, qualified(f.path, f.label)])),
+  ...Object.fromEntries(Object.values(RL_FIELDS).map((f) => [f.path, qualified(f.path, f.label)])),
+  'rl.groupSize': 'RL group size (G)',
+  name: 'run name',
+  backend: 'compute backend',
+  'model.preset': 'model preset',
+  'model.base': 'start from',
+  'data.graphId': 'graph',
+  'data.datasetId': 'training questions',
+  'data.heldOutDatasetId': 'held-out questions',
+  'data.rlDatasetId': 'RL questions',
+  'init.checkpoint': 'starting checkpoint',
+  'rl.algorithm': 'RL algorithm',
+  'rl.advantage': 'RL advantage',
+  'rl.mode': 'RL rollout mode',
+  'rl.schedule': 'RL rate schedule',
+};
+
+/** How a message mentions a field in passing where that says more than its label: the step that holds it. */
+export const CONFIG_MENTIONS: Readonly<Record<string, string>> = {
+  'init.checkpoint': 'starting checkpoint (Model step)',
+};
+
+/** A field's words; a path the map lacks reads as "a setting", never as the path. */
+export const labelOf = (path: string): string => CONFIG_LABELS[path] ?? 'a setting';
+const mentionOf = (path: string): string => CONFIG_MENTIONS[path] ?? labelOf(path);
+
+/** A field's message as the wizard shows it: its label, then what is wrong ("SFT steps: must be at least 0"). */
+export const fieldMessage = (path: string, words: string): string => `${labelOf(path)}: ${words}`;
+
+/** An issue's words with the fields it mentions (`{sft.steps}`) named as the wizard names them. */
+export const inWizardWords = (words: string): string => nameMentions(words, mentionOf);
+
 /** What the wizard says of each preset besides its shape (the contract's PRESET_SHAPES). */
 const PRESET_NOTES: Record<ModelPreset, { parameters: string; gpu: boolean }> = {
   tiny: { parameters: '~0.1M parameters + embeddings', gpu: false },
@@ -198,18 +248,6 @@ const at = (obj: unknown, path: string): unknown => path.split('.').reduce<unkno
 export function defaultValues(): Values {
   const defaults = runConfigSchema.parse({ data: { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' } });
   return Object.fromEntries(Object.keys(FIELDS).map((p) => [p, p === 'model.blockSize' ? PRESET_SHAPES.tiny.blockSize : (at(defaults, p) as number)])) as Values;
-}
-
-/** A schema issue in the wizard's words ("must be at most 1") rather than zod's. */
-function friendly(issue: { code: string; message: string; origin?: unknown; expected?: unknown; minimum?: unknown; maximum?: unknown; inclusive?: boolean; format?: unknown }): string {
-  const n = (v: unknown): string => (typeof v === 'number' && Math.abs(v) >= 1e5 ? v.toLocaleString('en-US') : String(v));
-  if (issue.code === 'too_big' && issue.origin === 'string') return `at most ${n(issue.maximum)} characters`;
-  if (issue.code === 'too_big') return `must be at most ${n(issue.maximum)}`;
-  if (issue.code === 'too_small') return issue.inclusive === false ? `must be greater than ${n(issue.minimum)}` : `must be at least ${n(issue.minimum)}`;
-  if (issue.code === 'invalid_type' && issue.expected === 'int') return 'must be a whole number';
-  if (issue.code === 'invalid_type') return 'enter a number';
-  if (issue.code === 'invalid_format' || issue.format === 'safeint') return 'must be a whole number';
-  return issue.message;
 }
 
 export interface DataChoice {
@@ -332,7 +370,7 @@ export function validate(s: WizardState, datasets: readonly ArtefactRecord[]): M
       const path = issue.path.join('.');
       if (errors.has(path)) continue;
       const empty = valueOf(s, path) === '';
-      errors.set(path, empty ? (EMPTY[path] ?? 'required') : friendly(issue as Parameters<typeof friendly>[0]));
+      errors.set(path, empty ? (EMPTY[path] ?? 'required') : inWizardWords(describeIssue(issue)));
     }
   }
   const d = s.data;
@@ -345,29 +383,6 @@ export function validate(s: WizardState, datasets: readonly ArtefactRecord[]): M
     }
   }
   return errors;
-}
-
-/** Dotted field paths named in a message from main (`run config: sft.lr: Too big…; data.graphId: …`). */
-export function fieldsInMessage(msg: string): string[] {
-  const known = new Set<string>([
-    ...Object.keys(FIELDS),
-    ...Object.keys(RL_FIELDS),
-    'name',
-    'backend',
-    'model.preset',
-    'data.graphId',
-    'data.datasetId',
-    'data.heldOutDatasetId',
-    'data.rlDatasetId',
-    'init.checkpoint',
-    'rl.algorithm',
-    'rl.advantage',
-    'rl.mode',
-    'rl.schedule',
-  ]);
-  const found = new Set<string>();
-  for (const m of msg.matchAll(/([A-Za-z]+(?:\.[A-Za-z]+)*)(?::| \()/g)) if (known.has(m[1]!)) found.add(m[1]!);
-  return [...found];
 }
 
 /** Dataset size as synthesis recorded it (published QAs), when known. */

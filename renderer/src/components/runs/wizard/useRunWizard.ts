@@ -2,10 +2,12 @@
 // checks (every field as it is typed, a whole step on Next, main's refusal mapped onto fields), the
 // data step's lists and jobs, the checkpoints a run can start from, and the launch. RunWizard.vue
 // creates it and provides it; each step component takes it with useRunWizard().
-import { computed, inject, provide, reactive, ref, watch, type InjectionKey } from 'vue';
+import { computed, inject, onBeforeUnmount, provide, reactive, ref, watch, type InjectionKey } from 'vue';
+import { labelIssues, type FieldIssue } from '@contract';
 import { useRuns } from '../../../stores/runs';
-import { message } from '../../../util/errors';
-import { FIELDS, RL_FIELDS, buildConfig, defaultRl, defaultValues, fieldsInMessage, validate, type RlChoice, type WizardState } from '../runConfig';
+import { issuesOf, message } from '../../../util/errors';
+import { useWizardMemory } from '../../../stores/wizard';
+import { CONFIG_LABELS, CONFIG_MENTIONS, FIELDS, RL_FIELDS, buildConfig, defaultRl, defaultValues, fieldMessage, validate, type DataChoice, type RlChoice, type WizardState } from '../runConfig';
 import { useWizardData } from './wizardData';
 
 export const STEPS = [
@@ -34,40 +36,53 @@ const CKPT_RUNS = 40;
 
 export type EditedRun = WizardState & { rl: RlChoice; init: string; scratch: boolean };
 
-function createRunWizard(onLaunched: (runId: string) => void) {
+/** A wizard opened on a finished run ("Train further"): RL from its last checkpoint on the same data. */
+export interface WizardPrefill {
+  init: string;
+  data: DataChoice;
+}
+
+function createRunWizard(onLaunched: (runId: string) => void, prefill: WizardPrefill | null) {
   const runs = useRuns();
-  const step = ref<StepId>('data');
+  const memory = useWizardMemory();
+  // Train further goes straight to the review: the run's data and checkpoint are the choices already.
+  const step = ref<StepId>(prefill ? 'review' : 'data');
   const stepIndex = computed(() => STEPS.findIndex((s) => s.id === step.value));
 
   const state = reactive<EditedRun>({
     name: '',
     preset: 'tiny',
     backend: 'auto',
-    data: { graphId: '', datasetId: '', heldOutDatasetId: '', rlDatasetId: '' },
+    // The data picked last time the wizard was open (or the run's, to train it further).
+    data: { graphId: '', datasetId: '', heldOutDatasetId: '', rlDatasetId: '', ...(prefill?.data ?? memory.data ?? {}) },
     values: defaultValues(),
-    init: '',
+    init: prefill?.init ?? '',
     scratch: false,
-    rl: defaultRl(),
+    rl: { ...defaultRl(), ...(prefill ? { stage: 'rl' as const } : {}) },
   });
-  const data = useWizardData(state.data);
+  const data = useWizardData(state.data, memory.make);
+  onBeforeUnmount(() => memory.remember(state.data, data.make));
 
   // ---------- checks ----------
   const errors = computed(() => validate(state, data.datasets.value));
   /** Fields whose message shows: edited ones, and all of a step after Next or Launch was tried there. */
   const shown = reactive(new Set<string>());
+  /** Main's refusal of the last launch that names no field (in words); and the fields it named, in words. */
   const serverError = ref<string | null>(null);
-  const serverFields = ref<string[]>([]);
+  const serverIssues = ref<FieldIssue[]>([]);
+  const serverByField = computed(() => labelIssues(serverIssues.value, CONFIG_LABELS, CONFIG_MENTIONS));
 
+  /** The message beside a field, led by its label ("SFT steps: …"): the wizard's own check first, then main's. */
   function errorOf(path: string): string | null {
-    if (serverFields.value.includes(path)) return 'refused by the lab core: see the message on the Review step';
-    return shown.has(path) ? (errors.value.get(path) ?? null) : null;
+    const own = shown.has(path) ? errors.value.get(path) : undefined;
+    if (own !== undefined) return fieldMessage(path, own);
+    return serverByField.value.byField.get(path) ?? null;
   }
-  const stepHasError = (s: StepId): boolean => STEP_FIELDS[s].some((p) => errors.value.has(p) || serverFields.value.includes(p));
-  /** A step marked bad in the header: it has an error the user has been shown. */
-  const stepMarked = (s: StepId): boolean => stepHasError(s) && STEP_FIELDS[s].some((p) => shown.has(p) || serverFields.value.includes(p));
+  const serverHas = (p: string): boolean => serverByField.value.byField.has(p);
+  /** A step marked bad in the header: it has an error the user has been shown (cleared as soon as it is fixed). */
+  const stepMarked = (s: StepId): boolean => STEP_FIELDS[s].some((p) => (shown.has(p) && errors.value.has(p)) || serverHas(p));
   function touch(path: string): void {
     shown.add(path);
-    if (serverFields.value.includes(path)) serverFields.value = serverFields.value.filter((p) => p !== path);
   }
 
   function next(): void {
@@ -120,6 +135,14 @@ function createRunWizard(onLaunched: (runId: string) => void) {
 
   // ---------- launch ----------
   const config = computed(() => buildConfig(state));
+  // Main's refusal was about the config it got: any change is the user fixing it, so it goes.
+  watch(
+    () => JSON.stringify(config.value),
+    () => {
+      serverIssues.value = [];
+      serverError.value = null;
+    },
+  );
   const launching = ref(false);
   async function launch(): Promise<void> {
     for (const s of STEPS) for (const p of STEP_FIELDS[s.id]) shown.add(p);
@@ -131,13 +154,19 @@ function createRunWizard(onLaunched: (runId: string) => void) {
     }
     launching.value = true;
     serverError.value = null;
-    serverFields.value = [];
+    serverIssues.value = [];
     try {
       const summary = await runs.start(config.value);
       onLaunched(summary.artefact.id);
     } catch (err) {
-      serverError.value = message(err);
-      serverFields.value = fieldsInMessage(serverError.value);
+      const issues = issuesOf(err);
+      if (issues) {
+        serverIssues.value = issues;
+        const first = STEPS.find((s) => STEP_FIELDS[s.id].some(serverHas));
+        if (first) step.value = first.id;
+        const other = serverByField.value.other;
+        serverError.value = other.length ? other.join('; ') : null;
+      } else serverError.value = message(err);
     } finally {
       launching.value = false;
     }
@@ -168,8 +197,8 @@ export type RunWizard = ReturnType<typeof createRunWizard>;
 const KEY: InjectionKey<RunWizard> = Symbol('run wizard');
 
 /** Creates the wizard's state and hands it to the step components below. */
-export function provideRunWizard(onLaunched: (runId: string) => void): RunWizard {
-  const wizard = createRunWizard(onLaunched);
+export function provideRunWizard(onLaunched: (runId: string) => void, prefill: WizardPrefill | null = null): RunWizard {
+  const wizard = createRunWizard(onLaunched, prefill);
   provide(KEY, wizard);
   return wizard;
 }

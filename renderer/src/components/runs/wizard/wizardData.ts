@@ -2,7 +2,8 @@
 // those lists change, and the graph build and question syntheses started right in the wizard (the quick
 // preset's forms), each followed by its own job launcher until its artefact is picked.
 import { computed, reactive, watch } from 'vue';
-import type { ArtefactRecord, DatasetInfo, GraphInfo, JobParamsInput, JobRecord } from '@contract';
+import { QUICK_PRESET, type ArtefactRecord, type DatasetInfo, type GraphInfo, type JobParamsInput, type JobRecord } from '@contract';
+import { useFieldChecks } from '../../../composables/useFieldChecks';
 import { useDatasets } from '../../../stores/datasets';
 import { useGraph } from '../../../stores/graph';
 import { useJobLauncher } from '../../../stores/jobs';
@@ -55,15 +56,12 @@ export interface MakeForms {
   rl: QuestionForm;
 }
 
-// The quick preset: a 12000-edge graph (the one the base model's episodes were kept off), one-hop named-entity
-// lookups (search, visit, answer) to imitate, held-out ones off the training edges, and fresh ones for RL.
+// The quick preset (contract QUICK_PRESET): a 12000-edge graph (the one the base model's episodes were kept
+// off), one-hop named-entity lookups (search, visit, answer) to imitate, held-out ones off the training edges,
+// and fresh ones for RL.
 export function quickPreset(): MakeForms {
-  return {
-    graph: { rng: 7, maxEdges: 12000 },
-    train: { count: 1600, rng: 1, maxEdges: 1, style: 'lookup' },
-    heldOut: { count: 300, rng: 2, maxEdges: 1, style: 'lookup' },
-    rl: { count: 300, rng: 3, maxEdges: 1, style: 'lookup' },
-  };
+  const q = QUICK_PRESET.data;
+  return { graph: { ...q.graph }, train: { ...q.train }, heldOut: { ...q.heldOut }, rl: { ...q.rl } };
 }
 
 /** The datasets a new set of `kind` keeps off: the training set, and for RL questions the held-out set too. */
@@ -103,14 +101,43 @@ export function datasetsOfGraph(datasets: readonly ArtefactRecord[], graphId: st
   return datasets.filter((d) => !graphId || d.info.graphId === undefined || d.info.graphId === graphId);
 }
 
-/** Sensible picks when the lists change: the newest graph, its largest dataset to train on, its smallest other one held out. */
+/**
+ * A question set's role as its synthesis recorded it: an RL set keeps off two sets (training and held-out) and
+ * takes what is left (`allowFewer`); a held-out set keeps off one; a training set off none. Null when the
+ * dataset does not say (imported, or made outside the wizard).
+ */
+export function datasetRole(d: ArtefactRecord): 'train' | 'heldOut' | 'rl' | null {
+  const p = (d.info as DatasetInfo).params;
+  if (!p) return null;
+  const excluded = [...(p.excludeDatasetIds ?? []), ...(p.excludeDatasetId ? [p.excludeDatasetId] : [])];
+  if (p.allowFewer || excluded.length >= 2) return 'rl';
+  if (excluded.length === 1) return 'heldOut';
+  return 'train';
+}
+const excludes = (d: ArtefactRecord, id: string): boolean => {
+  const p = (d.info as DatasetInfo).params;
+  return !!p && (p.excludeDatasetId === id || (p.excludeDatasetIds ?? []).includes(id));
+};
+
+/**
+ * Sensible picks when the lists change, by each set's role: the newest graph; its largest training set; held
+ * out, a held-out set made off that training set (else any held-out set, else the smallest other set that is not
+ * an RL set: an RL set is the smallest, and evaluating on it would test on what RL trains on). Picks still in
+ * the lists stay.
+ */
 export function autoPick(d: DataChoice, graphs: readonly ArtefactRecord[], datasets: readonly ArtefactRecord[]): void {
   if (!graphs.some((g) => g.id === d.graphId)) d.graphId = graphs[0]?.id ?? '';
   const mine = datasetsOfGraph(datasets, d.graphId);
   const has = (id: string): boolean => mine.some((x) => x.id === id);
   const bySize = [...mine].sort((a, b) => (datasetSize(b) ?? 0) - (datasetSize(a) ?? 0));
-  if (!has(d.datasetId)) d.datasetId = bySize[0]?.id ?? '';
-  if (!has(d.heldOutDatasetId)) d.heldOutDatasetId = [...bySize].reverse().find((x) => x.id !== d.datasetId)?.id ?? '';
+  const role = (x: ArtefactRecord) => datasetRole(x);
+  if (!has(d.datasetId)) d.datasetId = (bySize.find((x) => role(x) === 'train' || role(x) === null) ?? bySize[0])?.id ?? '';
+  if (!has(d.heldOutDatasetId)) {
+    const others = bySize.filter((x) => x.id !== d.datasetId);
+    const pick = others.find((x) => role(x) === 'heldOut' && excludes(x, d.datasetId)) ?? others.find((x) => role(x) === 'heldOut') ?? [...others].reverse().find((x) => role(x) !== 'rl');
+    d.heldOutDatasetId = pick?.id ?? '';
+  }
+  if (d.rlDatasetId && !has(d.rlDatasetId)) d.rlDatasetId = '';
 }
 
 export function graphLabel(g: ArtefactRecord<GraphInfo>): string {
@@ -124,7 +151,7 @@ export function datasetLabel(d: ArtefactRecord<DatasetInfo>): string {
 }
 
 /** The data step's lists, picks and jobs over the wizard's `data` choice. Call in the wizard's setup. */
-export function useWizardData(data: DataChoice) {
+export function useWizardData(data: DataChoice, remembered: MakeForms | null = null) {
   const graphStore = useGraph();
   const datasetStore = useDatasets();
   const graphs = computed(() => graphStore.list);
@@ -138,7 +165,7 @@ export function useWizardData(data: DataChoice) {
 
   watch([graphs, datasets, () => data.graphId], () => autoPick(data, graphs.value, datasets.value));
 
-  const make = reactive(quickPreset());
+  const make = reactive(remembered ? structuredClone(remembered) : quickPreset());
 
   // When one of the wizard's jobs finishes, its artefact joins the lists and is picked (once per job).
   const finished = new Set<string>();
@@ -163,14 +190,29 @@ export function useWizardData(data: DataChoice) {
   });
   const launchers = { graph: graphLauncher, train: launcherOf('train'), heldOut: launcherOf('heldOut'), rl: launcherOf('rl') };
 
+  // Each make form is checked as its job's params, like every other form (useFieldChecks).
+  const MAKE_LABELS = {
+    graph: { rng: 'graph rng', maxEdges: 'graph max edges' },
+    question: { graphId: 'graph', count: 'QAs', rng: 'rng', maxEdges: 'edges per question', minEdges: 'edges per question' },
+  };
+  const checksOf = (kind: MakeKind) =>
+    kind === 'graph'
+      ? useFieldChecks({ kind: 'kg.build', params: () => makeParams('graph', make, data), labels: MAKE_LABELS.graph, refused: launchers.graph.issues })
+      : useFieldChecks({ kind: 'synth', params: () => makeParams(kind, make, data), labels: MAKE_LABELS.question, refused: launchers[kind].issues });
+  const checks = { graph: checksOf('graph'), train: checksOf('train'), heldOut: checksOf('heldOut'), rl: checksOf('rl') };
+  /** A make form's field message ("graph max edges: must be at least 10"), once edited or tried. */
+  const makeFieldError = (kind: MakeKind, path: string): string | null => checks[kind].errorOf(path);
+  const makeTouch = (kind: MakeKind, path: string): void => checks[kind].touch(path);
+
   const makeJob = (kind: MakeKind): JobRecord | null => launchers[kind].job.value;
   const makeError = (kind: MakeKind): string | null => launchers[kind].error.value;
   const isBusy = (kind: MakeKind): boolean => ['queued', 'running'].includes(makeJob(kind)?.status ?? '');
 
   async function startMake(kind: MakeKind): Promise<void> {
+    if (!checks[kind].check()) return;
     if (kind === 'graph') await launchers.graph.start(makeParams(kind, make, data));
     else await launchers[kind].start(makeParams(kind, make, data));
   }
 
-  return { graphs, datasets, graphDatasets, listError, loadLists, make, makeJob, makeError, isBusy, startMake };
+  return { graphs, datasets, graphDatasets, listError, loadLists, make, makeJob, makeError, makeFieldError, makeTouch, isBusy, startMake };
 }
