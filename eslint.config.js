@@ -87,9 +87,8 @@ export default tseslint.config(
   // The formatter: ESLint Stylistic, checked by `npm run lint` and applied by `npm run format`. Prettier was
   // measured and not taken: it reflows long calls and templates into one-item-per-line blocks (218 files
   // changed here) and more than doubles the near-identical-blocks count the house keeps low.
-  { ...stylistic.configs.customize({ indent: 2, quotes: 'single', semi: true, jsx: false, commaDangle: 'always-multiline', braceStyle: '1tbs', arrowParens: true }), ignores: ['renderer/**'] },
+  stylistic.configs.customize({ indent: 2, quotes: 'single', semi: true, jsx: false, commaDangle: 'always-multiline', braceStyle: '1tbs', arrowParens: true }),
   {
-    ignores: ['renderer/**'],
     rules: {
       '@stylistic/max-len': ['error', { code: 180, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreUrls: true, ignoreRegExpLiterals: true }],
       // The house style where it differs from Stylistic's defaults (the Prettier-like one the code was written in).
@@ -98,6 +97,15 @@ export default tseslint.config(
       '@stylistic/operator-linebreak': ['error', 'after', { overrides: { '?': 'before', ':': 'before', '|': 'before', '&': 'before' } }],
       '@stylistic/generator-star-spacing': ['error', { before: true, after: false }],
       '@stylistic/indent-binary-ops': 'off',
+    },
+  },
+  {
+    // Templates: a tag's attributes may run longer than code (one element, one line, as the house writes them);
+    // the script and style blocks keep the code limit.
+    files: ['**/*.vue'],
+    rules: {
+      '@stylistic/max-len': 'off',
+      'vue/max-len': ['error', { code: 180, template: 240, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreUrls: true, ignoreRegExpLiterals: true, ignoreHTMLTextContents: true }],
     },
   },
   ...labLayers(),

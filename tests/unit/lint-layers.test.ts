@@ -62,3 +62,15 @@ describe('layering lint', () => {
     }
   });
 });
+
+describe('the formatter (ESLint Stylistic in `npm run lint`)', () => {
+  it('fails what the house style does not write, and fixes it with `npm run format`', { timeout: 60_000 }, async () => {
+    const code = 'export const a = "x"\nexport function f(b: number) { return b*2 }\n';
+    const [result] = await eslint.lintText(code, { filePath: join(root, 'main/lab/util/new.ts') });
+    const rules = new Set(result!.messages.map((m) => m.ruleId));
+    for (const rule of ['@stylistic/quotes', '@stylistic/semi', '@stylistic/space-infix-ops']) expect(rules, rule).toContain(rule);
+    const fixer = new ESLint({ cwd: root, fix: true });
+    const [fixed] = await fixer.lintText(code, { filePath: join(root, 'main/lab/util/new.ts') });
+    expect(fixed!.output).toBe("export const a = 'x';\nexport function f(b: number) { return b * 2; }\n");
+  });
+});

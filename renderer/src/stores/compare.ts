@@ -233,7 +233,10 @@ export const useCompare = defineStore('compare', () => {
     if (!params || !p) return null;
     // Made before comparisons followed the run's protocol: other seeds, and no temperature recorded.
     if (params.temperature === undefined) return ['an older comparison: its seeds are not the ones the dashboard evaluates with'];
-    const used: EvalProtocol = { datasetId: params.datasetId ?? p.datasetId, questions: params.questions ?? p.questions, samples: params.samples ?? p.samples, temperature: params.temperature, rng: params.rng ?? p.rng };
+    const used: EvalProtocol = {
+      datasetId: params.datasetId ?? p.datasetId, questions: params.questions ?? p.questions, samples: params.samples ?? p.samples,
+      temperature: params.temperature, rng: params.rng ?? p.rng,
+    };
     return protocolDifferences(p, used, { dataset: datasetLabel, available: datasetSize(used.datasetId) });
   });
 

@@ -59,7 +59,6 @@ export const useDatasets = defineStore('datasets', () => {
   const qa = useOpened<QaDetail>((qaId) => lab().call('datasets.qa', { id: currentId.value!, qaId }));
   const { currentId: openQaId, current: qaDetail, loading: qaLoading, error: qaError } = qa;
 
-
   const rows = computed<QaRow[]>(() => (current.value ? current.value.qas.map(toRow) : []));
   const facets = computed(() => ({
     levels: tally(rows.value.map((r) => String(r.qa.level))),

@@ -169,7 +169,7 @@ export function metricRows(stats: readonly CheckpointStats[]): MetricRow[] {
       label: t.replace(/_/g, ' '),
       hint: terminationHint(t),
       group: 'termination',
-     
+
       format: 'pct',
       values: stats.map((s) => s.termination[t] ?? 0),
       bar: true,
@@ -330,7 +330,9 @@ export function pctWithInterval(p: number | null, ci: [number, number] | null): 
  * exact McNemar test on those: "A 62.3 % (57–68) · B 63.7 % (58–69) · 10 solved only by B, 6 only by A ·
  * McNemar p = 0.45: no significant difference". `aOnly`/`bOnly` are counts of questions (never negative).
  */
-export function pairLine(names: [string, string], stats: [CheckpointStats | undefined, CheckpointStats | undefined], aOnly: number, bOnly: number): { rates: string; flips: string; test: string; p: number } {
+export function pairLine(
+  names: [string, string], stats: [CheckpointStats | undefined, CheckpointStats | undefined], aOnly: number, bOnly: number,
+): { rates: string; flips: string; test: string; p: number } {
   const [A, B] = names;
   const rates = `${A} ${pctWithInterval(stats[0]?.pass1 ?? null, stats[0]?.pass1Interval ?? null)} · ${B} ${pctWithInterval(stats[1]?.pass1 ?? null, stats[1]?.pass1Interval ?? null)}`;
   const q = (n: number): string => `${n} question${n === 1 ? '' : 's'}`;
