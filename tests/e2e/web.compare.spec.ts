@@ -7,6 +7,7 @@
 import { expect, test } from '@playwright/test';
 import type { ComparisonView, RunDetail, TrajDetail } from '../../main/lab/contract';
 import { SHOTS, servedLab, watchConsole } from './lab';
+import { TINY_RUN } from '../unit/tiny-run';
 
 const { server, api, runJob } = servedLab();
 
@@ -22,14 +23,11 @@ test('compare two checkpoints of a real run: form, job, side by side, outcomes, 
   const heldOutDatasetId = await runJob(page, 'synth', { graphId, count: 10, rng: 2 });
   const started = await api<{ artefact: { id: string } }>(page, 'runs.start', {
     config: {
+      ...TINY_RUN,
       data: { graphId, datasetId, heldOutDatasetId },
-      backend: 'wasm',
-      tokenizer: { vocabSize: 512 },
-      model: { base: 'none', preset: 'tiny', blockSize: 128 },
       sft: { steps: 20, batchSize: 4, warmupSteps: 5 },
       eval: { every: 10, questions: 3 },
       checkpoint: { every: 10 },
-      env: { maxToolCalls: 12 },
     },
   });
   const runId = started.artefact.id;

@@ -169,31 +169,31 @@ test('Graph, Datasets, rollouts and Compare name the bad field in their words an
   await build.getByTestId('build-max-edges').fill('401');
   await expect(build.getByTestId('build-error-maxEdges')).toHaveCount(0);
 
-  // ---------- Datasets ----------
-  await page.getByTestId('nav-datasets').click();
-  const synth = page.getByTestId('synth-form');
-  await synth.getByTestId('synth-count').fill('-5');
-  await expect(synth.getByTestId('synth-error-count')).toHaveText('QAs: must be at least 1');
-  await synth.getByTestId('synth-rng').fill('1.5');
-  await expect(synth.getByTestId('synth-error-rng')).toHaveText('rng: must be a whole number');
-  await expectNoRawText(page.locator('main.content'));
-  await shot(page, 'datasets-form-error');
-  await synth.getByTestId('synth-count').fill('20');
-  await synth.getByTestId('synth-rng').fill('1');
-  await expect(synth.locator('.field-error:visible')).toHaveCount(0);
-
-  // ---------- rollouts ----------
-  await page.getByTestId('nav-trajectories').click();
-  const rollout = page.getByTestId('rollout-form');
-  await rollout.getByTestId('rollout-n').fill('17');
-  await expect(rollout.getByTestId('rollout-error-n')).toHaveText('n (attempts per question): must be at most 16');
-  await rollout.getByTestId('rollout-limit').fill('0');
-  await expect(rollout.getByTestId('rollout-error-limit')).toHaveText('limit: must be at least 1');
-  await expectNoRawText(page.locator('main.content'));
-  await shot(page, 'rollout-form-error');
-  await rollout.getByTestId('rollout-n').fill('2');
-  await rollout.getByTestId('rollout-limit').fill('');
-  await expect(rollout.locator('.field-error:visible')).toHaveCount(0);
+  // ---------- Datasets and rollouts: bad values named in words, then fixed and cleared ----------
+  const formCases = [
+    {
+      section: 'datasets', form: 'synth-form', shot: 'datasets-form-error',
+      bad: [['synth-count', '-5', 'synth-error-count', 'QAs: must be at least 1'], ['synth-rng', '1.5', 'synth-error-rng', 'rng: must be a whole number']],
+      fixed: [['synth-count', '20'], ['synth-rng', '1']],
+    },
+    {
+      section: 'trajectories', form: 'rollout-form', shot: 'rollout-form-error',
+      bad: [['rollout-n', '17', 'rollout-error-n', 'n (attempts per question): must be at most 16'], ['rollout-limit', '0', 'rollout-error-limit', 'limit: must be at least 1']],
+      fixed: [['rollout-n', '2'], ['rollout-limit', '']],
+    },
+  ];
+  for (const c of formCases) {
+    await page.getByTestId(`nav-${c.section}`).click();
+    const form = page.getByTestId(c.form);
+    for (const [field, value, error, message] of c.bad) {
+      await form.getByTestId(field!).fill(value!);
+      await expect(form.getByTestId(error!)).toHaveText(message!);
+    }
+    await expectNoRawText(page.locator('main.content'));
+    await shot(page, c.shot);
+    for (const [field, value] of c.fixed) await form.getByTestId(field!).fill(value!);
+    await expect(form.locator('.field-error:visible')).toHaveCount(0);
+  }
 
   // ---------- Compare ----------
   await page.getByTestId('nav-compare').click();

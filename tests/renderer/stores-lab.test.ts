@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia, type Pinia } from 'pinia';
 import { eventsOpen, startUiLab, until, type UiLab } from './lab';
+import { TINY_RUN } from '../unit/tiny-run';
 import { buildIndex, searchNodes, useGraph } from '../../renderer/src/stores/graph';
 import { PAGE_SIZE, useDatasets } from '../../renderer/src/stores/datasets';
 import { useRuns } from '../../renderer/src/stores/runs';
@@ -107,10 +108,8 @@ describe('runs store', () => {
     await runs.load();
     expect(runs.list).toEqual([]);
     const summary = await runs.start({
+      ...TINY_RUN,
       data: { graphId: made.graphId, datasetId: made.trainId, heldOutDatasetId: made.heldOutId },
-      backend: 'wasm',
-      tokenizer: { vocabSize: 512 },
-      model: { base: 'none', preset: 'tiny', blockSize: 128 },
       sft: { steps: 4, batchSize: 2, warmupSteps: 1 },
       eval: { every: 4, questions: 2 },
       checkpoint: { every: 2 },

@@ -54,3 +54,6 @@ export function useFieldChecks(o: FieldChecksOptions) {
   const other = computed(() => (tried.value || refusedPaths.value.size ? all.value.other : []));
   return { errorOf, touch, check, other, issues: own };
 }
+
+/** What a form's fields need of useFieldChecks (CheckedField.vue). */
+export type FieldChecks = Pick<ReturnType<typeof useFieldChecks>, 'errorOf' | 'touch'>;
