@@ -55,5 +55,5 @@ export function useFieldChecks(o: FieldChecksOptions) {
   return { errorOf, touch, check, other, issues: own };
 }
 
-/** What a form's fields need of useFieldChecks (CheckedField.vue). */
-export type FieldChecks = Pick<ReturnType<typeof useFieldChecks>, 'errorOf' | 'touch'>;
+/** What a form's fields and messages need of useFieldChecks (CheckedField.vue, FieldMessages.vue). */
+export type FieldChecks = Pick<ReturnType<typeof useFieldChecks>, 'errorOf' | 'touch' | 'other'>;
