@@ -44,7 +44,13 @@ export const VERL_COLUMNS: Array<[keyof VerlRow, PqType]> = [
 /** Without a held-out set, verl still needs val files: the first training questions, a check of fit only. */
 export const FALLBACK_VAL_SIZE = 64;
 
-/** YAML for plain JSON data: block mappings and sequences, every scalar JSON-quoted (valid YAML 1.2). */
+// Words PyYAML (YAML 1.1) would read as booleans or null when bare.
+const YAML_RESERVED = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
+
+/** A mapping key bare when it is a plain word, JSON-quoted otherwise. */
+const yamlKey = (k: string): string => (/^[A-Za-z_][\w.-]*$/.test(k) && !YAML_RESERVED.test(k) ? k : JSON.stringify(k));
+
+/** YAML for plain JSON data: block mappings and sequences, every scalar JSON-quoted (valid YAML 1.1 and 1.2). */
 export function toYaml(value: unknown, indent = ''): string {
   if (Array.isArray(value)) {
     if (value.length === 0) return ' []';
@@ -53,7 +59,7 @@ export function toYaml(value: unknown, indent = ''): string {
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value);
     if (entries.length === 0) return ' {}';
-    return entries.map(([k, v]) => `\n${indent}${k}:${toYaml(v, `${indent}  `)}`).join('');
+    return entries.map(([k, v]) => `\n${indent}${yamlKey(k)}:${toYaml(v, `${indent}  `)}`).join('');
   }
   return ` ${JSON.stringify(value)}`;
 }

@@ -29,7 +29,7 @@ const webServe: CliCommand = {
     const apiKey = serviceKey(host);
     const service = await startWebService({ web, host, port: optInt(ctx, 'port', 8000, { min: 0, max: 65535 }), ...(apiKey ? { apiKey } : {}) });
     ctx.io.out(`sailor web serve: ${service.origin} (POST ${Object.keys(ROUTES).join(', ')}; GET /health)\n`);
-    if (apiKey) ctx.io.out(`API key (send as Authorization: Bearer <key>): ${apiKey}\n`);
+    if (apiKey) ctx.io.out(`API key: ${apiKey}\n(clients send it as the header 'Authorization: Bearer <key>'; the exported tools read $SAILOR_WEB_KEY)\n`);
     ctx.io.err(apiKey ? `listening on ${host}: every request needs the key. Ctrl+C stops.\n` : 'loopback only, no key needed. Ctrl+C stops.\n');
     await new Promise<void>((resolve) => {
       const stop = (): void => {

@@ -1,0 +1,102 @@
+// The exported compute_score (resources/verl/sailor_reward.py, run under Python) against the lab's own reward
+// (agent/reward.ts) on every trajectory of a real rollout set: the expert, and a weaker policy that breaks the
+// format and answers wrongly or partly, so that format, EM and F1 all vary.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { QA, Trajectory } from '../../main/lab/formats/index';
+import { readGraphFile } from '../../main/lab/kg/io';
+import { readQaDataset } from '../../main/lab/agent/data';
+import { SimWeb } from '../../main/lab/agent/web';
+import { simToolset } from '../../main/lab/agent/env';
+import { type PolicyFactory, resolvePolicy } from '../../main/lab/agent/policies';
+import type { Policy } from '../../main/lab/agent/runtime';
+import { rolloutDataset } from '../../main/lab/agent/rollout';
+import { goldAnswers, type RewardOptions, scoreTrajectory } from '../../main/lab/agent/reward';
+import { verlResponseText } from '../../main/lab/agent/verl-rows';
+import type { Rng } from '../../main/lab/util/rng';
+import { cliData } from './cli-helpers';
+import { runPython } from './verl-python';
+
+const REWARD_PY = join(process.cwd(), 'resources', 'verl', 'sailor_reward.py');
+
+/** The expert's turns, corrupted now and then in the ways small models fail. */
+function weaken(policy: Policy, rng: Rng): Policy {
+  return {
+    name: 'weak',
+    async generate(context, opts) {
+      const out = await policy.generate(context, opts);
+      const r = rng.next();
+      if (out.includes('<answer>')) {
+        if (r < 0.3) return out.replace(/<answer>(.*?)<\/answer>/s, '<answer>I could not find it</answer>');
+        if (r < 0.5) return out.replace(/<answer>\s*(\S+)[^<]*<\/answer>/s, '<answer>$1</answer>'); // first word only: partial F1
+        if (r < 0.6) return out.replace('<think>', ''); // missing <think>
+        return out;
+      }
+      if (r < 0.08) return out.replace('{"name"', '{name'); // invalid JSON
+      if (r < 0.14) return `${out}\n<tool_response>\nmade up\n</tool_response>`; // a hallucinated observation
+      if (r < 0.2) return `Let me think. ${out}`; // text outside the tags
+      if (r < 0.24) return out.replace('"search"', '"browse"'); // unknown tool
+      return out;
+    },
+  };
+}
+
+function weakFactory(expert: PolicyFactory): PolicyFactory {
+  return { spec: 'weak', kind: 'weak', forQA: (qa, sample, rng) => weaken(expert.forQA(qa, sample, rng), rng) };
+}
+
+/** Loads the reward file by path, as verl's reward loader does. */
+const LOAD = `
+import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("sailor_reward", os.environ["SAILOR_REWARD"])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+`;
+
+describe('compute_score equals the lab reward', () => {
+  let trajs: Trajectory[] = [];
+  let qas = new Map<string, QA>();
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'verl-reward-'));
+    cliData(dir, process.env, { maxEdges: 400, train: 12, held: 3 });
+    const web = new SimWeb(readGraphFile(join(dir, 'g.json')));
+    const dataset = readQaDataset(join(dir, 'train.jsonl')).qas;
+    qas = new Map(dataset.map((q) => [q.id, q]));
+    const expert = resolvePolicy('oracle', { anchorName: (id) => web.page(`sim://${id}`)?.title });
+    const tools = simToolset(web);
+    trajs = [
+      ...(await rolloutDataset(dataset, expert, tools, { n: 1, seed: 1 })),
+      ...(await rolloutDataset(dataset, weakFactory(expert), tools, { n: 4, seed: 2, limits: { maxToolCalls: 6 } })),
+    ];
+  }, 240_000);
+
+  it('gives every trajectory the same reward under EM, F1 and per-turn format credit', async () => {
+    const variants: Array<Partial<RewardOptions>> = [{}, { mode: 'f1' }, { formatCredit: 'turns' }, { mode: 'f1', combine: 'product' }];
+    const cases = trajs.map((t) => ({ response: verlResponseText(t), golds: goldAnswers(qas.get(t.qa_id)!) }));
+    const py = (await runPython(
+      `${LOAD}
+data = json.load(sys.stdin)
+opts = [{"mode": v.get("mode", "em"), "format_credit": {"turns": "turns"}.get(v.get("formatCredit"), "episode"), "combine": v.get("combine", "sum")} for v in data["variants"]]
+out = [[mod.lab_reward(c["response"], {"target": c["golds"]}, o)["score"] for c in data["cases"]] for o in opts]
+first = data["cases"][0]
+out.append(mod.compute_score("sailor/train", first["response"], {"target": first["golds"]}, {"index": 0}))
+print(json.dumps(out))`,
+      { cases, variants },
+      { env: { SAILOR_REWARD: REWARD_PY } },
+    )) as [number[], number[], number[], number[], { score: number; acc: number; format: number }];
+    for (const [v, options] of variants.entries()) {
+      const lab = await Promise.all(trajs.map(async (t) => (await scoreTrajectory(t, qas.get(t.qa_id)!, options)).total));
+      expect(py[v], `variant ${JSON.stringify(options)}`).toEqual(lab);
+    }
+    // The stored rollout rewards (EM, the lab's defaults) are the first variant too.
+    expect(py[0]).toEqual(trajs.map((t) => t.reward.total));
+    // The set is varied: right and wrong, well- and ill-formed, partial F1.
+    expect(new Set(py[0]).size).toBeGreaterThanOrEqual(3);
+    expect(py[1].some((x) => x > 0.1 && x < 1 && x !== 0.9)).toBe(true);
+    expect(trajs.some((t) => t.steps.some((s) => (s as { issues?: string[] }).issues?.includes('hallucinated_observation')))).toBe(true);
+    expect(py[4]).toEqual({ score: trajs[0]!.reward.total, acc: trajs[0]!.reward.answer, format: trajs[0]!.reward.format });
+  }, 60_000);
+});
