@@ -129,43 +129,56 @@ describe('Parquet rows', () => {
 });
 
 describe('sailor export sft', () => {
-  it('writes RFT trajectories as chat messages with tool calls and role:tool observations', async () => {
+  it('writes RFT trajectories as chat messages with role:tool observations: JSON Lines, structured calls, Parquet', async () => {
     const rft = join(dir, 'rft.jsonl');
     const r0 = sailor(['rft', '--graph', join(dir, 'g.json'), '--dataset', join(dir, 'train.jsonl'), '--attempts', '1', '--min-tool-calls', '0', '--out', rft], process.env);
     expect(r0.status, r0.stderr).toBe(0);
-    const out = join(dir, 'sft.jsonl');
-    const r = sailor(['export', 'sft', '--trajectories', rft, '--out', out, '--json'], process.env);
-    expect(r.status, r.stderr).toBe(0);
+    const outs = { content: join(dir, 'sft.jsonl'), structured: join(dir, 'sft-structured.jsonl'), parquet: join(dir, 'sft.parquet') };
+    for (const [mode, file] of [['content', outs.content], ['structured', outs.structured], ['content', outs.parquet]] as const) {
+      const r = sailor(['export', 'sft', '--trajectories', rft, '--out', file, '--calls', mode], process.env);
+      expect(r.status, r.stderr).toBe(0);
+    }
     const res = (await runPython(
       `
 import json, sys
-problems, n, roles = [], 0, set()
-for line in open(json.load(sys.stdin)):
-    rec = json.loads(line)
-    n += 1
-    m = rec["messages"]
-    if [x["role"] for x in m[:2]] != ["system", "user"]:
-        problems.append("start")
-    for i, x in enumerate(m[2:], 2):
-        roles.add(x["role"])
-        if x["role"] == "assistant" and x.get("tool_calls"):
-            call = x["tool_calls"][0]["function"]
-            json.loads(call["arguments"])
-            nxt = m[i + 1]
-            if nxt["role"] != "tool" or nxt["name"] != call["name"]:
+import pyarrow.parquet as pq
+inp = json.load(sys.stdin)
+def check(records, structured):
+    problems, roles = [], set()
+    for rec in records:
+        m = rec["messages"]
+        if [x["role"] for x in m[:2]] != ["system", "user"] or m[0]["content"] != inp["system"]:
+            problems.append("start")
+        for i, x in enumerate(m[2:], 2):
+            roles.add(x["role"])
+            if x["role"] != "assistant":
+                continue
+            calls = x.get("tool_calls")
+            has_text_call = "<tool_call>" in x["content"]
+            if calls and (has_text_call or not structured or not isinstance(calls[0]["function"]["arguments"], dict)):
+                problems.append("call written twice or in the wrong place")
+            if (calls or has_text_call) and m[i + 1]["role"] != "tool":
                 problems.append("no tool message after a call")
-            if "<tool_call>" not in x["content"]:
-                problems.append("content lost the call")
-    if m[-1]["role"] != "assistant" or "<answer>" not in m[-1]["content"]:
-        problems.append("does not end with an answer")
-    if [t["function"]["name"] for t in rec["tools"]] != ["search", "visit"]:
-        problems.append("tools")
-print(json.dumps({"n": n, "problems": problems, "roles": sorted(roles)}))`,
-      out,
-    )) as { n: number; problems: string[]; roles: string[] };
-    expect(res.problems).toEqual([]);
-    expect(res.n).toBeGreaterThan(0);
-    expect(res.roles).toEqual(['assistant', 'tool']);
+            if not structured and not has_text_call and "<answer>" not in x["content"]:
+                problems.append("assistant turn without an action")
+        if m[-1]["role"] != "assistant" or "<answer>" not in m[-1]["content"]:
+            problems.append("does not end with an answer")
+    return {"n": len(records), "problems": problems, "roles": sorted(roles)}
+load = lambda f: [json.loads(l) for l in open(f)]
+table = pq.read_table(inp["parquet"])
+print(json.dumps({"content": check(load(inp["content"]), False), "structured": check(load(inp["structured"]), True),
+                  "parquet": check(table.to_pylist(), False), "columns": table.schema.names, "same": table.to_pylist() == load(inp["content"])}))`,
+      { ...outs, system: systemPrompt() },
+    )) as Record<'content' | 'structured' | 'parquet', { n: number; problems: string[]; roles: string[] }> & { columns: string[]; same: boolean };
+    for (const k of ['content', 'structured', 'parquet'] as const) {
+      expect(res[k].problems, k).toEqual([]);
+      expect(res[k].n, k).toBeGreaterThan(0);
+      expect(res[k].roles, k).toEqual(['assistant', 'tool']);
+    }
+    expect(res.columns).toEqual(['messages', 'qa_id', 'trajectory_id']);
+    expect(res.same).toBe(true);
+    const bad = sailor(['export', 'sft', '--trajectories', rft, '--out', join(dir, 'x.parquet'), '--calls', 'structured'], process.env);
+    expect([bad.status, bad.stderr]).toEqual([2, expect.stringContaining('needs --out F.jsonl')]);
   });
 
   it('needs the questions: a clear error when neither --dataset nor the header names them', () => {

@@ -58,44 +58,46 @@ export function verlRow(qa: QA, index: number, split: string, dataSource: string
 
 export interface SftToolCall {
   type: 'function';
-  function: { name: string; arguments: string };
+  function: { name: string; arguments: Record<string, unknown> };
 }
 
 export type SftMessage =
-  | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string; tool_calls?: SftToolCall[] }
-  | { role: 'tool'; name: string; content: string };
+  | { role: 'system' | 'user' | 'tool'; content: string }
+  | { role: 'assistant'; content: string; tool_calls?: SftToolCall[] };
 
 export interface SftRecord {
   messages: SftMessage[];
-  /** The OpenAI tool schemas the system prompt declares (TRL's `tools` column; chat templates render them). */
-  tools: Array<{ type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } }>;
   qa_id: string;
   trajectory_id: string;
 }
 
 /**
- * A trajectory as chat messages. Each assistant turn keeps the lab's exact text (think, then the
- * `<tool_call>` or `<answer>`) in `content`, so a template that renders `content` reproduces what the lab
- * trains on; a tool call is also given structurally in `tool_calls` for templates and trainers that need it.
- * Observations are `role: tool` messages; only assistant messages carry loss.
+ * How a tool call is written. 'content': the assistant message holds the lab's exact text (think, then the
+ * `<tool_call>` JSON or `<answer>`), so any template that prints `content` trains on what the lab's policy
+ * writes. 'structured': the content holds the think part and the call is in `tool_calls` (arguments as an
+ * object, the Hugging Face convention) for a template to render; never both, or the call would be trained twice.
  */
-export function sftRecord(traj: Trajectory, question: string, tools: SftRecord['tools']): SftRecord {
+export type SftCalls = 'content' | 'structured';
+
+/**
+ * A trajectory as chat messages: the lab's system prompt (it declares the tools), the question, then each step
+ * as an assistant message and its observation as a `role: tool` message (Qwen templates render it as the lab's
+ * `<tool_response>` block). Only assistant messages are the model's, so only they carry loss.
+ */
+export function sftRecord(traj: Trajectory, question: string, calls: SftCalls = 'content'): SftRecord {
   const messages: SftMessage[] = [
     { role: 'system', content: systemPrompt() },
     { role: 'user', content: question },
   ];
   for (const s of traj.steps as AgentStep[]) {
-    const content = s.raw ?? `<think>\n${s.think}\n</think>\n${renderAction(s.action)}`;
-    const isCall = s.action.name !== 'answer' && s.action.name !== 'format_error';
-    messages.push(
-      isCall
-        ? { role: 'assistant', content, tool_calls: [{ type: 'function', function: { name: s.action.name, arguments: JSON.stringify(s.action.arguments) } }] }
-        : { role: 'assistant', content },
-    );
-    if (s.observation !== undefined) messages.push({ role: 'tool', name: s.action.name, content: s.observation });
+    const think = `<think>\n${s.think}\n</think>`;
+    const isCall = s.raw === undefined && s.action.name !== 'answer' && s.action.name !== 'format_error';
+    if (calls === 'structured' && isCall) {
+      messages.push({ role: 'assistant', content: think, tool_calls: [{ type: 'function', function: { name: s.action.name, arguments: s.action.arguments } }] });
+    } else messages.push({ role: 'assistant', content: s.raw ?? `${think}\n${renderAction(s.action)}` });
+    if (s.observation !== undefined) messages.push({ role: 'tool', content: s.observation });
   }
-  return { messages, tools, qa_id: traj.qa_id, trajectory_id: traj.id };
+  return { messages, qa_id: traj.qa_id, trajectory_id: traj.id };
 }
 
 // ---------- what verl's reward function reads ----------

@@ -1,11 +1,12 @@
 // Parquet for nested rows through hyparquet-writer: a column's type is described once (string, int64, list,
 // struct) and becomes both the Parquet schema (3-level LISTs, groups for structs) and a check of every value,
 // so a row Parquet cannot hold is refused with its row and field named rather than written wrong.
-import { parquetWriteFile } from 'hyparquet-writer';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import { LabError } from '../errors';
 import { describeValue, isObj } from '../util/fields';
+import { writeFileAtomic } from '../store/files';
 
-type SchemaElement = NonNullable<Parameters<typeof parquetWriteFile>[0]['schema']>[number];
+type SchemaElement = NonNullable<Parameters<typeof parquetWriteBuffer>[0]['schema']>[number];
 
 export type PqType = { kind: 'string' } | { kind: 'int64' } | { kind: 'list'; of: PqType } | { kind: 'struct'; fields: Array<[string, PqType]> };
 
@@ -56,14 +57,11 @@ export function toParquetValue(value: unknown, type: PqType, where: string): unk
   }
 }
 
-/** Writes `rows` (objects with exactly the columns' fields) as one Parquet file. */
+/** Writes `rows` (objects with exactly the columns' fields) as one Parquet file, atomically: all checked first. */
 export function writeParquetRows(file: string, columns: Array<[string, PqType]>, rows: ReadonlyArray<Record<string, unknown>>): void {
   if (rows.length === 0) throw new LabError('bad_input', `${file}: no rows to write`);
   const data = columns.map(([name, type]) => rows.map((r, i) => toParquetValue(r[name], type, `row ${i}: ${name}`)));
   const schema: SchemaElement[] = [{ name: 'root', num_children: columns.length }, ...columns.flatMap(([name, type]) => schemaElements(name, type))];
-  parquetWriteFile({
-    filename: file,
-    columnData: columns.map(([name], c) => ({ name, data: data[c]! })),
-    schema,
-  });
+  const buffer = parquetWriteBuffer({ columnData: columns.map(([name], c) => ({ name, data: data[c]! })), schema });
+  writeFileAtomic(file, new Uint8Array(buffer));
 }

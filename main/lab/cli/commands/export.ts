@@ -4,10 +4,10 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { QA } from '../../formats/index';
 import { inputError } from '../../errors';
 import { readQaDataset, readTrajectories } from '../../agent/data';
-import { DEFAULT_TOOLS } from '../../agent/react';
 import { sftRecord, type SftRecord } from '../../agent/verl-rows';
 import { readJsonl, writeFileAtomic } from '../../store/files';
 import { dataSourceName, exportVerl } from '../export-verl';
+import { pq, type PqType, writeParquetRows } from '../parquet';
 import { type CliCommand, optString, printResult, reqString, usageError } from '../command';
 
 /** The dataset a trajectory set was rolled out on: --dataset, else the path its header records. */
@@ -55,31 +55,43 @@ const exportVerlCommand: CliCommand = {
 
 const exportSftCommand: CliCommand = {
   path: ['export', 'sft'],
-  summary: 'trajectories as chat messages with tool calls and role:tool observations (TRL / verl multi-turn SFT)',
-  usage: 'export sft --trajectories T.jsonl --out F.jsonl [--dataset D.jsonl] [--json]',
+  summary: 'trajectories as chat messages with role:tool observations, JSON Lines (TRL) or Parquet (verl multi-turn SFT)',
+  usage: 'export sft --trajectories T.jsonl --out F.jsonl|F.parquet [--dataset D.jsonl] [--calls content|structured] [--json]',
   options: {
     trajectories: { type: 'string', description: 'sailor.traj/1 trajectories (e.g. from `sailor rft`)' },
     dataset: { type: 'string', description: "their questions (default: the dataset the trajectories' header names)" },
-    out: { type: 'string', description: 'the JSON Lines file to write: {messages, tools, qa_id, trajectory_id} per line' },
+    out: { type: 'string', description: 'F.jsonl: one {messages, qa_id, trajectory_id} per line; F.parquet: the same columns' },
+    calls: { type: 'string', description: "content: the lab's exact <tool_call> text in content; structured: tool_calls for the template to render", default: 'content' },
     json: { type: 'boolean', description: 'print the summary as JSON' },
   },
   async run(ctx) {
     const trajFile = reqString(ctx, 'trajectories');
     const out = reqString(ctx, 'out');
+    const calls = optString(ctx, 'calls') ?? 'content';
+    if (calls !== 'content' && calls !== 'structured') throw usageError(`--calls must be content or structured, got '${calls}'`);
+    const parquet = /\.parquet$/i.test(out);
+    if (parquet && calls === 'structured') throw usageError('--calls structured needs --out F.jsonl: tool arguments differ per tool, and Parquet needs one struct for all');
     const trajs = readTrajectories(trajFile);
     if (trajs.length === 0) throw inputError(trajFile, 'no trajectories to export');
     const datasetFile = datasetOfTrajectories(trajFile, optString(ctx, 'dataset'));
     const byId = new Map<string, QA>(readQaDataset(datasetFile).qas.map((q) => [q.id, q]));
-    const tools = DEFAULT_TOOLS.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
     const records: SftRecord[] = trajs.map((t, i) => {
       const qa = byId.get(t.qa_id);
       if (!qa) throw inputError(trajFile, `trajectory ${i + 1} ('${t.id}') is for question '${t.qa_id}', which ${datasetFile} does not hold`);
-      return sftRecord(t, qa.question, tools);
+      return sftRecord(t, qa.question, calls);
     });
-    writeFileAtomic(out, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const summary = { out, records: records.length, messages: records.reduce((n, r) => n + r.messages.length, 0) };
+    if (parquet) writeParquetRows(out, SFT_COLUMNS, records as unknown as Array<Record<string, unknown>>);
+    else writeFileAtomic(out, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const summary = { out, records: records.length, messages: records.reduce((n, r) => n + r.messages.length, 0), calls };
     printResult(ctx, summary, () => `wrote ${summary.records} conversations (${summary.messages} messages) to ${out}; train on assistant turns only (docs/verl.md)`);
   },
 };
+
+/** The Parquet columns of `export sft` (content mode: every message is {role, content}). */
+const SFT_COLUMNS: Array<[string, PqType]> = [
+  ['messages', pq.list(pq.struct({ role: pq.string, content: pq.string }))],
+  ['qa_id', pq.string],
+  ['trajectory_id', pq.string],
+];
 
 export const exportCommands: CliCommand[] = [exportVerlCommand, exportSftCommand];
