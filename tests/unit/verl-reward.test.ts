@@ -75,7 +75,13 @@ describe('compute_score equals the lab reward', () => {
 
   it('gives every trajectory the same reward under EM, F1 and per-turn format credit', async () => {
     const variants: Array<Partial<RewardOptions>> = [{}, { mode: 'f1' }, { formatCredit: 'turns' }, { mode: 'f1', combine: 'product' }];
-    const cases = trajs.map((t) => ({ response: verlResponseText(t), golds: goldAnswers(qas.get(t.qa_id)!) }));
+    const golds = trajs.map((t) => goldAnswers(qas.get(t.qa_id)!));
+    const responses = trajs.map((t) => verlResponseText(t));
+    // The same responses as decoded with special tokens kept, and as verl <= 0.7.1 decoded them (no turn separator
+    // after the assistant's close token: verl/utils/tokenizer/chat_template.py initialize_turn_separator, v0.9.0).
+    const withSpecial = responses.map((r) => r.replaceAll('\nuser\n<tool_response>', '<|im_end|>\n<|im_start|>user\n<tool_response>').replaceAll('</tool_response>\nassistant\n', '</tool_response><|im_end|>\n<|im_start|>assistant\n') + '<|im_end|>');
+    const noSeparator = responses.map((r) => r.replaceAll('\nuser\n<tool_response>', 'user\n<tool_response>'));
+    const cases = [...responses, ...withSpecial, ...noSeparator].map((response, i) => ({ response, golds: golds[i % trajs.length]! }));
     const py = (await runPython(
       `${LOAD}
 data = json.load(sys.stdin)
@@ -89,10 +95,10 @@ print(json.dumps(out))`,
     )) as [number[], number[], number[], number[], { score: number; acc: number; format: number }];
     for (const [v, options] of variants.entries()) {
       const lab = await Promise.all(trajs.map(async (t) => (await scoreTrajectory(t, qas.get(t.qa_id)!, options)).total));
-      expect(py[v], `variant ${JSON.stringify(options)}`).toEqual(lab);
+      expect(py[v], `variant ${JSON.stringify(options)}`).toEqual([...lab, ...lab, ...lab]);
     }
     // The stored rollout rewards (EM, the lab's defaults) are the first variant too.
-    expect(py[0]).toEqual(trajs.map((t) => t.reward.total));
+    expect(py[0]!.slice(0, trajs.length)).toEqual(trajs.map((t) => t.reward.total));
     // The set is varied: right and wrong, well- and ill-formed, partial F1.
     expect(new Set(py[0]).size).toBeGreaterThanOrEqual(3);
     expect(py[1].some((x) => x > 0.1 && x < 1 && x !== 0.9)).toBe(true);
