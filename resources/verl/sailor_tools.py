@@ -30,7 +30,7 @@ def _plain(message):
 
 
 def _write_episode(path, request_id, qa_id, messages):
-    turns = [_plain(m) for m in messages if (_plain(m).get("role") in ("assistant", "tool"))]
+    turns = [m for m in map(_plain, messages) if m.get("role") in ("assistant", "tool")]
     line = json.dumps({"request_id": request_id, "qa_id": qa_id, "turns": turns}, ensure_ascii=False)
     with _lock:
         with open(path, "a", encoding="utf-8") as f:

@@ -134,6 +134,14 @@ print(json.dumps(out))`,
     expect(r.after![0]).toBe(200);
   });
 
+  it('refuses a port in use or an address this machine does not have, with exit 2 and the reason', () => {
+    const port = new URL(served.origin).port;
+    const busy = sailor(['web', 'serve', '--graph', join(dir, 'g.json'), '--port', port], process.env, 60_000);
+    expect([busy.status, busy.stderr]).toEqual([2, expect.stringContaining(`port ${port} on 127.0.0.1 is in use`)]);
+    const away = sailor(['web', 'serve', '--graph', join(dir, 'g.json'), '--port', '0', '--host', '203.0.113.9'], process.env, 60_000);
+    expect([away.status, away.stderr]).toEqual([2, expect.stringContaining('not an address of this machine')]);
+  });
+
   it('needs the printed key on a non-loopback address', async () => {
     const open = await serveWeb(join(dir, 'g.json'), ['--host', '0.0.0.0'], { ...process.env, SAILOR_WEB_KEY: '' });
     try {

@@ -93,6 +93,14 @@ function sendError(res: ServerResponse, code: ErrorCode, message: string, status
   sendJson(res, status, { error: { code, message } });
 }
 
+/** A failed listen as a message the user can act on (a port in use, an address this machine does not have). */
+function listenError(err: NodeJS.ErrnoException, host: string, port: number): LabError {
+  if (err.code === 'EADDRINUSE') return new LabError('bad_request', `port ${port} on ${host} is in use: pick another with --port`);
+  if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new LabError('bad_request', `cannot listen on '${host}': not an address of this machine`);
+  if (err.code === 'EACCES') return new LabError('bad_request', `not allowed to listen on port ${port}: use a port above 1023`);
+  return new LabError('internal', `cannot listen on ${host}:${port}: ${err.message}`);
+}
+
 export async function startWebService(opts: WebServiceOptions): Promise<RunningWebService> {
   const host = opts.host ?? '127.0.0.1';
   const loopback = isLoopback(host);
@@ -165,7 +173,7 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
   });
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, host, opts.port ?? 0)));
     server.listen(opts.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
