@@ -10,14 +10,16 @@ import time
 
 import requests
 
-# Written by `sailor export verl` (--web-url); $SAILOR_WEB_URL overrides it, $SAILOR_WEB_KEY is the bearer key.
+# Written by `sailor export verl` (--web-url), as is tool_config.yaml's service_url; $SAILOR_WEB_URL overrides both.
+# $SAILOR_WEB_KEY is the bearer key for a service off loopback.
 DEFAULT_URL = "http://127.0.0.1:8000"
 RETRIES = 5
 
 
 class SailorWeb:
     def __init__(self, url=None, api_key=None, timeout=30):
-        self.url = (url or os.environ.get("SAILOR_WEB_URL") or DEFAULT_URL).rstrip("/")
+        # The environment wins, so run.sh's SAILOR_WEB_URL reaches the tools whatever the tool config says.
+        self.url = (os.environ.get("SAILOR_WEB_URL") or url or DEFAULT_URL).rstrip("/")
         self.api_key = api_key if api_key is not None else os.environ.get("SAILOR_WEB_KEY", "")
         self.timeout = timeout
         self.session = requests.Session()

@@ -251,16 +251,20 @@ spec = importlib.util.spec_from_file_location("sailor_function_tools", inp["out"
 ft = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ft)
 import verl.tools.function_tool as registry
-print(json.dumps({"texts": texts, "fn": [ft.search([inp["title"]]), ft.visit([inp["url"]], "its founders")],
+import os, sailor_web
+os.environ["SAILOR_WEB_URL"] = "http://env-host:1"
+env_wins = sailor_web.SailorWeb("http://config-host:2").url
+print(json.dumps({"env_wins": env_wins, "texts": texts, "fn": [ft.search([inp["title"]]), ft.visit([inp["url"]], "its founders")],
                   "registered": sorted(registry.REGISTRY), "episodes": [json.loads(l) for l in open(inp["episodes"])]}))`,
       { out, title, url: page.url, episodes },
       { env: { PYTHONPATH: `${join(dir, 'stub')}:${out}`, SAILOR_EPISODES_FILE: episodes, SAILOR_WEB_URL: '' } },
-    )) as { texts: string[]; fn: string[]; registered: string[]; episodes: Array<{ request_id: string; qa_id: string; turns: Array<{ role: string }> }> };
+    )) as { env_wins: string; texts: string[]; fn: string[]; registered: string[]; episodes: Array<{ request_id: string; qa_id: string; turns: Array<{ role: string }> }> };
     const lab = [web.search([title!]), web.visit([page.url], 'its founders')];
     expect(r.texts).toEqual(lab);
     expect(r.fn).toEqual(lab);
     expect(r.texts[0]).toContain(`[${title}](${page.url})`);
     expect(r.registered).toEqual(['search', 'visit']);
+    expect(r.env_wins).toBe('http://env-host:1'); // run.sh's SAILOR_WEB_URL beats the tool config's service_url
     expect(r.episodes).toHaveLength(1);
     expect(r.episodes[0]!.request_id).toBe('req-1');
     expect(r.episodes[0]!.qa_id).toBe('qa-7');
