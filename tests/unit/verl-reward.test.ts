@@ -2,6 +2,7 @@
 // (agent/reward.ts) on every trajectory of a real rollout set: the expert, and a weaker policy that breaks the
 // format and answers wrongly or partly, so that format, EM and F1 all vary.
 import { beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,9 @@ import { simToolset } from '../../main/lab/agent/env';
 import { type PolicyFactory, resolvePolicy } from '../../main/lab/agent/policies';
 import type { Policy } from '../../main/lab/agent/runtime';
 import { rolloutDataset } from '../../main/lab/agent/rollout';
-import { goldAnswers, type RewardOptions, scoreTrajectory } from '../../main/lab/agent/reward';
+import { exactMatch, goldAnswers, type RewardOptions, scoreTrajectory, tokenF1 } from '../../main/lab/agent/reward';
+import { normalizeAnswer } from '../../main/lab/agent/text';
+import { parseTurn } from '../../main/lab/agent/react';
 import { verlResponseText } from '../../main/lab/agent/verl-rows';
 import type { Rng } from '../../main/lab/util/rng';
 import { cliData } from './cli-helpers';
@@ -105,4 +108,47 @@ print(json.dumps(out))`,
     expect(trajs.some((t) => t.steps.some((s) => (s as { issues?: string[] }).issues?.includes('hallucinated_observation')))).toBe(true);
     expect(py[4]).toEqual({ score: trajs[0]!.reward.total, acc: trajs[0]!.reward.answer, format: trajs[0]!.reward.format });
   }, 60_000);
+
+  it('normalises answers as the lab does, on text full of Unicode traps', async () => {
+    // Accents and combining marks, final sigma, dotted I, sharp s, ligatures, full-width and Arabic-Indic digits,
+    // Roman numerals and superscripts (number letters), CJK, emoji, zero-width joiners, JavaScript-only spaces.
+    const alphabet = [...'aZ09 -.,\'"?!', 'é', 'É', 'e\u0301', 'Σ', 'ΟΔΟΣ', 'İ', 'ß', 'ﬁ', '１２', '٣', 'Ⅻ', '²', '北京', '😀', '\u200d', '\u00a0', '\ufeff', '\u2028', '\u1680', '\u000b', '\u001c', '\u0085', 'ǅ', 'Å', 'ø', 'ŉ'];
+    const texts = fc.sample(fc.array(fc.constantFrom(...alphabet), { maxLength: 12 }).map((xs) => xs.join('')), { numRuns: 400, seed: 19 });
+    // The third is a prefix cut in JavaScript (UTF-16 units, so it may split a surrogate pair), passed as is.
+    const pairs = texts.map((t, i) => [t, texts[(i * 7 + 3) % texts.length]!, t.slice(0, 3)] as const);
+    const py = (await runPython(
+      `${LOAD}
+data = json.load(sys.stdin)
+print(json.dumps([[mod.normalize_answer(t) for t in data["texts"]],
+                  [mod.exact_match(a, [b]) for a, b, _ in data["pairs"]],
+                  [mod.token_f1(a, [b, c]) for a, b, c in data["pairs"]]]))`,
+      { texts, pairs },
+      { env: { SAILOR_REWARD: REWARD_PY } },
+    )) as [string[], number[], number[]];
+    expect(py[0]).toEqual(texts.map((t) => normalizeAnswer(t)));
+    expect(py[1]).toEqual(pairs.map(([a, b]) => exactMatch(a, [b])));
+    expect(py[2]).toEqual(pairs.map(([a, b, c]) => tokenF1(a, [b, c])));
+  });
+
+  it('parses turns as the lab does: kind, format issues in order, and the answer', async () => {
+    const fragments = [
+      '<think>', '</think>', '<tool_call>', '</tool_call>', '<answer>', '</answer>', '<tool_response>', '\n', ' ', 'x', 'Paris',
+      '{"name": "search", "arguments": {"query": ["a"]}}', '{"name": "visit", "arguments": {"url": "sim://a", "goal": "g"}}',
+      '{"name": "answer", "arguments": {"answer": " b "}}', '{"name": "browse", "arguments": {}}', '{"name": "search", "arguments": {"query": [1]}}',
+      '{"name": "visit", "arguments": {"url": ["u"]}}', '{"name": "search", "arguments": []}', '{name}', '{"a": NaN}', '[1]', '"s"', '\u00a0', '\ufeff', '\u2028',
+    ];
+    const turns = fc.sample(fc.array(fc.constantFrom(...fragments), { maxLength: 9 }).map((xs) => xs.join('')), { numRuns: 1500, seed: 23 });
+    // Well-formed turns with a random action, so that valid ones are common too.
+    const actions = fragments.filter((f) => f.startsWith('{"name"'));
+    turns.push(...actions.map((a) => `<think>\nwhy\n</think>\n<tool_call>\n${a}\n</tool_call>`), '<think>ok</think><answer> Paris </answer>\n');
+    const py = (await runPython(`${LOAD}
+print(json.dumps([list(mod.parse_turn(t)) for t in json.load(sys.stdin)]))`, turns, { env: { SAILOR_REWARD: REWARD_PY } })) as Array<[string, string[], string | null]>;
+    const lab = turns.map((t) => {
+      const p = parseTurn(t);
+      return [p.kind, p.issues, p.kind === 'answer' ? String(p.action!.arguments.answer) : null];
+    });
+    expect(py).toEqual(lab);
+    expect(new Set(lab.map((x) => x[0]))).toEqual(new Set(['tool', 'answer', 'invalid', 'empty']));
+    expect(lab.some((x) => x[0] === 'tool' && (x[1] as string[]).length === 0)).toBe(true);
+  });
 });
