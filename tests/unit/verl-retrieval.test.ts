@@ -1,9 +1,10 @@
-// The retrieval view of the simulated web (agent/retrieval.ts), on hand-checked graphs: a navigational query puts
-// the page with that exact title first even when BM25 ranks another page higher.
+// The retrieval view of the simulated web (agent/retrieval.ts), on hand-checked graphs (a navigational query puts
+// the page with that exact title first even when BM25 ranks another page higher), and the service's Host rule.
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
 import { SimWeb } from '../../main/lab/agent/web';
 import { accessPages, pageContents, pageTitled, retrieve, titleKey } from '../../main/lab/agent/retrieval';
+import { unforgeableHost } from '../../main/lab/server/web-service';
 
 const node = (id: string, name: string): Graph['nodes'][number] => ({ id, type: 'city', name, aliases: [], attrs: {}, meta: {} });
 
@@ -38,5 +39,12 @@ describe('retrieve', () => {
     const paris = web.pages.find((p) => p.title === 'Paris')!;
     expect(pageContents(paris)).toBe(`Paris\n${paris.sentences.join(' ')}`);
     expect(accessPages(web, [paris.url, 'sim://q2', 'sim://nowhere'])).toEqual([{ contents: pageContents(paris) }, { contents: pageContents(paris) }, null]);
+  });
+});
+
+describe('the web service on loopback', () => {
+  it('answers Host headers naming an address or localhost, never a DNS name', () => {
+    for (const h of ['127.0.0.1:8000', 'localhost:8000', 'localhost', '0.0.0.0:8000', '[::1]:8000', '127.0.0.1']) expect(unforgeableHost(h), h).toBe(true);
+    for (const h of [undefined, '', 'evil.example:8000', 'localhost.evil.example', '127.0.0.1.nip.io:8000', '[::1]x']) expect(unforgeableHost(h), String(h)).toBe(false);
   });
 });

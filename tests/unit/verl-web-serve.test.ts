@@ -92,7 +92,7 @@ print(json.dumps({"a": a, "b": b}))`,
     expect(r.b.result).toEqual([{ contents: `${page.title}\n${page.sentences.join(' ')}` }, null]);
   });
 
-  it('answers malformed requests with 4xx JSON naming the field, and keeps serving', async () => {
+  it('answers malformed requests with 4xx JSON naming the field, refuses rebound Hosts and browsers, and keeps serving', async () => {
     const r = (await runPython(
       `
 import json, sys, requests
@@ -115,6 +115,8 @@ call("visit_goal", "POST", "/visit", json={"url": ["sim://x"]})
 call("get", "GET", "/retrieve")
 call("unknown", "POST", "/nowhere", json={})
 call("huge", "POST", "/retrieve", data="x" * (2 << 20))
+call("rebound", "POST", "/retrieve", json={"queries": ["a"]}, headers={"Host": "evil.example:80"})
+call("browser", "POST", "/retrieve", json={"queries": ["a"]}, headers={"Origin": "http://evil.example"})
 call("after", "POST", "/retrieve", json={"queries": ["river"], "topk": 1, "return_scores": True})
 print(json.dumps(out))`,
       { url: served.origin },
@@ -131,6 +133,7 @@ print(json.dumps(out))`,
     expect(r.get![0]).toBe(405);
     expect(r.unknown![0]).toBe(404);
     expect(r.huge![0]).toBe(413);
+    expect([r.rebound![0], r.browser![0]]).toEqual([403, 403]);
     expect(r.after![0]).toBe(200);
   });
 

@@ -89,6 +89,17 @@ export const ROUTES: Record<string, RouteHandler> = {
   },
 };
 
+/**
+ * A Host header naming an IP address or localhost, with an optional port: what a client of a loopback service
+ * sends (verl's retrieval_service_url is http://127.0.0.1:8000/retrieve, others write localhost or 0.0.0.0).
+ * A DNS name is refused: a page that rebinds its own name to 127.0.0.1 would send that name.
+ */
+export function unforgeableHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const name = host.replace(/:\d+$/, '');
+  return name === 'localhost' || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(name) || /^\[[0-9a-f:.]+\]$/i.test(name);
+}
+
 function sendError(res: ServerResponse, code: ErrorCode, message: string, status = STATUS_OF[code]): void {
   sendJson(res, status, { error: { code, message } });
 }
@@ -105,12 +116,11 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
   const host = opts.host ?? '127.0.0.1';
   const loopback = isLoopback(host);
   if (!loopback && !opts.apiKey) throw new LabError('bad_request', `serving on ${host} (not loopback) needs an API key`);
-  const allowedHosts = new Set<string>();
 
-  /** On loopback without a key, only loopback Host headers (no DNS rebinding) and no browser Origin. */
+  /** On loopback without a key: no browser Origin, and a Host that no DNS rebinding can forge. */
   function trusted(req: IncomingMessage): boolean {
     if (opts.apiKey) return sameToken(bearerToken(req), opts.apiKey);
-    return allowedHosts.has(req.headers.host ?? '') && req.headers.origin === undefined;
+    return req.headers.origin === undefined && unforgeableHost(req.headers.host);
   }
 
   async function answer(req: IncomingMessage, res: ServerResponse, route: string, handler: RouteHandler): Promise<void> {
@@ -177,7 +187,6 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
     server.listen(opts.port ?? 0, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  for (const h of ['127.0.0.1', 'localhost', '[::1]', host.includes(':') ? `[${host}]` : host]) allowedHosts.add(`${h}:${port}`);
   const shown = host.includes(':') ? `[${host}]` : host;
   return {
     origin: `http://${shown}:${port}`,
