@@ -2,7 +2,8 @@
 // fields and types as verl's RL dataset reads them: verl/utils/dataset/rl_dataset.py, and the row shape of
 // examples/data_preprocess/gsm8k_tool_agent_loop.py), PyYAML over the tool configs, and the SFT file as chat messages.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readQaDataset } from '../../main/lab/agent/data';
@@ -86,6 +87,33 @@ describe('sailor export verl', () => {
     }
     expect(runSh).toContain('reward.custom_reward_function.path="$HERE/sailor_reward.py"');
     expect(readFileSync(join(out, 'README.md'), 'utf8')).toMatch(/verl 0\.9\.0[\s\S]*verl 0\.7\.1/);
+  });
+
+  it('writes a run.sh that hands verl every path filled, with DAPO and function tools on request', () => {
+    const out = join(dir, 'launch');
+    expect(sailor(['export', 'verl', '--dataset', join(dir, 'train.jsonl'), '--out', out], process.env).status).toBe(0);
+    // A python3 that passes the health check and prints the arguments verl's entry point would get.
+    const bin = join(dir, 'fake-bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'python3'), '#!/bin/sh\nif [ "$1" = -c ]; then exit 0; fi\nprintf "%s\\n" "$@"\n');
+    chmodSync(join(bin, 'python3'), 0o755);
+    const launch = (env: Record<string, string>): string[] => {
+      const r = spawnSync('bash', [join(out, 'run.sh'), 'trainer.total_training_steps=5'], { encoding: 'utf8', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, ...env } });
+      expect(r.status, r.stderr).toBe(0);
+      return r.stdout.trim().split('\n');
+    };
+    const plain = launch({});
+    expect(plain.slice(0, 2)).toEqual(['-m', 'verl.trainer.main_ppo']);
+    const value = (args: string[], key: string): string | undefined => args.find((a) => a.startsWith(`${key}=`))?.slice(key.length + 1);
+    for (const key of ['data.train_files', 'data.val_files', 'reward.custom_reward_function.path', 'actor_rollout_ref.rollout.multi_turn.tool_config_path']) {
+      expect(existsSync(value(plain, key)!), key).toBe(true);
+    }
+    expect(plain.some((a) => a.startsWith('algorithm.filter_groups'))).toBe(false);
+    expect(plain.at(-1)).toBe('trainer.total_training_steps=5');
+    const dapo = launch({ DAPO: '1', TOOLS: 'function' });
+    expect(value(dapo, 'algorithm.filter_groups.enable')).toBe('True');
+    expect(value(dapo, 'algorithm.filter_groups.metric')).toBe('acc');
+    expect(existsSync(value(dapo, 'actor_rollout_ref.rollout.multi_turn.function_tool_path')!)).toBe(true);
   });
 
   it('without --held-out validates on the first training questions and says so', async () => {

@@ -33,7 +33,7 @@ python3 -c "import requests, sys; requests.get(sys.argv[1] + '/health', timeout=
 python3 -m verl.trainer.main_ppo \\
   algorithm.adv_estimator=grpo \\
   algorithm.use_kl_in_reward=False \\
-  "\${DAPO_ARGS[@]}" \\
+  \${DAPO_ARGS[@]+"\${DAPO_ARGS[@]}"} \\
   data.train_files="$HERE/train.parquet" \\
   data.val_files="$HERE/val.parquet" \\
   data.train_batch_size="\${BATCH:-64}" \\
