@@ -3,7 +3,7 @@
 // the terminal prints; the server then keeps it in an HttpOnly SameSite=Strict cookie, so the page's
 // assets, API calls and event socket all authenticate without exposing it to scripts.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -12,6 +12,7 @@ import { EVENT_NAMES, wireErrorOf, type WireError } from '../contract';
 import type { LabCore } from '../core';
 import { errorMessage, LabError, type ErrorCode } from '../errors';
 import { CSP } from './csp';
+import { bearerToken, MAX_BODY, readBody, sameToken, send, sendJson, STATUS_OF } from './http-util';
 
 export { CSP };
 
@@ -32,8 +33,6 @@ export interface RunningServer {
 
 export const HOST = '127.0.0.1';
 const COOKIE = 'sailor_token';
-const MAX_BODY = 1 << 20;
-const DRAIN_LIMIT = 64 << 20;
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -49,94 +48,12 @@ const CONTENT_TYPES: Record<string, string> = {
   '.txt': 'text/plain; charset=utf-8',
 };
 
-const STATUS_OF: Record<ErrorCode, number> = {
-  bad_request: 400,
-  bad_input: 400,
-  not_found: 404,
-  conflict: 409,
-  corrupt: 409,
-  unsupported: 409,
-  cancelled: 409,
-  internal: 500,
-};
-
-function sameToken(given: string | undefined, token: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 function cookieToken(req: IncomingMessage): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
     if (k === COOKIE) return v.join('=');
   }
   return undefined;
-}
-
-function bearerToken(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  return h?.startsWith('Bearer ') ? h.slice(7) : undefined;
-}
-
-function send(res: ServerResponse, status: number, body: string | Buffer, type: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, {
-    'content-type': type,
-    'content-length': Buffer.byteLength(body),
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
-    ...extra,
-  });
-  res.end(body);
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  send(res, status, JSON.stringify(value), 'application/json; charset=utf-8');
-}
-
-/** A request body, or `tooLarge` once it passes MAX_BODY (the rest is drained, never buffered). */
-type Body = { text: string } | { tooLarge: true };
-
-function readBody(req: IncomingMessage): Promise<Body> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > MAX_BODY) {
-      drain(req);
-      resolve({ tooLarge: true });
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size <= MAX_BODY) {
-        chunks.push(chunk);
-        return;
-      }
-      req.off('data', onData);
-      chunks.length = 0;
-      drain(req);
-      resolve({ tooLarge: true });
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8') }));
-    req.on('error', reject);
-  });
-}
-
-/**
- * Reads and drops the rest of an oversize body so the client, still sending, reads our 413 rather than a
- * reset; a client that keeps sending past DRAIN_LIMIT is cut off.
- */
-function drain(req: IncomingMessage): void {
-  let dropped = 0;
-  req.on('data', (chunk: Buffer) => {
-    dropped += chunk.length;
-    if (dropped > DRAIN_LIMIT) req.socket.destroy();
-  });
-  req.resume();
 }
 
 export async function startServer(opts: ServerOptions): Promise<RunningServer> {

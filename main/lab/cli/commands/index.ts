@@ -2,9 +2,13 @@
 import type { CliCommand } from '../command';
 import { agentCommands } from './agent';
 import { coreCommands } from './core';
+import { exportCommands } from './export';
 import { graphCommands } from './graph';
 import { kgCommands } from './kg';
 import { synthCommands } from './synth';
 import { trainCommands } from './train';
+import { webCommands } from './web';
 
-export const allCommands: CliCommand[] = [...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands, ...trainCommands];
+export const allCommands: CliCommand[] = [
+  ...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands, ...trainCommands, ...webCommands, ...exportCommands,
+];

@@ -1,0 +1,46 @@
+// `sailor web serve`: the simulated web of a graph as an HTTP service (server/web-service.ts) for a trainer
+// on other machines; docs/verl.md shows it behind verl's search tool.
+import { randomBytes } from 'node:crypto';
+import { readGraphFile } from '../../kg/io';
+import { SimWeb } from '../../agent/web';
+import { isLoopback, ROUTES, startWebService } from '../../server/web-service';
+import { type CliCommand, optInt, optString, reqString } from '../command';
+
+/** The bearer key for a non-loopback address: $SAILOR_WEB_KEY when set (a restart keeps it), else a fresh one. */
+function serviceKey(host: string): string | undefined {
+  if (isLoopback(host)) return undefined;
+  return process.env.SAILOR_WEB_KEY || randomBytes(24).toString('base64url');
+}
+
+const webServe: CliCommand = {
+  path: ['web', 'serve'],
+  summary: 'the simulated web of a graph as an HTTP service: POST /retrieve (verl/Search-R1, ASearcher), /access, /search, /visit',
+  usage: 'web serve --graph G.json [--port P] [--host H]',
+  options: {
+    graph: { type: 'string', description: 'the sailor.graph/1 file the simulated web is built from' },
+    port: { type: 'string', description: 'port to listen on (0 picks a free one)', default: '8000' },
+    host: { type: 'string', description: 'address to bind; anything but loopback requires the printed API key ($SAILOR_WEB_KEY to fix it)', default: '127.0.0.1' },
+  },
+  async run(ctx) {
+    const t0 = performance.now();
+    const web = new SimWeb(readGraphFile(reqString(ctx, 'graph')));
+    ctx.io.err(`indexed ${web.pages.length} pages in ${Math.round(performance.now() - t0)} ms\n`);
+    const host = optString(ctx, 'host') ?? '127.0.0.1';
+    const apiKey = serviceKey(host);
+    const service = await startWebService({ web, host, port: optInt(ctx, 'port', 8000, { min: 0, max: 65535 }), ...(apiKey ? { apiKey } : {}) });
+    ctx.io.out(`sailor web serve: ${service.origin} (POST ${Object.keys(ROUTES).join(', ')}; GET /health)\n`);
+    if (apiKey) ctx.io.out(`API key: ${apiKey}\n(clients send it as the header 'Authorization: Bearer <key>'; the exported tools read $SAILOR_WEB_KEY)\n`);
+    ctx.io.err(apiKey ? `listening on ${host}: every request needs the key. Ctrl+C stops.\n` : 'loopback only, no key needed. Ctrl+C stops.\n');
+    await new Promise<void>((resolve) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        void service.close().then(resolve);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+  },
+};
+
+export const webCommands: CliCommand[] = [webServe];
