@@ -3,6 +3,7 @@
 // knowledge base is known to use. Pure functions: the templates and obfuscations build on these.
 
 import { ownValue } from '../util/own';
+import type { Amount } from './numbers';
 
 export function words(label: string): string {
   return label.replace(/_+/g, ' ').trim();
@@ -223,6 +224,7 @@ const DATE_VERBS: Record<string, string> = {
   discovered: 'was discovered',
   discovery_date: 'was discovered',
   year_discovered: 'was discovered',
+  discovery_year: 'was discovered',
   opened: 'opened',
   opening_date: 'opened',
   independence: 'became independent',
@@ -264,9 +266,25 @@ export function dateEvent(attr: string, name: string): string {
   return `the ${attrWords(attr)} of ${name}`;
 }
 
-/** Relative clause for a numeric attribute: `amount` is "between 27 and 74 thousand people", … */
-export function numberClause(attr: string, amount: string): string {
-  return `whose ${attrWords(attr)} is ${amount}`;
+/** Counted attributes read as a plural noun after the number: "with fewer than 2 million inhabitants". */
+const COUNT_NOUNS: Record<string, string> = {
+  population: 'inhabitants',
+  member_count: 'members',
+  speakers: 'speakers',
+};
+
+/**
+ * The clause for a numeric attribute, in the attribute's usual form: "with fewer than 2 million
+ * inhabitants", "with a GDP of less than 57 billion US dollars", "that is between UTC-07:00 and UTC-05:00",
+ * "that lies south of 18°N".
+ */
+export function numberClause(attr: string, amt: Pick<Amount, 'text' | 'bare' | 'kind'>): string {
+  if (amt.kind === 'utc_offset') return `that is ${amt.bare}`;
+  if (amt.kind === 'latitude' || amt.kind === 'longitude') return `that lies ${amt.bare}`;
+  const w = attrWords(attr);
+  const counted = ownValue(COUNT_NOUNS, attr) ?? (amt.kind === 'count' && /[^s]s$/.test(w) ? w : undefined);
+  if (counted) return `with ${amt.bare} ${counted}`;
+  return `with ${withArticle(w)} of ${amt.text}`;
 }
 
 /** Units as they read after a number. */
