@@ -98,6 +98,11 @@ function verbRel(verb: string): RelPhrase {
   };
 }
 
+/** A relation whose object-side clause is a passive ("served by S") or a "with S as …" phrase. */
+function withObject(base: RelPhrase, onObject: (s: string) => string): RelPhrase {
+  return { ...base, onObject };
+}
+
 const KNOWN_RELS: Record<string, RelPhrase> = {
   located_in: copulaRel('located in', true),
   in_country: copulaRel('located in', true),
@@ -105,8 +110,8 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
   in_region: copulaRel('located in', true),
   in_continent: copulaRel('located on the continent of'),
   continent: copulaRel('located on the continent of'),
-  part_of: copulaRel('part of'),
-  member_of: copulaRel('a member of'),
+  part_of: withObject(copulaRel('part of'), (s) => `that includes ${s}`),
+  member_of: withObject(copulaRel('a member of'), (s) => `with ${s} as a member`),
   capital_of: {
     sentence: (s, o) => `${s} is the capital of ${o}`,
     onSubject: (o) => `that is the capital of ${o}`,
@@ -122,20 +127,20 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
     onSubject: (o) => `whose capital is ${o}`,
     onObject: (s) => `that is the capital of ${s}`,
   },
-  part_of_region: copulaRel('part of'),
-  member_of_family: copulaRel('a member of'),
-  subfamily_of: copulaRel('a subfamily of'),
-  tributary_of: copulaRel('a tributary of'),
-  written_in: copulaRel('written in'),
+  part_of_region: withObject(copulaRel('part of'), (s) => `that includes ${s}`),
+  member_of_family: withObject(copulaRel('a member of'), (s) => `with ${s} as a member`),
+  subfamily_of: withObject(copulaRel('a subfamily of'), (s) => `with ${s} as a subfamily`),
+  tributary_of: withObject(copulaRel('a tributary of'), (s) => `with ${s} as a tributary`),
+  written_in: withObject(copulaRel('written in'), (s) => `used to write ${s}`),
   flows_into: verbRel('flows into'),
   has_time_zone: nounRel('time zone'),
   has_occupation: nounRel('occupation'),
   used_currency: {
     sentence: (s, o) => (saysNoun(o, 'currency') ? `${s} used ${o}` : `${s} used ${o} as a currency`),
     onSubject: (o) => (saysNoun(o, 'currency') ? `that used ${o}` : `that used ${o} as a currency`),
-    onObject: (s) => `that ${s} used as a currency`,
+    onObject: (s) => `used by ${s}`,
   },
-  borders: verbRel('borders'),
+  borders: withObject(verbRel('borders'), (s) => `bordering ${s}`), // a border is mutual
   shares_border_with: verbRel('shares a border with'),
   born_in: {
     sentence: (s, o) => `${s} was born in ${o}`,
@@ -148,7 +153,7 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
     onObject: (s) => `where ${s} died`,
   },
   citizen_of: copulaRel('a citizen of'),
-  nationality: copulaRel('a national of'),
+  nationality: withObject(copulaRel('a national of'), (s) => `whose nationals include ${s}`),
   discovered_by: {
     sentence: (s, o) => `${s} was discovered by ${o}`,
     onSubject: (o) => `that was discovered by ${o}`,
@@ -159,9 +164,15 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
     onSubject: (o) => `that is named after ${o}`,
     onObject: (s) => `after which ${s} is named`,
   },
-  serves: verbRel('serves'),
-  serves_city: verbRel('serves'),
-  flows_through: verbRel('flows through'),
+  serves: withObject(verbRel('serves'), (s) => `served by ${s}`),
+  serves_city: withObject(verbRel('serves'), (s) => `served by ${s}`),
+  flows_through: withObject(verbRel('flows through'), (s) => `crossed by ${s}`),
+  in_category: {
+    sentence: (s, o) => `${s} belongs to ${o}`,
+    onSubject: (o) => `that belongs to ${o}`,
+    onObject: (s) => `that includes ${s}`,
+  },
+  named_by: withObject(copulaRel('named by'), (s) => `who named ${s}`),
   mouth: {
     sentence: (s, o) => `${s} flows into ${o}`,
     onSubject: (o) => `that flows into ${o}`,
@@ -172,7 +183,11 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
   languages: nounRel('language'),
   spoken_in: copulaRel('spoken in', true),
   currency: nounRel('currency'),
-  uses_currency: nounRel('currency'),
+  uses_currency: {
+    sentence: (s, o) => `${s} uses ${o}`,
+    onSubject: (o) => `that uses ${o}`,
+    onObject: (s) => `used by ${s}`,
+  },
   timezone: nounRel('time zone'),
   time_zone: nounRel('time zone'),
   highest_point: {

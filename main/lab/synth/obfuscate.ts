@@ -47,6 +47,12 @@ export interface Constraint {
   clause: string;
   /** A remark given the referent of `var` ("the river"); only distractors have one. */
   remark?: (ref: string) => string;
+  /** A distractor's look-alike as the realiser words it: "(The river is not the Amur, another river …)". */
+  aside?: { name: string; noun: string; clause: string };
+  /** The single constraints a multi_constraint joins (each is said, and weighed, on its own). */
+  parts?: Constraint[];
+  /** Candidates of the whole query without this constraint (set once the QA is verified; see economy.ts). */
+  without?: number;
   filters: QueryFilter[];
   patterns: QueryPattern[];
   obfuscations: Obfuscation[];
@@ -341,6 +347,7 @@ export function multiConstraint(parts: Constraint[]): Constraint | null {
     c.support.push(...p.support);
   }
   c.obfuscations.push({ kind: 'multi_constraint', target: c.var, from: parts.map((p) => p.kind).join('+'), to: 'all conditions hold at once' });
+  c.parts = parts;
   return c;
 }
 
@@ -361,6 +368,7 @@ export function distractor(
   const clause = link.direction === 'out' ? rp.onSubject(link.neighbour.name) : rp.onObject(link.neighbour.name);
   const noun = typeNoun(other.type);
   c.remark = (ref) => `${ref} is not to be confused with ${other.name}, another ${noun} ${clause}`;
+  c.aside = { name: other.name, noun, clause };
   c.obfuscations.push({ kind: 'distractor', target: v, from: other.id, to: `${other.name}, another ${noun} ${clause}` });
   c.distractors.push(other.id);
   return c;

@@ -1,0 +1,37 @@
+// How a dataset's questions read (docs/pipeline.md, 'How the questions read'): mean / median / max length in
+// words, questions with a number in scientific notation or with more than 3 significant digits (years aside),
+// "an X that is an X" tautologies, sentences with more than two "that" clauses, and answer leaks. Several files
+// print one row each; --json prints the reports.
+// Run: npx tsx bench/question-style.ts D1.jsonl [D2.jsonl ...] [--json] [--sample N --seed S]
+import { parseArgs } from 'node:util';
+import { readDataset } from '../main/lab/synth/dataset';
+import { styleReport } from '../main/lab/synth/style';
+import { createRng } from '../main/lab/util/rng';
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { json: { type: 'boolean', default: false }, sample: { type: 'string', default: '0' }, seed: { type: 'string', default: '1' } },
+});
+if (!positionals.length) {
+  console.error('usage: bench/question-style.ts D1.jsonl [D2.jsonl ...] [--json] [--sample N --seed S]');
+  process.exit(2);
+}
+const reports = positionals.map((file) => ({ file, qas: readDataset(file).qas }));
+const all = reports.flatMap((r) => r.qas);
+const rows = [...reports.map((r) => ({ file: r.file, report: styleReport(r.qas) })), ...(reports.length > 1 ? [{ file: 'all', report: styleReport(all) }] : [])];
+if (values.json) console.log(JSON.stringify(rows, null, 2));
+else {
+  console.log('file\tquestions\tmean\tmedian\tmax\tsci\t>3sig\ttautology\tthat>2\tleaks');
+  for (const { file, report: r } of rows)
+    console.log([file, r.questions, r.meanWords.toFixed(1), r.medianWords, r.maxWords, r.scientific, r.overPrecise, r.tautologies, r.thatChainsOver2, r.leaks].join('\t'));
+}
+// --sample N: N random questions (by id, so two datasets on the same seed can be set side by side)
+const n = Number(values.sample);
+if (n > 0) {
+  const rng = createRng(Number(values.seed));
+  const ids = rng.shuffle(all.map((q) => `${q.graph}\t${q.id}`)).slice(0, n);
+  for (const key of ids) {
+    const q = all.find((x) => `${x.graph}\t${x.id}` === key)!;
+    console.log(`\n[${q.graph} ${q.id}] ${q.question}\n  -> ${q.answer}`);
+  }
+}
