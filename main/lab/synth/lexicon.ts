@@ -74,6 +74,9 @@ function saysNoun(np: string, noun: string): boolean {
   return new RegExp(`^(a|an|another|the|a certain)( \\w+)? ${noun}\\b`, 'i').test(np);
 }
 
+/** Is this noun phrase a description ("a category …", "the category") rather than a name? */
+const isDescribed = (np: string): boolean => /^(a|an|another|the) /.test(np);
+
 function nounRel(noun: string): RelPhrase {
   return {
     sentence: (s, o) => (saysNoun(o, noun) ? `${s} has ${o}` : `${s} has ${o} as ${withArticle(noun)}`),
@@ -168,8 +171,9 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
   serves_city: withObject(verbRel('serves'), (s) => `served by ${s}`),
   flows_through: withObject(verbRel('flows through'), (s) => `crossed by ${s}`),
   in_category: {
-    sentence: (s, o) => `${s} belongs to ${o}`,
-    onSubject: (o) => `that belongs to ${o}`,
+    // a category's name is a kind: "X is an alkali metal"; a described category: "X belongs to a category …"
+    sentence: (s, o) => (isDescribed(o) ? `${s} belongs to ${o}` : `${s} is ${withArticle(o)}`),
+    onSubject: (o) => (isDescribed(o) ? `that belongs to ${o}` : `that is ${withArticle(o)}`),
     onObject: (s) => `that includes ${s}`,
   },
   named_by: withObject(copulaRel('named by'), (s) => `who named ${s}`),

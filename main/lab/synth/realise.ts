@@ -151,14 +151,17 @@ export interface NounPhrase {
 }
 
 const MAX_THAT = 2;
+/** A noun phrase with modifiers of its own (a clause or phrase after its noun). */
+const COMPLEX_NP = /\b(whose|that|who|where|with|in|by|lying|bordering|using|serving|founded|introduced|born)\b|,/;
 /** Nouns for people take "who", not "that". */
-const PEOPLE = /^(person|people|human|artist|writer|poet|scientist|politician|athlete|actor|musician)$/;
+export const PEOPLE = /^(person|people|human|artist|writer|poet|scientist|politician|athlete|actor|musician)$/;
 
 /** Orders and joins the modifiers of one noun: adjectives, the noun (or a head), reduced phrases, relative clauses. */
 export function nounPhrase(det: string, noun: string, clauses: string[]): NounPhrase {
   const mods = clauses.map((c) => reduceClause(c, noun));
   const pre = mods.filter((x) => x.kind === 'pre').map((x) => x.text);
-  const { head, extra } = joinHeads(mods.filter((x) => x.kind === 'head').map((x) => x.text), noun);
+  const joined = joinHeads(mods.filter((x) => x.kind === 'head').map((x) => x.text), noun);
+  const { extra } = joined;
   const posts = mergePosts(mods.filter((x) => x.kind === 'post').map((x) => x.text));
   const who = PEOPLE.test(noun);
   const rels = [...extra, ...mods.filter((x) => x.kind === 'rel').map((x) => x.text)].map((r) => (who ? r.replace(/^that /, 'who ') : r));
@@ -175,6 +178,11 @@ export function nounPhrase(det: string, noun: string, clauses: string[]): NounPh
     }
     kept.push(r);
   }
+  // "X of Y" replaces the noun, unless Y ends in modifiers of its own and the noun has some too: "an official
+  // language of a country whose name begins with "M" whose name …" would give the language's clause to the
+  // country. Then "X of Y" closes the phrase as an appositive: "a language whose name …, an official language of …"
+  const appositive = joined.head !== noun && (kept.length > 0 || posts.length > 0) && COMPLEX_NP.test(joined.objects);
+  const head = appositive ? noun : joined.head;
   const core = [...pre, head].join(' ');
   const detText = det === 'a' || det === 'an' ? article(core) : det;
   // relative clauses right after the noun (a clause after a phrase would attach to the phrase's noun: "with
@@ -183,25 +191,32 @@ export function nounPhrase(det: string, noun: string, clauses: string[]): NounPh
   const relText = kept.length ? ` ${joinAnd(kept)}` : '';
   const setOff = posts.length > 1 || kept.length > 0 || head !== noun;
   const postText = posts.length ? `${setOff ? ',' : ''} ${posts.join(', ')}` : '';
-  const text = `${detText ? `${detText} ` : ''}${core}${relText}${postText}`;
-  return { text, head, overflow, commas: posts.length > 0 && setOff };
+  const apposText = appositive ? `, ${article(joined.head)} ${joined.head}` : '';
+  const text = `${detText ? `${detText} ` : ''}${core}${relText}${postText}${apposText}`;
+  return { text, head, overflow, commas: (posts.length > 0 && setOff) || appositive };
 }
 
 /**
  * Heads "official language of Peru" and "official language of Chile" say the relation once: "official language
  * of both Peru and Chile"; heads of different relations keep the first and say the others as clauses.
  */
-function joinHeads(heads: string[], noun: string): { head: string; extra: string[] } {
-  if (!heads.length) return { head: noun, extra: [] };
+function joinHeads(heads: string[], noun: string): { head: string; objects: string; extra: string[] } {
+  if (!heads.length) return { head: noun, objects: '', extra: [] };
   const split = (h: string): [string, string] => {
     const i = h.indexOf(' of ');
     return [h.slice(0, i), h.slice(i + 4)];
   };
   const [rel] = split(heads[0]!);
-  const same = heads.filter((h) => split(h)[0] === rel).map((h) => split(h)[1]);
-  const others = heads.filter((h) => split(h)[0] !== rel).map((h) => `that is ${article(h)} ${h}`);
+  // "of both another country and another country" says nothing: a repeated object is said in a clause of its own
+  const same: string[] = [];
+  const others: string[] = [];
+  for (const h of heads) {
+    const [r, o] = split(h);
+    if (r === rel && !same.includes(o)) same.push(o);
+    else others.push(`that is ${r === rel ? 'also ' : ''}${article(h)} ${h}`);
+  }
   const objects = same.length === 1 ? same[0]! : same.length === 2 ? `both ${same[0]} and ${same[1]}` : joinAnd(same);
-  return { head: `${rel} of ${objects}`, extra: others };
+  return { head: `${rel} of ${objects}`, objects, extra: others };
 }
 
 /** Phrases of one relation said once: "used by a country" + "used by Peru" -> "used by a country and Peru". */
@@ -209,8 +224,9 @@ function mergePosts(posts: string[]): string[] {
   const out: string[] = [];
   const groups = new Map<string, string[]>();
   for (const p of posts) {
-    const m = /^((?:used|served|crossed) by|bordering) (.+)$/.exec(p);
-    if (!m) {
+    // a participle with its preposition ("spoken in", "used by") or a bare present participle ("bordering")
+    const m = /^(\w+ing|\w+ (?:in|by|through|into|to)) (.+)$/.exec(p);
+    if (!m || !(/ing$/.test(m[1]!) || PARTICIPLE.test(m[1]!.split(' ')[0]!))) {
       out.push(p);
       continue;
     }

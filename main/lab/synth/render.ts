@@ -16,7 +16,7 @@
 //   on the answer's referent.
 import type { Rng } from '../util/rng';
 import { capitalise, joinAnd, ordinalWord, relPhrase, typeNoun } from './lexicon';
-import { nounPhrase, reduceClause } from './realise';
+import { nounPhrase, PEOPLE, reduceClause } from './realise';
 
 export interface REntity {
   id: string;
@@ -128,7 +128,9 @@ class Mentions {
   edgeSentence(e: REdge): string {
     const rp = relPhrase(e.rel);
     this.lastCommas = false;
-    let s = this.introduced.has(e.s) && e.s === this.lastSubject && !this.entity(e.s).name ? 'it' : this.np(e.s);
+    // "It" for a thing that stays the subject; a person is not "it"
+    const same = this.introduced.has(e.s) && e.s === this.lastSubject && !this.entity(e.s).name && !PEOPLE.test(typeNoun(this.entity(e.s).type));
+    let s = same ? 'it' : this.np(e.s);
     if (this.lastCommas) s = `${s},`;
     this.lastSubject = e.s;
     return rp.sentence(s, this.np(e.o));
