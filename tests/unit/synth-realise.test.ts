@@ -36,9 +36,9 @@ describe('numbers in their usual form (hand-checked with every draw = 0.5)', () 
   it('populations are rounded to two significant digits with grouping or a scale word', () => {
     // 1,234,567: [617,283.5, 1,851,850.5] on a 100,000 grid -> [600,000, 1,900,000]
     const a = amt(1_234_567, 'people', 'between', 'population');
-    expect(a.text).toBe('between 600,000 and 1.9 million people');
+    expect(a.text).toBe('between 0.6 and 1.9 million people');
     expect(a.filter).toEqual({ op: 'between', value: [600_000, 1_900_000] });
-    expect(numberClause('population', a)).toBe('with between 600,000 and 1.9 million inhabitants');
+    expect(numberClause('population', a)).toBe('with between 0.6 and 1.9 million inhabitants');
     // 110,500, "gt": 110,500 - 55,250 = 55,250 -> down to the 10,000 grid: 50,000
     const gt = amt(110_500, 'people', 'gt', 'population');
     expect(gt.text).toBe('more than 50,000 people');

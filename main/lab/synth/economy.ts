@@ -40,12 +40,14 @@ function singles(d: Draft): { weighed: Constraint[]; remarks: Constraint[] } {
 export function economise(ctx: Context, d: Draft): number {
   const { weighed, remarks } = singles(d);
   let kept = [...weighed];
-  // single constraints first (the wordiest first), then whole multi_constraints, then their parts: a
-  // multi_constraint whose conditions are both needed is the kind worth keeping
+  // single constraints first (letters of a name before the rest, since a description or a vague period is what
+  // a SailorFog-style question is made of; then the wordiest first), then whole multi_constraints, then their
+  // parts: a multi_constraint whose conditions are both needed is the kind worth keeping
   const multis = d.constraints.filter((c) => c.parts);
   const inMulti = new Set(multis.flatMap((c) => c.parts!));
+  const nameFirst = (c: Constraint): number => (c.kind === 'partial_name' ? 1 : 0);
   const order: Constraint[][] = [
-    ...weighed.filter((c) => !inMulti.has(c)).sort((a, b) => words(b) - words(a)).map((c) => [c]),
+    ...weighed.filter((c) => !inMulti.has(c)).sort((a, b) => nameFirst(b) - nameFirst(a) || words(b) - words(a)).map((c) => [c]),
     ...multis.map((m) => m.parts!),
     ...[...inMulti].map((c) => [c]),
   ];

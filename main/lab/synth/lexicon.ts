@@ -107,10 +107,11 @@ function withObject(base: RelPhrase, onObject: (s: string) => string): RelPhrase
 }
 
 const KNOWN_RELS: Record<string, RelPhrase> = {
-  located_in: copulaRel('located in', true),
-  in_country: copulaRel('located in', true),
-  country: copulaRel('located in', true),
-  in_region: copulaRel('located in', true),
+  // "a country containing Lima", not "a country where Lima is located" (which then "is located in …")
+  located_in: withObject(copulaRel('located in'), (s) => `containing ${s}`),
+  in_country: withObject(copulaRel('located in'), (s) => `containing ${s}`),
+  country: withObject(copulaRel('located in'), (s) => `containing ${s}`),
+  in_region: withObject(copulaRel('located in'), (s) => `containing ${s}`),
   in_continent: copulaRel('located on the continent of'),
   continent: copulaRel('located on the continent of'),
   part_of: withObject(copulaRel('part of'), (s) => `that includes ${s}`),

@@ -51,15 +51,11 @@ function scaleOf(x: number): [number, string] {
   return [1, ''];
 }
 
-/**
- * "between 27,000 and 74,000", "between 1.2 and 3.4 million" (one scale word for both ends), "between 600,000
- * and 1.9 million" (a low end below the scale is written out rather than as "0.6").
- */
+/** "between 27,000 and 74,000", "between 0.6 and 1.9 million": one scale word for both ends. */
 function betweenText(lo: number, hi: number): string {
   const scale = scaleOf(Math.max(Math.abs(lo), Math.abs(hi)));
   const word = scale[1] ? ` ${scale[1]}` : '';
-  const low = Math.abs(lo) < scale[0] && lo !== 0 ? plainNumber(lo, [1, '']) : plainNumber(lo, scale);
-  return `between ${low} and ${plainNumber(hi, scale)}${word}`;
+  return `between ${plainNumber(lo, scale)} and ${plainNumber(hi, scale)}${word}`;
 }
 
 function boundText(x: number): string {

@@ -32,6 +32,8 @@ export function participle(verb: string): string {
   return `${stem}ing`;
 }
 
+/** The finite form of a participle phrase the lexicon writes ("containing Lima" -> "contains Lima"). */
+const FINITE: Record<string, string> = { bordering: 'borders', containing: 'contains', including: 'includes', serving: 'serves', using: 'uses', crossing: 'crosses' };
 const VERBS_S = /^(borders|contains|includes|flows|serves|uses|speaks|hosts|owns|connects|crosses|drains|shares|spans|operates|follows|precedes|replaces|neighbours|neighbors|joins|rises|runs|empties|originates|discharges|belongs|trades|administers|governs|covers)$/;
 
 /** Adjectives of a yes/no attribute: "that is landlocked" -> "landlocked", "that is not landlocked" -> "coastal". */
@@ -128,7 +130,7 @@ export function reduceClause(clause: string, noun: string): Modifier {
   if ((m = /^that has (.+)$/.exec(c))) return { kind: 'post', text: `with ${m[1]}`, pred: `has ${m[1]}` };
   if ((m = /^that (\w+) (.+)$/.exec(c)) && VERBS_S.test(m[1]!)) return { kind: 'post', text: `${participle(m[1]!)} ${m[2]}`, pred: `${m[1]} ${m[2]}` };
   if ((m = /^((?:used|served|crossed) by .+)$/.exec(c))) return { kind: 'post', text: c, pred: `is ${m[1]}` };
-  if ((m = /^(bordering) (.+)$/.exec(c))) return { kind: 'post', text: c, pred: `borders ${m[2]}` };
+  if ((m = /^(\w+ing) (.+)$/.exec(c)) && FINITE[m[1]!]) return { kind: 'post', text: c, pred: `${FINITE[m[1]!]} ${m[2]}` };
   if ((m = /^with (.+)$/.exec(c))) return { kind: 'post', text: c, pred: `has ${m[1]}` };
   if ((m = /^whose (.+?) is "(.+)"$/.exec(c))) {
     const special = categorical(m[1]!, m[2]!, noun);
