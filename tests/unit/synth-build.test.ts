@@ -127,18 +127,25 @@ describe('synthesize on a small world', () => {
     const index = buildIndex(graph);
     const byHash = new Map<string, Set<number>>();
     const orbitCount = new Map<string, number>();
-    let hubAnswers = 0;
     for (const qa of first.qas) {
       const set = byHash.get(qa.wl_hash) ?? new Set();
       set.add(qa.orbit);
       byHash.set(qa.wl_hash, set);
       orbitCount.set(qa.wl_hash, canonicalOrbits(index, qa.subgraph).length);
-      const degree = (id: string) => qa.subgraph.edges.filter((e) => index.edge(e)!.source === id || index.edge(e)!.target === id).length;
-      if (qa.subgraph.nodes.every((id) => degree(qa.answer_id) >= degree(id))) hubAnswers++;
     }
     for (const [hash, seen] of byHash) expect(seen.size).toBe(orbitCount.get(hash));
     expect(first.stats.orbit_coverage.covered).toBe(first.stats.orbit_coverage.orbits);
-    expect(hubAnswers).toBeLessThan(first.qas.length / 2);
+    // The hub share of one 60-QA run swings with the seed (22 to 32 of 60 over seeds 1-9, before and after the
+    // realiser changed which random draws a run makes), so it is judged over three runs: 180 QAs.
+    const runs = [first, synthesize(graph, { count: 60, rng: 1, graphName: 'fixture' }), synthesize(graph, { count: 60, rng: 2, graphName: 'fixture' })];
+    let hubAnswers = 0;
+    let answers = 0;
+    for (const qa of runs.flatMap((r) => r.qas)) {
+      const degree = (id: string) => qa.subgraph.edges.filter((e) => index.edge(e)!.source === id || index.edge(e)!.target === id).length;
+      if (qa.subgraph.nodes.every((id) => degree(qa.answer_id) >= degree(id))) hubAnswers++;
+      answers++;
+    }
+    expect(hubAnswers).toBeLessThan(answers / 2);
   });
 
   it('spreads over topologies and uses every obfuscation kind', () => {

@@ -6,11 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../main/lab/cli/index';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
-import { chatComplete, factsToKeep, phraseQuestion, type LlmConfig } from '../../main/lab/synth/phrase';
+import { chatComplete, factsToKeep, phraseQuestion, qualifiersToKeep, type LlmConfig } from '../../main/lab/synth/phrase';
 
 // A real OpenAI-compatible chat endpoint on 127.0.0.1: the model name picks the behaviour.
 //   rephrase -> a faithful rewrite;  leak -> a rewrite naming the answer;  broken -> HTTP 500;
-//   drop -> a rewrite that loses a quoted fragment;  slow -> answers after 2 s.
+//   drop -> a rewrite that loses a quoted fragment;  slow -> answers after 2 s;
+//   widen -> "the early 1990s" becomes "the 1990s";  verbose -> a padded rewrite.
 let server: Server;
 let baseUrl = '';
 const seen: { auth?: string; body: { model: string; messages: { role: string; content: string }[] } }[] = [];
@@ -45,6 +46,12 @@ beforeAll(async () => {
         break;
       case 'drop':
         reply('Which company was founded in the early 1990s in Delaware?');
+        break;
+      case 'widen':
+        reply(q.replace('in the early 1990s', 'in the 1990s'));
+        break;
+      case 'verbose':
+        reply(`${q.replace(/\?$/, '')}, a company you may well have heard of in the news, which many people have written about at length?`);
         break;
       case 'prefix':
         reply(`Here is a puzzle. ${q}`);
@@ -94,6 +101,16 @@ describe('LLM phrasing against a real HTTP endpoint', () => {
     expect(r.detail).toContain('"F"');
     expect(r.detail).toBe('dropped "F"'); // the "f" of "founded" does not count
     expect(factsToKeep(question, ['Delaware'])).toEqual(['"F"', '1990', 'Delaware']);
+  });
+
+  it('refuses a rewrite that widens a period or pads the question, keeping the template and saying why', async () => {
+    const widened = await phraseQuestion(cfg('widen'), input);
+    expect(widened).toEqual({ question, outcome: 'changed_facts', detail: 'dropped early' });
+    const padded = await phraseQuestion(cfg('verbose'), input);
+    expect(padded.outcome).toBe('too_long');
+    expect(padded.question).toBe(question);
+    expect(padded.detail).toBe('44 words for 25 (at most 30)');
+    expect(qualifiersToKeep('A city founded in the mid-1790s, south of 19°N, behind UTC-05:00, in the late 5th century')).toEqual(['mid', 'late', '19°N', 'UTC-05:00']);
   });
 
   it('reports an HTTP 500 clearly and keeps the template prose', async () => {

@@ -71,6 +71,20 @@ export interface Obfuscation {
   to: string;
 }
 
+/**
+ * How much one constraint of a QA narrows (docs/formats.md, 'sailor.qa/1'): the candidates its variable has
+ * under it alone (`alone`, of `of` nodes of that type) and the candidates of the whole query without it
+ * (`without`, at least 2 for every emitted constraint: each one removes a candidate).
+ */
+export interface NarrowingRecord {
+  kind: string;
+  target: string;
+  text: string;
+  of: number;
+  alone: number;
+  without: number;
+}
+
 export interface QA {
   id: string;
   question: string;
@@ -88,6 +102,8 @@ export interface QA {
   distractors: string[];
   support: string[];
   candidates: number;
+  /** Per injected constraint (distractors aside), how much it narrows; absent in files written before it existed. */
+  narrowing?: NarrowingRecord[];
 }
 
 /** Summary figures of a graph (kg/stats.ts graphStats): a graph artefact's `stats`, `sailor kg stats`. */

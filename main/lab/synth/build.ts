@@ -26,6 +26,7 @@ import type { Graph, Obfuscation, QA, SynthStats } from '../formats';
 import { sampleDistinct } from '../graph/sample';
 import { createRng, seedFrom, type Rng } from '../util/rng';
 import { distances, makeContext, makeInstance, renderDraft, toQuery, type Context, type Draft, type Instance, type RejectReason } from './draft';
+import { economise, narrowingOf } from './economy';
 import { levelOf } from './level';
 import { mentionsAny } from './obfuscate';
 import { resolveOptions, type SynthInput } from './options';
@@ -56,23 +57,32 @@ export function makeQa(ctx: Context, inst: Instance, answerId: string, orbit: nu
   if (others.length && rng.next() < ctx.opts.anchorProb) d.constants.add(others[others.length - 1]!.id); // the farthest
 
   injectUncertainty(ctx, d, rng);
+  // The wording draws from its own stream, so how a question is phrased never changes which facts are asked.
+  const phrasing = (): Rng => createRng(seedFrom(`synth/${ctx.opts.rng}/phrase/${answerId}/${inst.sub.edges.join(',')}`));
 
   let steps = 0;
   for (;;) {
     const query = toQuery(d);
-    const question = renderDraft(d, rng);
+    const question = renderDraft(d, phrasing());
     if (mentionsAny(question, d.answerNames)) return { ok: false, reason: 'leaked_answer' };
     const result = evaluateQuery(ctx.qindex, query, { maxSolutions: 10_000 });
     if (!result.candidates.includes(answerId)) return { ok: false, reason: 'inconsistent' };
     if (result.candidates.length === 1) {
-      const { level } = levelOf(ctx, d, query);
+      // Constraint economy: drop what narrows nothing, then say the rest again (hardest first) and verify anew.
+      economise(ctx, d);
+      const lean = toQuery(d);
+      const said = renderDraft(d, phrasing());
+      if (mentionsAny(said, d.answerNames)) return { ok: false, reason: 'leaked_answer' };
+      const check = evaluateQuery(ctx.qindex, lean, { maxSolutions: 10_000 });
+      if (!(check.candidates.length === 1 && check.candidates[0] === answerId)) return { ok: false, reason: 'inconsistent' };
+      const { level } = levelOf(ctx, d, lean);
       const obfuscations: Obfuscation[] = d.constraints.flatMap((c) => c.obfuscations);
       const support = [...new Set([...inst.sub.edges, ...d.constraints.flatMap((c) => c.support)])];
       return {
         ok: true,
         tighten: steps,
         qa: {
-          question,
+          question: said,
           answer: answer.name,
           answer_id: answer.id,
           aliases: [...answer.aliases],
@@ -82,11 +92,12 @@ export function makeQa(ctx: Context, inst: Instance, answerId: string, orbit: nu
           wl_hash: inst.hash,
           orbit,
           topology: inst.topology,
-          query,
+          query: lean,
           obfuscations,
           distractors: [...new Set(d.constraints.flatMap((c) => c.distractors))],
           support,
           candidates: 1,
+          narrowing: narrowingOf(ctx, d),
         },
       };
     }

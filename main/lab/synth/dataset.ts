@@ -67,6 +67,21 @@ export function validateQa(value: unknown, file: string, line: number): QA {
   });
   const candidates = f.num(r.candidates, 'candidates');
   const orbit = f.num(r.orbit, 'orbit');
+  const narrowing =
+    r.narrowing === undefined
+      ? undefined
+      : f.arr(r.narrowing, 'narrowing').map((x, i) => {
+          const o = f.obj(x, `narrowing[${i}]`);
+          const at = (k: string): string => `narrowing[${i}].${k}`;
+          return {
+            kind: f.str(o.kind, at('kind')),
+            target: f.str(o.target, at('target'), false),
+            text: f.str(o.text, at('text'), false),
+            of: f.num(o.of, at('of')),
+            alone: f.num(o.alone, at('alone')),
+            without: f.num(o.without, at('without')),
+          };
+        });
   return {
     id: f.str(r.id, 'id'),
     question: f.str(r.question, 'question'),
@@ -84,6 +99,7 @@ export function validateQa(value: unknown, file: string, line: number): QA {
     distractors: f.strings(r.distractors, 'distractors'),
     support: f.strings(r.support, 'support'),
     candidates,
+    ...(narrowing ? { narrowing } : {}),
   };
 }
 

@@ -13,6 +13,7 @@ import { OBFUSCATION_KINDS, type Constraint } from './obfuscate';
 import type { SynthOptions } from './options';
 import { canonicalOrbits } from './orbits';
 import { buildQueryIndex, type QueryIndex } from './query';
+import { nounPhrase } from './realise';
 import { renderQuestion, type REdge, type REntity } from './render';
 
 export interface Instance {
@@ -123,11 +124,17 @@ export function renderDraft(d: Draft, rng: Rng): string {
     remarks: [],
   }));
   const byId = new Map(entities.map((e) => [e.id, e]));
-  for (const c of d.constraints) {
+  // the hardest constraint first: the one whose absence would let the most candidates back in
+  const hardestFirst = [...d.constraints].sort((a, b) => (b.without ?? 0) - (a.without ?? 0));
+  for (const c of hardestFirst) {
     const e = byId.get(nodeOfVar.get(c.var) ?? '');
     if (!e) continue;
-    if (c.remark) e.remarks.push(c.remark);
-    if (c.clause) e.clauses.push(c.clause);
+    if (c.aside) {
+      const { name, noun, clause } = c.aside;
+      e.remarks.push((ref) => `${ref} is not ${name}, ${nounPhrase('another', noun, [clause]).text}`);
+    } else if (c.remark) e.remarks.push(c.remark);
+    if (c.parts) e.clauses.push(...c.parts.map((p) => p.clause));
+    else if (c.clause) e.clauses.push(c.clause);
   }
   const edges: REdge[] = d.inst.edges.map((e) => ({ s: e.source, o: e.target, rel: e.relation }));
   return renderQuestion(d.inst.topology, entities, edges, d.answer.id, rng);

@@ -3,6 +3,7 @@
 // knowledge base is known to use. Pure functions: the templates and obfuscations build on these.
 
 import { ownValue } from '../util/own';
+import type { Amount } from './numbers';
 
 export function words(label: string): string {
   return label.replace(/_+/g, ' ').trim();
@@ -73,6 +74,9 @@ function saysNoun(np: string, noun: string): boolean {
   return new RegExp(`^(a|an|another|the|a certain)( \\w+)? ${noun}\\b`, 'i').test(np);
 }
 
+/** Is this noun phrase a description ("a category …", "the category") rather than a name? */
+const isDescribed = (np: string): boolean => /^(a|an|another|the) /.test(np);
+
 function nounRel(noun: string): RelPhrase {
   return {
     sentence: (s, o) => (saysNoun(o, noun) ? `${s} has ${o}` : `${s} has ${o} as ${withArticle(noun)}`),
@@ -97,15 +101,21 @@ function verbRel(verb: string): RelPhrase {
   };
 }
 
+/** A relation whose object-side clause is a passive ("served by S") or a "with S as …" phrase. */
+function withObject(base: RelPhrase, onObject: (s: string) => string): RelPhrase {
+  return { ...base, onObject };
+}
+
 const KNOWN_RELS: Record<string, RelPhrase> = {
-  located_in: copulaRel('located in', true),
-  in_country: copulaRel('located in', true),
-  country: copulaRel('located in', true),
-  in_region: copulaRel('located in', true),
+  // "a country containing Lima", not "a country where Lima is located" (which then "is located in …")
+  located_in: withObject(copulaRel('located in'), (s) => `containing ${s}`),
+  in_country: withObject(copulaRel('located in'), (s) => `containing ${s}`),
+  country: withObject(copulaRel('located in'), (s) => `containing ${s}`),
+  in_region: withObject(copulaRel('located in'), (s) => `containing ${s}`),
   in_continent: copulaRel('located on the continent of'),
   continent: copulaRel('located on the continent of'),
-  part_of: copulaRel('part of'),
-  member_of: copulaRel('a member of'),
+  part_of: withObject(copulaRel('part of'), (s) => `that includes ${s}`),
+  member_of: withObject(copulaRel('a member of'), (s) => `with ${s} as a member`),
   capital_of: {
     sentence: (s, o) => `${s} is the capital of ${o}`,
     onSubject: (o) => `that is the capital of ${o}`,
@@ -121,20 +131,20 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
     onSubject: (o) => `whose capital is ${o}`,
     onObject: (s) => `that is the capital of ${s}`,
   },
-  part_of_region: copulaRel('part of'),
-  member_of_family: copulaRel('a member of'),
-  subfamily_of: copulaRel('a subfamily of'),
-  tributary_of: copulaRel('a tributary of'),
-  written_in: copulaRel('written in'),
+  part_of_region: withObject(copulaRel('part of'), (s) => `that includes ${s}`),
+  member_of_family: withObject(copulaRel('a member of'), (s) => `with ${s} as a member`),
+  subfamily_of: withObject(copulaRel('a subfamily of'), (s) => `with ${s} as a subfamily`),
+  tributary_of: withObject(copulaRel('a tributary of'), (s) => `with ${s} as a tributary`),
+  written_in: withObject(copulaRel('written in'), (s) => `used to write ${s}`),
   flows_into: verbRel('flows into'),
   has_time_zone: nounRel('time zone'),
   has_occupation: nounRel('occupation'),
   used_currency: {
     sentence: (s, o) => (saysNoun(o, 'currency') ? `${s} used ${o}` : `${s} used ${o} as a currency`),
     onSubject: (o) => (saysNoun(o, 'currency') ? `that used ${o}` : `that used ${o} as a currency`),
-    onObject: (s) => `that ${s} used as a currency`,
+    onObject: (s) => `used by ${s}`,
   },
-  borders: verbRel('borders'),
+  borders: withObject(verbRel('borders'), (s) => `bordering ${s}`), // a border is mutual
   shares_border_with: verbRel('shares a border with'),
   born_in: {
     sentence: (s, o) => `${s} was born in ${o}`,
@@ -147,7 +157,7 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
     onObject: (s) => `where ${s} died`,
   },
   citizen_of: copulaRel('a citizen of'),
-  nationality: copulaRel('a national of'),
+  nationality: withObject(copulaRel('a national of'), (s) => `whose nationals include ${s}`),
   discovered_by: {
     sentence: (s, o) => `${s} was discovered by ${o}`,
     onSubject: (o) => `that was discovered by ${o}`,
@@ -158,9 +168,16 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
     onSubject: (o) => `that is named after ${o}`,
     onObject: (s) => `after which ${s} is named`,
   },
-  serves: verbRel('serves'),
-  serves_city: verbRel('serves'),
-  flows_through: verbRel('flows through'),
+  serves: withObject(verbRel('serves'), (s) => `served by ${s}`),
+  serves_city: withObject(verbRel('serves'), (s) => `served by ${s}`),
+  flows_through: withObject(verbRel('flows through'), (s) => `crossed by ${s}`),
+  in_category: {
+    // a category's name is a kind: "X is an alkali metal"; a described category: "X belongs to a category …"
+    sentence: (s, o) => (isDescribed(o) ? `${s} belongs to ${o}` : `${s} is ${withArticle(o)}`),
+    onSubject: (o) => (isDescribed(o) ? `that belongs to ${o}` : `that is ${withArticle(o)}`),
+    onObject: (s) => `that includes ${s}`,
+  },
+  named_by: withObject(copulaRel('named by'), (s) => `who named ${s}`),
   mouth: {
     sentence: (s, o) => `${s} flows into ${o}`,
     onSubject: (o) => `that flows into ${o}`,
@@ -171,7 +188,11 @@ const KNOWN_RELS: Record<string, RelPhrase> = {
   languages: nounRel('language'),
   spoken_in: copulaRel('spoken in', true),
   currency: nounRel('currency'),
-  uses_currency: nounRel('currency'),
+  uses_currency: {
+    sentence: (s, o) => `${s} uses ${o}`,
+    onSubject: (o) => `that uses ${o}`,
+    onObject: (s) => `used by ${s}`,
+  },
   timezone: nounRel('time zone'),
   time_zone: nounRel('time zone'),
   highest_point: {
@@ -223,6 +244,7 @@ const DATE_VERBS: Record<string, string> = {
   discovered: 'was discovered',
   discovery_date: 'was discovered',
   year_discovered: 'was discovered',
+  discovery_year: 'was discovered',
   opened: 'opened',
   opening_date: 'opened',
   independence: 'became independent',
@@ -264,9 +286,25 @@ export function dateEvent(attr: string, name: string): string {
   return `the ${attrWords(attr)} of ${name}`;
 }
 
-/** Relative clause for a numeric attribute: `amount` is "between 27 and 74 thousand people", … */
-export function numberClause(attr: string, amount: string): string {
-  return `whose ${attrWords(attr)} is ${amount}`;
+/** Counted attributes read as a plural noun after the number: "with fewer than 2 million inhabitants". */
+const COUNT_NOUNS: Record<string, string> = {
+  population: 'inhabitants',
+  member_count: 'members',
+  speakers: 'speakers',
+};
+
+/**
+ * The clause for a numeric attribute, in the attribute's usual form: "with fewer than 2 million
+ * inhabitants", "with a GDP of less than 57 billion US dollars", "that is between UTC-07:00 and UTC-05:00",
+ * "that lies south of 18°N".
+ */
+export function numberClause(attr: string, amt: Pick<Amount, 'text' | 'bare' | 'kind'>): string {
+  if (amt.kind === 'utc_offset') return `that is ${amt.bare}`;
+  if (amt.kind === 'latitude' || amt.kind === 'longitude') return `that lies ${amt.bare}`;
+  const w = attrWords(attr);
+  const counted = ownValue(COUNT_NOUNS, attr) ?? (amt.kind === 'count' && /[^s]s$/.test(w) ? w : undefined);
+  if (counted) return `with ${amt.bare} ${counted}`;
+  return `with ${withArticle(w)} of ${amt.text}`;
 }
 
 /** Units as they read after a number. */

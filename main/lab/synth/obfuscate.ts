@@ -8,6 +8,7 @@
 // builder then verifies and tightens.
 import type { GraphNode, Obfuscation, QueryFilter, QueryPattern } from '../formats';
 import type { Rng } from '../util/rng';
+import { amount, type NumberStyle } from './numbers';
 import { yearOf } from './query-filters';
 import {
   attrWords,
@@ -18,7 +19,6 @@ import {
   ordinalWord,
   relPhrase,
   typeNoun,
-  unitText,
   withArticle,
   yearText,
 } from './lexicon';
@@ -47,6 +47,12 @@ export interface Constraint {
   clause: string;
   /** A remark given the referent of `var` ("the river"); only distractors have one. */
   remark?: (ref: string) => string;
+  /** A distractor's look-alike as the realiser words it: "(The river is not the Amur, another river …)". */
+  aside?: { name: string; noun: string; clause: string };
+  /** The single constraints a multi_constraint joins (each is said, and weighed, on its own). */
+  parts?: Constraint[];
+  /** Candidates of the whole query without this constraint (set once the QA is verified; see economy.ts). */
+  without?: number;
   filters: QueryFilter[];
   patterns: QueryPattern[];
   obfuscations: Obfuscation[];
@@ -106,7 +112,7 @@ export function period(y: number, style: TimeStyle, rng: Rng, maxWidth = Infinit
       if (y < 1) return null;
       const pos = y - c0; // 1..100
       const [word, lo, hi] = pos <= 33 ? ['early', 1, 33] : pos <= 66 ? ['mid', 34, 66] : ['late', 67, 100];
-      return between(`${word === 'mid' ? 'around the mid' : `in the ${word}`} ${ordinal(c)} century`, c0 + lo, c0 + hi);
+      return between(`in the ${word}${word === 'mid' ? '-' : ' '}${ordinal(c)} century`, c0 + lo, c0 + hi);
     }
     case 'century_decade': {
       if (y < 1) return null;
@@ -123,7 +129,7 @@ export function period(y: number, style: TimeStyle, rng: Rng, maxWidth = Infinit
       const d0 = Math.floor(y / 10) * 10;
       const k = y - d0;
       const [word, lo, hi] = k <= 3 ? ['early', 0, 3] : k <= 6 ? ['mid', 4, 6] : ['late', 7, 9];
-      return between(`in the ${word}-${d0}s`, d0 + lo, d0 + hi);
+      return between(`in the ${word}${word === 'mid' ? '-' : ' '}${d0}s`, d0 + lo, d0 + hi); // "the early 1990s", "the mid-1990s"
     }
     case 'range': {
       const cap = Math.min(maxWidth, 16);
@@ -131,7 +137,7 @@ export function period(y: number, style: TimeStyle, rng: Rng, maxWidth = Infinit
       const width = 3 + rng.int(cap - 2); // 3..cap years
       const lo = y - rng.int(width); // the true year sits anywhere inside [lo, hi]
       const hi = lo + width - 1;
-      return between(`at some point between ${yearText(lo)} and ${yearText(hi)}`, lo, hi);
+      return between(`between ${yearText(lo)} and ${yearText(hi)}`, lo, hi);
     }
     case 'before': {
       if (maxWidth !== Infinity) return null;
@@ -178,91 +184,7 @@ export function vagueTime(
 
 // ---------------------------------------------------------------- numeric ranges
 
-const SCALES: [number, string][] = [
-  [1e12, 'trillion'],
-  [1e9, 'billion'],
-  [1e6, 'million'],
-  [1e4, 'thousand'],
-];
-
-/** Rounds to 12 significant digits, removing float noise from k * step. */
-const clean = (x: number): number => Number(x.toPrecision(12));
-
-function scaleFor(x: number): [number, string] {
-  for (const [f, w] of SCALES) if (Math.abs(x) >= f) return f === 1e4 ? [1e3, 'thousand'] : [f, w];
-  return [1, ''];
-}
-
-function numText(x: number, scale: [number, string]): string {
-  const scaled = clean(x / scale[0]);
-  const body = scale[0] === 1 && Math.abs(scaled) >= 1000 ? scaled.toLocaleString('en-US') : String(scaled);
-  return body;
-}
-
-/** A round step of two significant digits for magnitude |x|. */
-function stepFor(x: number): number {
-  const ax = Math.abs(x);
-  if (ax === 0 || !Number.isFinite(ax)) return 1;
-  return 10 ** (Math.floor(Math.log10(ax)) - 1);
-}
-
-export type NumberStyle = 'between' | 'lt' | 'gt';
-
-export interface Amount {
-  text: string;
-  filter: { op: 'between'; value: [number, number] } | { op: 'lt' | 'gt'; value: number };
-  /** relative width of the range (hi - lo) / |value|; Infinity when open. */
-  width: number;
-}
-
-/** A range or bound around `value`: "between 27 and 74 thousand people", "fewer than 2 million". */
-export function amount(value: number, unit: string | undefined, style: NumberStyle, rng: Rng, maxWidth = Infinity): Amount | null {
-  if (!Number.isFinite(value)) return null;
-  const percent = unit === '%' || unit === 'percent';
-  const u = unitText(unit);
-  const counted = !unit || unit === 'people' || unit === 'inhabitants';
-  const tail = u ? ` ${u}` : '';
-  const mag = Math.max(Math.abs(value), 1e-9);
-  if (style === 'between') {
-    const cap = Math.min(maxWidth, 1.6);
-    if (cap < 0.02) return null;
-    const width = cap * (0.25 + 0.75 * rng.next()); // relative width of the range
-    let below = width * (0.15 + 0.7 * rng.next());
-    let above = width - below;
-    // a positive quantity keeps a positive range (and a negative one a negative range)
-    if (value > 0) below = Math.min(below, 0.9);
-    if (value < 0) above = Math.min(above, 0.9);
-    let lo = value - mag * below;
-    let hi = value + mag * above;
-    const step = stepFor(Math.max(Math.abs(lo), Math.abs(hi)));
-    lo = clean(Math.floor(lo / step) * step);
-    hi = clean(Math.ceil(hi / step) * step);
-    if (lo === hi) hi = clean(hi + step);
-    if (percent) [lo, hi] = [Math.max(lo, 0), Math.min(hi, 100)];
-    if (!(lo <= value && value <= hi)) return null;
-    const w = (hi - lo) / mag;
-    if (w > maxWidth) return null;
-    const scale = scaleFor(Math.max(Math.abs(lo), Math.abs(hi)));
-    const word = scale[1] ? ` ${scale[1]}` : '';
-    return { text: `between ${numText(lo, scale)} and ${numText(hi, scale)}${word}${tail}`, filter: { op: 'between', value: [lo, hi] }, width: w };
-  }
-  if (maxWidth !== Infinity) return null;
-  const r = 0.1 + 0.8 * rng.next(); // < 1, so a bound never crosses zero
-  const step = stepFor(mag * (1 + r));
-  let bound: number;
-  if (style === 'lt') {
-    bound = clean(Math.ceil((value + mag * r) / step) * step);
-    if (bound <= value) bound = clean(bound + step);
-  } else {
-    bound = clean(Math.floor((value - mag * r) / step) * step);
-    if (bound >= value) bound = clean(bound - step);
-  }
-  if (percent && (bound > 100 || bound < 0)) return null;
-  const scale = scaleFor(bound);
-  const word = scale[1] ? ` ${scale[1]}` : '';
-  const cmp = style === 'lt' ? (counted ? 'fewer than' : 'less than') : 'more than';
-  return { text: `${cmp} ${numText(bound, scale)}${word}${tail}`, filter: { op: style, value: bound }, width: Infinity };
-}
+export { amount, type Amount, type NumberStyle } from './numbers';
 
 /** numeric_range: an exact number becomes a range or a qualitative bound, with the matching filter. */
 export function numericRange(
@@ -276,10 +198,10 @@ export function numericRange(
   if (!a || a.type !== 'number') return null;
   const styles: NumberStyle[] = opts.style ? [opts.style] : rng.shuffle(['between', 'between', 'lt', 'gt']);
   for (const style of styles) {
-    const amt = amount(a.value, a.unit, style, rng, opts.maxWidth);
+    const amt = amount(a.value, a.unit, style, rng, opts.maxWidth, attr);
     if (!amt) continue;
     const c = base('numeric_range', v);
-    c.clause = numberClause(attr, amt.text);
+    c.clause = numberClause(attr, amt);
     c.filters.push({ var: v, attr, ...amt.filter });
     c.obfuscations.push({ kind: 'numeric_range', target: `${v}.${attr}`, from: `${a.value}${a.unit ? ` ${a.unit}` : ''}`, to: amt.text });
     c.support.push(`${node.id}.${attr}`);
@@ -425,6 +347,7 @@ export function multiConstraint(parts: Constraint[]): Constraint | null {
     c.support.push(...p.support);
   }
   c.obfuscations.push({ kind: 'multi_constraint', target: c.var, from: parts.map((p) => p.kind).join('+'), to: 'all conditions hold at once' });
+  c.parts = parts;
   return c;
 }
 
@@ -445,6 +368,7 @@ export function distractor(
   const clause = link.direction === 'out' ? rp.onSubject(link.neighbour.name) : rp.onObject(link.neighbour.name);
   const noun = typeNoun(other.type);
   c.remark = (ref) => `${ref} is not to be confused with ${other.name}, another ${noun} ${clause}`;
+  c.aside = { name: other.name, noun, clause };
   c.obfuscations.push({ kind: 'distractor', target: v, from: other.id, to: `${other.name}, another ${noun} ${clause}` });
   c.distractors.push(other.id);
   return c;

@@ -1,8 +1,9 @@
 // Optional LLM phrasing: the LLM only phrases (docs/pipeline.md, 'Questions and verification'). Sends the template
 // prose to an OpenAI-compatible chat endpoint and asks for a fluent rewrite with the same facts. The query and the
 // answer never change. A rewrite is rejected, and the template prose kept, when it names the answer or an alias, when
-// it drops a named entity, a quoted fragment or a number of the template (facts changed), or when the endpoint fails;
-// the reason is returned so the caller can count it.
+// it drops a named entity, a quoted fragment, a number, a period's part ("early"), a hemisphere or a UTC offset of
+// the template (facts changed), when it grows more than 20 % longer (padding), or when the endpoint fails; the
+// reason is returned so the caller can count it.
 import { LabError } from '../errors';
 import { mentionsAny } from './obfuscate';
 
@@ -24,7 +25,10 @@ export interface PhraseInput {
   keep?: string[];
 }
 
-export type PhraseOutcome = 'rewritten' | 'leaked_answer' | 'changed_facts' | 'empty' | 'error';
+export type PhraseOutcome = 'rewritten' | 'leaked_answer' | 'changed_facts' | 'too_long' | 'empty' | 'error';
+
+/** A rewrite may be this much longer than the template (in words) before it is refused as padded. */
+export const MAX_GROWTH = 1.2;
 
 export interface PhraseResult {
   question: string;
@@ -48,9 +52,22 @@ export function factsToKeep(question: string, keep: string[] = []): string[] {
   return [...new Set([...quoted, ...numbers, ...keep])];
 }
 
+/**
+ * The words that carry a constraint's value besides its numbers: a period's part ("early", "mid", "late"), a
+ * coordinate's hemisphere ("19°N") and a UTC offset ("UTC-05:00"). "in the early 1990s" rewritten as "in the
+ * 1990s" keeps the number but widens the period.
+ */
+export function qualifiersToKeep(question: string): string[] {
+  const parts = [...question.matchAll(/\b(early|mid|late)(?=[- ](?:\d|[\w-]+ century))/gi)].map((m) => m[1]!.toLowerCase());
+  const coords = [...question.matchAll(/\d+(?:\.\d+)?°[NSEW]/g)].map((m) => m[0]);
+  const utc = [...question.matchAll(/UTC[+-]\d\d:\d\d/g)].map((m) => m[0]);
+  return [...new Set([...parts, ...coords, ...utc])];
+}
+
 /** Is `fact` still in `text`? Quoted fragments verbatim (any quote style), numbers between non-digits, names as words. */
 function kept(text: string, fact: string): boolean {
   if (fact.startsWith('"')) return text.replace(/[“”„‟«»]/g, '"').toLowerCase().includes(fact.toLowerCase());
+  if (/°/.test(fact)) return text.includes(fact);
   if (/^\d/.test(fact)) return new RegExp(`(^|[^\\d.,])${fact.replace(/[.,]/g, '\\$&')}($|[^\\d])`).test(text); // "1990" in "1990s"
   return mentionsAny(text, [fact]);
 }
@@ -101,7 +118,10 @@ export async function phraseQuestion(cfg: LlmConfig, input: PhraseInput): Promis
   const rewrite = raw.trim().replace(/^["“]|["”]$/g, '').trim();
   if (!rewrite) return { question: input.question, outcome: 'empty' };
   if (mentionsAny(rewrite, [input.answer, ...input.aliases])) return { question: input.question, outcome: 'leaked_answer', detail: rewrite };
-  const missing = factsToKeep(input.question, input.keep).filter((k) => !kept(rewrite, k));
+  const missing = [...factsToKeep(input.question, input.keep), ...qualifiersToKeep(input.question)].filter((k) => !kept(rewrite, k));
   if (missing.length) return { question: input.question, outcome: 'changed_facts', detail: `dropped ${missing.join(', ')}` };
+  const words = (t: string): number => t.split(/\s+/).length;
+  const [before, after] = [words(input.question), words(rewrite)];
+  if (after > before * MAX_GROWTH) return { question: input.question, outcome: 'too_long', detail: `${after} words for ${before} (at most ${Math.floor(before * MAX_GROWTH)})` };
   return { question: rewrite, outcome: 'rewritten' };
 }

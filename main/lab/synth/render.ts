@@ -3,14 +3,20 @@
 // constraint clauses, or named constants) and the subgraph's edges. The output mentions every entity and
 // every edge exactly as the query states them; it never names a variable entity.
 //
+// Noun phrases come from the realiser (realise.ts): adjectives before the noun, reduced phrases after it, at
+// most two "that" clauses; a clause that does not fit becomes a short sentence of its own ("The city also …").
+// A sentence whose subject is the previous sentence's subject says "It". The question is asked with one of
+// the answer's clauses as its predicate ("Which South American country borders Peru?").
+//
 // Plans:
 // - path:  a chain of sentences from the far end(s) towards the answer, then the question on the answer;
 // - star / tree: "There is …" sentences for the inner entities, deepest first, each carrying the edges to
-//   its children as relative clauses, then the question with the answer's own edges;
+//   its children as clauses, then the question with the answer's own edges;
 // - cycle / dense: the loop (or web) edge by edge, entities introduced at first mention, then the question
 //   on the answer's referent.
 import type { Rng } from '../util/rng';
-import { article, capitalise, joinAnd, ordinalWord, relPhrase, typeNoun } from './lexicon';
+import { capitalise, joinAnd, ordinalWord, relPhrase, typeNoun } from './lexicon';
+import { nounPhrase, PEOPLE, reduceClause } from './realise';
 
 export interface REntity {
   id: string;
@@ -31,15 +37,17 @@ export interface REdge {
 
 export type Shape = 'path' | 'star' | 'tree' | 'cycle' | 'dense';
 
-function joinClauses(clauses: string[]): string {
-  return joinAnd(clauses);
-}
-
 class Mentions {
   private readonly introduced = new Set<string>();
   private readonly ordinals = new Map<string, number>();
   private readonly perType = new Map<string, number>();
   private readonly shared = new Set<string>();
+  /** Clauses that did not fit their noun phrase, said after the current sentence ("The city also …"). */
+  private pending: { id: string; clauses: string[] }[] = [];
+  /** The subject of the last sentence, for "It". */
+  lastSubject = '';
+  /** The last noun phrase introduced ends in a comma-set phrase (a verb after it needs a closing comma). */
+  private lastCommas = false;
 
   constructor(
     private readonly byId: Map<string, REntity>,
@@ -66,15 +74,24 @@ class Mentions {
     this.introduced.add(id);
     if (e.name) return e.name;
     const noun = typeNoun(e.type);
-    let det = id === this.answerId ? 'a certain' : article(noun);
+    let det = 'a';
     if (this.shared.has(e.type)) {
       const k = (this.perType.get(e.type) ?? 0) + 1;
       this.perType.set(e.type, k);
       this.ordinals.set(id, k);
       if (k > 1) det = 'another';
     }
-    const clauses = [...e.clauses, ...extra()];
-    return `${det} ${noun}${clauses.length ? ` ${joinClauses(clauses)}` : ''}`;
+    const np = nounPhrase(det, noun, [...e.clauses, ...extra()]);
+    if (np.overflow.length) this.pending.push({ id, clauses: np.overflow });
+    this.lastCommas = np.commas;
+    return np.text;
+  }
+
+  /** Sentences for clauses that did not fit their noun phrase: "The city also borders Peru." */
+  flush(): string[] {
+    const out = this.pending.map((p) => `${capitalise(this.ref(p.id))} also ${joinAnd(p.clauses.map((c) => c.replace(/^(that|who) /, '')))}.`);
+    this.pending = [];
+    return out;
   }
 
   ref(id: string): string {
@@ -107,9 +124,15 @@ class Mentions {
     return e.s === from ? rp.onSubject(this.np(e.o)) : rp.onObject(this.np(e.s));
   }
 
+  /** "S rel O"; "It rel O" when S was the subject of the sentence before. */
   edgeSentence(e: REdge): string {
     const rp = relPhrase(e.rel);
-    const s = this.np(e.s);
+    this.lastCommas = false;
+    // "It" for a thing that stays the subject; a person is not "it"
+    const same = this.introduced.has(e.s) && e.s === this.lastSubject && !this.entity(e.s).name && !PEOPLE.test(typeNoun(this.entity(e.s).type));
+    let s = same ? 'it' : this.np(e.s);
+    if (this.lastCommas) s = `${s},`;
+    this.lastSubject = e.s;
     return rp.sentence(s, this.np(e.o));
   }
 }
@@ -145,21 +168,23 @@ function bfs(start: string, ids: string[], edges: REdge[]): { order: string[]; p
   return { order, parentEdge, dist };
 }
 
+/**
+ * The question on the answer: one of its clauses becomes the predicate ("Which country … borders Peru?");
+ * without one that can, "What is the name of the … ?".
+ */
 function question(m: Mentions, answerId: string, extra: () => string[], rng: Rng): string {
   const e = m.entity(answerId);
   const noun = typeNoun(e.type);
   // The answer is introduced here: register it first so nested clauses see it as mentioned.
   m.intro(answerId);
   const clauses = [...e.clauses, ...extra()];
-  const body = clauses.length ? ` ${joinClauses(clauses)}` : '';
-  switch (rng.int(3)) {
-    case 0:
-      return `What is the name of the ${noun}${body}?`;
-    case 1:
-      return `Can you name the ${noun}${body}?`;
-    default:
-      return `Which ${noun} is meant here: the one${body}?`;
-  }
+  const preds = clauses.map((c) => reduceClause(c, noun)).map((x) => (x.kind === 'post' || x.kind === 'rel' ? x.pred : undefined));
+  let at = -1;
+  for (let i = preds.length - 1; i >= 0 && at < 0; i--) if (preds[i]) at = i;
+  if (at < 0 || rng.next() < 0.2) return `What is the name of ${nounPhrase('the', noun, clauses).text}?`;
+  const np = nounPhrase('', noun, clauses.filter((_, i) => i !== at));
+  const said = [...np.overflow.map((c) => c.replace(/^(that|who) /, '')), preds[at]!];
+  return `Which ${np.text}${np.commas ? ',' : ''} ${joinAnd(said)}?`;
 }
 
 /** Remarks go after the question, as parentheticals. */
@@ -199,14 +224,7 @@ function planPath(m: Mentions, ids: string[], edges: REdge[], answerId: string, 
     .filter((e) => e.s !== answerId && e.o !== answerId)
     .sort((a, b) => (arm.get(a.s) ?? '').localeCompare(arm.get(b.s) ?? '') || far(b) - far(a));
   const sentences: string[] = [];
-  let lastArm = '';
-  for (const e of away) {
-    const s = capitalise(m.edgeSentence(e));
-    const sameArm = arm.get(e.s) === lastArm;
-    const lowered = /^(A|An|Another|The) /.test(s) ? `${s[0]!.toLowerCase()}${s.slice(1)}` : s;
-    sentences.push(`${sameArm && rng.next() < 0.5 ? `In turn, ${lowered}` : s}.`);
-    lastArm = arm.get(e.s) ?? '';
-  }
+  for (const e of away) sentences.push(`${capitalise(m.edgeSentence(e))}.`, ...m.flush());
   const own = edges.filter((e) => e.s === answerId || e.o === answerId);
   sentences.push(question(m, answerId, () => m.edgeClauses(own, answerId), rng));
   return sentences;
@@ -229,17 +247,17 @@ function planTree(m: Mentions, ids: string[], edges: REdge[], answerId: string, 
   const inner = order.filter((id) => id !== answerId && (lower.get(id)?.length ?? 0) > 0);
   inner.sort((a, b) => dist.get(b)! - dist.get(a)!);
   const leads = ['There is', 'Consider', 'Take'];
-  const sentences = inner.map((p) => {
+  const sentences = inner.flatMap((p) => {
     // A named entity carries its edges as plain sentences; a described one as clauses of "There is …".
-    if (m.entity(p).name) return (lower.get(p) ?? []).map((e) => `${capitalise(m.edgeSentence(e))}.`).join(' ');
+    if (m.entity(p).name) return (lower.get(p) ?? []).flatMap((e) => [`${capitalise(m.edgeSentence(e))}.`, ...m.flush()]);
     const np = m.intro(p, () => m.edgeClauses(lower.get(p) ?? [], p));
-    return `${rng.pick(leads)} ${np}.`;
+    return [`${rng.pick(leads)} ${np}.`, ...m.flush()];
   });
   sentences.push(question(m, answerId, () => m.edgeClauses(lower.get(answerId) ?? [], answerId), rng));
   return sentences;
 }
 
-function planLoop(m: Mentions, ids: string[], edges: REdge[], answerId: string, shape: Shape, rng: Rng): string[] {
+function planLoop(m: Mentions, ids: string[], edges: REdge[], answerId: string, rng: Rng): string[] {
   // Start the tour at a neighbour of the answer so the answer appears early, then go edge by edge in
   // BFS order; the question asks for the answer's referent.
   const start = ids.find((id) => id !== answerId && edges.some((e) => (e.s === id && e.o === answerId) || (e.o === id && e.s === answerId))) ?? answerId;
@@ -250,25 +268,16 @@ function planLoop(m: Mentions, ids: string[], edges: REdge[], answerId: string, 
       Math.min(pos.get(a.s)!, pos.get(a.o)!) - Math.min(pos.get(b.s)!, pos.get(b.o)!) ||
       Math.max(pos.get(a.s)!, pos.get(a.o)!) - Math.max(pos.get(b.s)!, pos.get(b.o)!),
   );
-  const n = ids.length;
-  const opening =
-    shape === 'cycle'
-      ? `${capitalise(numberWord(n))} entities are linked, and their relations close a loop.`
-      : `${capitalise(numberWord(n))} entities are tightly interlinked.`;
-  const facts = sorted.map((e) => m.edgeSentence(e));
+  // (the loop needs no announcing: the facts close it)
   const body: string[] = [];
-  for (let i = 0; i < facts.length; i += 2) {
-    const pair = facts.slice(i, i + 2);
-    body.push(`${capitalise(pair.join('; '))}.`);
+  for (let i = 0; i < sorted.length; i += 2) {
+    const pair = sorted.slice(i, i + 2).map((e) => m.edgeSentence(e));
+    body.push(`${capitalise(pair.join('; '))}.`, ...m.flush());
   }
   const ask = m.isIntroduced(answerId)
     ? rng.pick([`What is the name of ${m.ref(answerId)}?`, `What is ${m.ref(answerId)} called?`])
     : question(m, answerId, () => [], rng);
-  return [opening, ...body, ask];
-}
-
-function numberWord(n: number): string {
-  return ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'][n] ?? String(n);
+  return [...body, ask];
 }
 
 /** The template prose of one question. */
@@ -279,7 +288,7 @@ export function renderQuestion(shape: Shape, entities: REntity[], edges: REdge[]
   let sentences: string[];
   if (edges.length === 0) sentences = [question(m, answerId, () => [], rng)];
   else if (shape === 'path') sentences = planPath(m, ids, edges, answerId, rng);
-  else if (shape === 'cycle' || shape === 'dense') sentences = planLoop(m, ids, edges, answerId, shape, rng);
+  else if (shape === 'cycle' || shape === 'dense') sentences = planLoop(m, ids, edges, answerId, rng);
   else sentences = planTree(m, ids, edges, answerId, rng);
-  return [...sentences, ...remarks(m, entities, answerId)].join(' ');
+  return [...sentences, ...m.flush(), ...remarks(m, entities, answerId)].join(' ');
 }

@@ -26,6 +26,9 @@ export function constraintText(c: Constraint): string {
   return `${c.clause} ${c.remark ? c.remark('it') : ''}`;
 }
 
+/** A distractor's shared neighbour has at most this many links of the shared relation. */
+const MAX_LOOKALIKE_SHARERS = 12;
+
 /** Kinds that make one constraint on one node (multi_constraint combines two of them; distractor names another node). */
 export const SINGLE_KINDS: ObfuscationKind[] = ['vague_time', 'numeric_range', 'partial_name', 'description', 'implicit_order'];
 
@@ -164,7 +167,10 @@ export function tryKind(ctx: Context, d: Draft, kind: ObfuscationKind, nodeId: s
           }
         }
       }
-      const usable = options.filter((x) => !d.inst.nodeSet.has(x.other.id) && !d.used.has(`distractor:${x.other.id}`));
+      // a look-alike shares something rare: sharing "member of the United Nations" with 190 others is no likeness
+      const sharers = (x: (typeof options)[number]): number =>
+        (x.direction === 'out' ? ctx.index.inEdges(x.neighbour.id) : ctx.index.outEdges(x.neighbour.id)).filter((e) => e.relation === x.relation).length;
+      const usable = options.filter((x) => !d.inst.nodeSet.has(x.other.id) && !d.used.has(`distractor:${x.other.id}`) && sharers(x) <= MAX_LOOKALIKE_SHARERS);
       if (usable.length) {
         const x = rng.pick(usable);
         c = distractor(v, x.other, x);
