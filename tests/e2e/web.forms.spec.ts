@@ -177,7 +177,8 @@ test('Graph, Datasets, rollouts and Compare name the bad field in their words an
       fixed: [['synth-count', '20'], ['synth-rng', '1']],
     },
     {
-      section: 'trajectories', form: 'rollout-form', shot: 'rollout-form-error',
+      // The form is folded away once trajectory sets exist (the run's evaluations are listed): its toggle opens it.
+      section: 'trajectories', form: 'rollout-form', shot: 'rollout-form-error', toggle: 'rollout-toggle',
       bad: [['rollout-n', '17', 'rollout-error-n', 'n (attempts per question): must be at most 16'], ['rollout-limit', '0', 'rollout-error-limit', 'limit: must be at least 1']],
       fixed: [['rollout-n', '2'], ['rollout-limit', '']],
     },
@@ -185,6 +186,7 @@ test('Graph, Datasets, rollouts and Compare name the bad field in their words an
   for (const c of formCases) {
     await page.getByTestId(`nav-${c.section}`).click();
     const form = page.getByTestId(c.form);
+    if (c.toggle && !(await form.isVisible())) await page.getByTestId(c.toggle).click();
     for (const [field, value, error, message] of c.bad) {
       await form.getByTestId(field!).fill(value!);
       await expect(form.getByTestId(error!)).toHaveText(message!);

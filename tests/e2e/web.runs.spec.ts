@@ -323,10 +323,12 @@ test('SFT continues from a checkpoint, from the wizard; a run whose context hide
   expect(json).not.toHaveProperty('model');
   expect(json).not.toHaveProperty('tokenizer');
   await expect(wizard.getByTestId('wiz-stages')).toContainText(`checkpoint ${ckpt} → RFT data → SFT, 6 more steps`);
-  await expect(wizard.getByTestId('wiz-name')).toHaveAttribute('placeholder', `SFT 6 steps from ${ckpt}, rng 1`);
+  // The default name says where it starts in words: the first run's name and step, as the service will name it.
+  const firstName = (await api<{ artefact: { name: string } }>(page, 'runs.get', { id: made.firstRunId })).artefact.name;
+  await expect(wizard.getByTestId('wiz-name')).toHaveAttribute('placeholder', `SFT 6 steps from ${firstName} (step 20), rng 1`);
   await wizard.getByTestId('wiz-launch').click();
   await expect(wizard).toHaveCount(0);
-  const row = page.locator('[data-testid="run-row"]', { hasText: `from ${ckpt}` });
+  const row = page.locator('[data-testid="run-row"]', { hasText: `from ${firstName} (step 20)` });
   await expect(row).toHaveAttribute('data-status', 'finished', { timeout: 300_000 });
   const id = (await row.getAttribute('data-run-id'))!;
   const detail = await api<{ checkpoints: Array<{ step: number }> }>(page, 'runs.get', { id });

@@ -33,14 +33,14 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
   // No policy is chosen for the user: Run without one is refused with a message naming the field.
   await expect(form.getByTestId('rollout-policy')).toHaveAttribute('data-policy', '');
   await form.getByTestId('rollout-start').click();
-  await expect(form.getByTestId('rollout-err-policy')).toHaveText('Choose a policy: the expert (oracle), the base model, an untrained model or a checkpoint.');
+  await expect(form.getByTestId('rollout-error-policy')).toHaveText('policy: choose a policy: the expert (oracle), the base model, an untrained model or a checkpoint');
   await expect(form.getByTestId('rollout-policy-kind')).toHaveAttribute('aria-invalid', 'true');
   await expect(page.getByTestId('rollout-job')).toHaveCount(0); // nothing started
   await page.screenshot({ path: `${SHOTS}/traj-rollout-policy-refused.png` });
   // The picker offers the expert, the base model, an untrained model and a checkpoint, in words.
   await expect(form.getByTestId('rollout-policy-kind').locator('option:not([disabled])')).toHaveText(['expert (oracle)', 'base model', 'untrained model', 'a checkpoint…']);
   await form.getByTestId('rollout-policy-kind').selectOption('oracle');
-  await expect(form.getByTestId('rollout-err-policy')).toHaveCount(0); // the error clears once fixed
+  await expect(form.getByTestId('rollout-error-policy')).toBeHidden(); // the error clears once fixed
   await expect(form.getByTestId('rollout-policy')).toHaveAttribute('data-policy', 'oracle');
   await form.getByTestId('rollout-start').click();
   await expect(page.getByTestId('rollout-job')).toHaveAttribute('data-status', /running|succeeded/);

@@ -14,7 +14,7 @@ import { wireIssues, type FieldIssue } from './field-issues';
 import type { TrajDetail, TrajEval, TrajSetView } from './trajectories';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
-export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
+export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, checkpointInWords, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
 
 // An RL step's groups and the trajectories views, each in its own file.
 export * from './rl-view';

@@ -356,6 +356,9 @@ export type RunConfig = z.output<typeof runConfigSchema>;
  * A run's name when its config gives none. `from`: the starting checkpoint in words (its run's name and step),
  * where the caller knows them; else the checkpoint reference.
  */
+/** A starting checkpoint in words, for a run's default name: its run's name and step, never the run's id. */
+export const checkpointInWords = (runName: string, step: number): string => `${runName} (step ${step})`;
+
 export function defaultRunName(c: Pick<RunConfig, 'model' | 'sft' | 'rng' | 'rl' | 'init'>, from?: string): string {
   const stages = [c.sft.steps > 0 ? `SFT ${c.sft.steps}` : null, c.rl ? `${c.rl.algorithm.toUpperCase()} ${c.rl.steps}` : null].filter(Boolean).join(' + ');
   const start = c.model.base === 'bundled' ? 'base model' : c.model.preset;

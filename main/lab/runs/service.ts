@@ -10,7 +10,7 @@ import type { StoreDb } from '../store/db';
 import { writeJsonAtomic } from '../store/files';
 import { runRel } from '../store/layout';
 import type { JobManager } from '../jobs/manager';
-import { defaultRunName, parseRunConfig } from '../contract/run-config';
+import { checkpointInWords, defaultRunName, parseRunConfig } from '../contract/run-config';
 import { readMetrics } from './metrics';
 import { tryLock } from '../store/lockfile';
 import type { TrainParams } from '../contract/jobs';
@@ -65,7 +65,7 @@ export class RunsService {
       try {
         const ckpt = resolveCheckpoint(config.init.checkpoint, this.home);
         const parent = this.db.data.runs.find((r) => r.id === ckpt.runId);
-        if (parent) from = `${parent.name} (step ${ckpt.step})`;
+        if (parent) from = checkpointInWords(parent.name, ckpt.step);
       } catch (err) {
         throw new LabError('not_found', `init.checkpoint: ${err instanceof Error ? err.message : String(err)}`);
       }
