@@ -3,21 +3,12 @@
 // rollouts, Compare) checks each field as it is typed with the contract's schema, names the field in the UI's
 // words beside it, never shows schema text or a config path, and clears the message once the value is fixed;
 // main's refusal carries the fields too; the wizard keeps its data choices; a finished run trains further.
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { SHOTS, servedLab, watchConsole } from './lab';
+import { expect, test, type Page } from '@playwright/test';
+import { RAW, SHOTS, expectNoRawText, servedLab, watchConsole } from './lab';
 
 const { server, runJob } = servedLab();
 const OWN_SHOTS = '/work/shots/firstrun';
 
-/** What must never reach the user: zod's words, the transport's, a dotted config path. */
-const RAW = /Too small|Too big|invalid params|expected number|Invalid input|\b(sft|rl|eval|env|rft|model|data|init|checkpoint|tokenizer)\.[a-zA-Z]+/;
-
-async function messagesIn(scope: Locator): Promise<string[]> {
-  return scope.locator('.error:visible, .field-error:visible, [role="alert"]:visible').allInnerTexts();
-}
-async function expectNoRawText(scope: Locator): Promise<void> {
-  for (const m of await messagesIn(scope)) expect(m).not.toMatch(RAW);
-}
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SHOTS}/forms-${name}.png` });
   await page.screenshot({ path: `${OWN_SHOTS}/${name}.png` }).catch(() => undefined);

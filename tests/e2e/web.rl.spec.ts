@@ -3,9 +3,9 @@
 // real SFT + RL run in a worker, the RL charts filling from its metrics, the group view of a step (a strip
 // of reward cells per question, advantages, batch status, the histogram) following the scrubber, a cell
 // opening its trajectory, and a point of a chart at an RL step opening that step's rollouts in the inspector.
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator } from '@playwright/test';
 import type { RunDetail } from '../../main/lab/contract';
-import { SHOTS, servedLab, watchConsole } from './lab';
+import { SHOTS, clickLastPoint, fillAll, servedLab, watchConsole } from './lab';
 
 const { server, api, runJob } = servedLab();
 
@@ -16,19 +16,6 @@ const SFT_STEPS = 12;
 const RL_STEPS = 4;
 const G = 4;
 const QUESTIONS = 2;
-
-async function fill(wizard: Locator, values: Record<string, string>): Promise<void> {
-  for (const [id, v] of Object.entries(values)) await wizard.getByTestId(id).fill(v);
-}
-
-/** Clicks the plot area of a chart at its last point (the right edge) and returns nothing: the app navigates. */
-async function clickLastPoint(page: Page, chart: Locator): Promise<void> {
-  const over = chart.locator('.u-over');
-  await over.scrollIntoViewIfNeeded();
-  const box = (await over.boundingBox())!;
-  await page.mouse.move(box.x + box.width - 3, box.y + box.height / 2);
-  await page.mouse.click(box.x + box.width - 3, box.y + box.height / 2);
-}
 
 test('the RL stage: wizard, a live SFT + RL run, RL charts, the group view, click-through to rollouts', async ({ page }) => {
   test.setTimeout(900_000);
@@ -50,7 +37,7 @@ test('the RL stage: wizard, a live SFT + RL run, RL charts, the group view, clic
   await expect(wizard.getByTestId('wiz-model')).toBeVisible();
   await wizard.getByTestId('wiz-next').click();
   await expect(wizard.getByTestId('wiz-training')).toBeVisible();
-  await fill(wizard, { 'wiz-sft-steps': String(SFT_STEPS), 'wiz-eval-every': String(SFT_STEPS), 'wiz-eval-questions': '3', 'wiz-checkpoint-every': String(SFT_STEPS) });
+  await fillAll(wizard, { 'wiz-sft-steps': String(SFT_STEPS), 'wiz-eval-every': String(SFT_STEPS), 'wiz-eval-questions': '3', 'wiz-checkpoint-every': String(SFT_STEPS) });
   await wizard.getByTestId('wiz-next').click();
 
   // ---------- the wizard: the RL stage ----------
@@ -79,7 +66,7 @@ test('the RL stage: wizard, a live SFT + RL run, RL charts, the group view, clic
   await wizard.getByTestId('wiz-rl-mode-async').click();
   await expect(wizard.getByTestId('wiz-rl-maxStaleness')).toBeEnabled();
   await wizard.getByTestId('wiz-rl-mode-sync').click();
-  await fill(wizard, {
+  await fillAll(wizard, {
     'wiz-rl-groupSize': String(G),
     'wiz-rl-steps': String(RL_STEPS),
     'wiz-rl-batchQuestions': String(QUESTIONS),

@@ -163,7 +163,11 @@ export function useWizardData(data: DataChoice, remembered: MakeForms | null = n
     await Promise.all([graphStore.load(), datasetStore.load()]);
   }
 
-  watch([graphs, datasets, () => data.graphId], () => autoPick(data, graphs.value, datasets.value));
+  // Only once both lists are in: picks checked against a graph list without its datasets yet would all be
+  // dropped (and an RL set, which autoPick never picks, lost), e.g. Train further's choices on a fresh page.
+  watch([graphs, datasets, () => data.graphId], () => {
+    if (graphStore.listLoaded && datasetStore.listLoaded) autoPick(data, graphs.value, datasets.value);
+  });
 
   const make = reactive(remembered ? structuredClone(remembered) : quickPreset());
 

@@ -1,0 +1,363 @@
+// The first-run journey (issue 23) in Debian Chromium against the real `sailor serve` on a fresh data
+// directory, as a newcomer drives it: the first screen -> the wizard with its defaults (the quick preset),
+// shortened for CI where only time demands it (fewer SFT steps, evaluations every 20 steps on 20 held-out
+// questions) -> the dashboard -> the run's evaluation trajectories -> Compare (the run's own protocol) ->
+// "Train further" (RL from the last checkpoint) -> Compare SFT against RL. Each step asserts the point of
+// the issue it is about and leaves a screenshot.
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import type { ComparisonView, RunDetail } from '../../main/lab/contract';
+import { SHOTS, expectNoRawText, expectNoSchemaWords, fillAll, jobSucceeded, servedLab, shooter, watchConsole } from './lab';
+
+const { server, api } = servedLab();
+const shot = shooter('journey', process.env.JOURNEY_SHOTS);
+
+/** The quick preset, shortened only where CI's time demands it. */
+const SFT_STEPS = 60;
+const EVAL_EVERY = 20;
+const EVAL_QUESTIONS = 20;
+const RL_STEPS = 4;
+const RL_EVAL_EVERY = 2;
+const RL_QUESTIONS = 2;
+/** More than six decimals: a raw float (0.8760932944606414) rather than a formatted number. */
+const RAW_FLOAT = /\d\.\d{7,}/;
+
+/** What the steps hand on (the tests run in order on one server). */
+const made = { sftRunId: '', sftRunName: '', rlRunId: '', rlRunName: '' };
+const phases: string[] = [];
+let t0 = Date.now();
+function phase(name: string): void {
+  phases.push(`${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  t0 = Date.now();
+}
+test.afterAll(() => console.log(`journey phases\n  ${phases.join('\n  ')}`));
+
+const content = (page: Page): Locator => page.locator('main.content');
+async function noRawAnywhere(page: Page): Promise<void> {
+  await expectNoRawText(content(page));
+  await expectNoSchemaWords(content(page));
+}
+/** The run's evaluation at a step, as the dashboard lists it ("step 20 pass@1 0.0500 · tools 1.200"). */
+async function dashboardPassAt(dash: Locator, step: number): Promise<number> {
+  const text = await dash.getByTestId(`dash-eval-${step}`).innerText();
+  return Number(/pass@1 ([\d.]+)/.exec(text)![1]);
+}
+/** A comparison's pass@1 cell as shown ("5.0%" and its interval): the percentage. */
+async function comparePass(table: Locator, column: number): Promise<number> {
+  const text = await table.locator('[data-testid="cmp-row"][data-key="pass@1"]').getByTestId('cmp-cell').nth(column).innerText();
+  return Number(/([\d.]+)\s*%/.exec(text)![1]);
+}
+/** Starts the comparison the form holds and waits for it to open; returns it. */
+async function runComparison(page: Page): Promise<ComparisonView> {
+  const open = page.getByTestId('cmp-open');
+  const before = (await open.count()) ? await open.getAttribute('data-id') : null;
+  await page.getByTestId('cmp-new').getByTestId('cmp-start').click();
+  // The new comparison opens by itself once its job is done (in place of the one open before).
+  await expect(page.getByTestId('cmp-new')).toHaveCount(0, { timeout: 240_000 });
+  await expect(open).toBeVisible();
+  await expect(open).not.toHaveAttribute('data-id', before ?? '');
+  return api<ComparisonView>(page, 'comparisons.get', { id: (await open.getAttribute('data-id'))! });
+}
+/** The interval of each pass@1, the paired test, and no colour on metrics without a direction. */
+async function expectStatistics(page: Page): Promise<void> {
+  const summary = page.getByTestId('cmp-summary');
+  await expect(summary.getByTestId('cmp-rates')).toHaveText(/^A \d+\.\d % \(\d+–\d+\) · B \d+\.\d % \(\d+–\d+\)$/);
+  await expect(summary.getByTestId('cmp-sign-test')).toContainText(/McNemar/);
+  await expect(summary).not.toContainText('Best in');
+  const table = page.getByTestId('cmp-table');
+  await expect(table.locator('[data-testid="cmp-row"][data-key="pass@1"]').getByTestId('cmp-ci')).toHaveCount(2);
+  for (const key of ['tool_calls', 'turns', 'tokens']) {
+    await expect(table.locator(`[data-testid="cmp-row"][data-key="${key}"]`).locator('td.best, .delta.good, .delta.bad, .dir')).toHaveCount(0);
+  }
+}
+
+test('first screen -> the quick preset in the wizard -> shortened -> launched', async ({ page }) => {
+  test.setTimeout(300_000);
+  t0 = Date.now();
+  const consoleErrors = watchConsole(page);
+
+  // ---------- the first screen on an empty data directory leads to the first run (point 3) ----------
+  await page.goto(server.url);
+  await expect(content(page)).toHaveAttribute('data-section', 'runs');
+  await expect(page.getByTestId('runs-empty')).toContainText('quick preset');
+  await expect(page.getByTestId('runs-empty')).toContainText('2026-11-25'); // what it reaches, measured when and where
+  await expect(page.getByTestId('first-run-start')).toHaveText('Start the quick preset');
+  await shot(page, '01-first-screen');
+  await page.getByTestId('first-run-start').click();
+
+  // ---------- the wizard, named for the preset, with its data forms (point 3) ----------
+  const wizard = page.getByTestId('run-wizard');
+  await expect(wizard.getByTestId('wiz-subtitle')).toHaveText('defaults: the quick preset');
+  await expect(wizard.getByTestId('wiz-quick-preset')).toContainText('quick preset');
+  await expect(wizard.getByTestId('wiz-quick-preset')).toContainText('12000-edge graph');
+  await expect(wizard.getByTestId('wiz-build-edges')).toHaveValue('12000');
+  await shot(page, '02-wizard-data-defaults');
+  await wizard.getByTestId('wiz-build').click();
+  await jobSucceeded(wizard.getByTestId('wiz-build-job'));
+  phase('graph (12000 edges)');
+  // A bad count is refused in words beside its field, nothing is sent, and the message goes once fixed (point 4).
+  await wizard.getByTestId('wiz-synth-train-count').fill('-5');
+  await expect(wizard.getByTestId('wiz-synth-train-error')).toHaveText('QAs: must be at least 1');
+  await expect(wizard.getByTestId('wiz-synth-train-count')).toHaveAttribute('aria-invalid', 'true');
+  await wizard.getByTestId('wiz-synth-train').click();
+  await expect(wizard.getByTestId('wiz-synth-train-job')).toHaveCount(0);
+  await noRawAnywhere(page);
+  await shot(page, '03-wizard-data-bad-count');
+  await wizard.getByTestId('wiz-synth-train-count').fill('1600');
+  await expect(wizard.getByTestId('wiz-synth-train-error')).toHaveCount(0);
+  for (const set of ['train', 'heldout', 'rl']) {
+    await wizard.getByTestId(`wiz-synth-${set}`).click();
+    await jobSucceeded(wizard.getByTestId(`wiz-synth-${set}-job`));
+  }
+  phase('question sets (1600 / 300 / 300)');
+  await expect(wizard.getByTestId('wiz-dataset')).not.toHaveValue('');
+  await expect(wizard.getByTestId('wiz-heldout')).not.toHaveValue('');
+  await expect(wizard.getByTestId('wiz-rl-dataset')).not.toHaveValue('');
+  await shot(page, '04-wizard-data-made');
+  await wizard.getByTestId('wiz-next').click();
+
+  // ---------- model: the bundled base model, the quick preset's shape ----------
+  await expect(wizard.getByTestId('wiz-init')).toHaveValue('base');
+  await expect(wizard.getByTestId('wiz-preset-quick')).toContainText('quick preset');
+  await wizard.getByTestId('wiz-next').click();
+  await expect(wizard.getByTestId('wiz-training')).toBeVisible();
+  await expect(wizard.getByTestId('wiz-sft-steps')).toHaveValue('3000');
+  await wizard.getByTestId('wiz-next').click();
+  await expect(wizard.getByTestId('wiz-stage-sft')).toBeChecked();
+  await wizard.getByTestId('wiz-next').click();
+
+  // ---------- review with the defaults: what the preset typically reaches, with date and machine (point 1) ----------
+  const expectation = wizard.getByTestId('preset-expectation');
+  await expect(expectation).toContainText('What the quick preset typically reaches');
+  await expect(expectation).toContainText('0.26 / 0.55 / 0.62 at SFT steps 1000 / 2000 / 3000');
+  await expect(wizard.getByTestId('preset-expectation-source')).toContainText('Measured 2026-11-25 on a 2-core CPU');
+  await shot(page, '05-wizard-review-preset');
+
+  // ---------- shortened for CI on the Training step; a bad value refused in words, cleared when fixed (point 4) ----------
+  await wizard.getByTestId('wiz-step-training').click();
+  await wizard.getByTestId('wiz-sft-steps').fill('0');
+  await expect(wizard.getByTestId('wiz-error-sft.steps')).toHaveText('SFT steps: 0 needs a starting checkpoint (Model step) or an RL stage from one');
+  await expect(wizard.getByTestId('wiz-step-training')).toHaveClass(/bad/);
+  await noRawAnywhere(page);
+  await shot(page, '06-wizard-training-error');
+  await fillAll(wizard, {
+    'wiz-sft-steps': String(SFT_STEPS),
+    'wiz-eval-every': String(EVAL_EVERY),
+    'wiz-eval-questions': String(EVAL_QUESTIONS),
+    'wiz-checkpoint-every': String(EVAL_EVERY),
+  });
+  await expect(wizard.locator('.msg.error')).toHaveCount(0);
+  await expect(wizard.locator('[aria-invalid="true"]')).toHaveCount(0);
+  await expect(wizard.getByTestId('wiz-step-training')).not.toHaveClass(/bad/);
+  await wizard.getByTestId('wiz-step-review').click();
+
+  // Review: no stale refusal; this config is no longer the preset, and the review says how, in words.
+  await expect(wizard.getByTestId('wiz-stages')).toHaveText(`Stages: base model → RFT cold start → SFT, ${SFT_STEPS} steps`);
+  await expect(wizard.getByTestId('preset-expectation')).toHaveCount(0);
+  await expect(wizard.getByTestId('preset-expectation-none')).toHaveText('Not the quick preset (changed: evaluation held-out questions): no measured figures to expect.');
+  await expect(wizard.locator('.msg.error, [data-testid="wizard-server-error"]')).toHaveCount(0);
+  await expect(wizard.getByTestId('wiz-estimate')).toHaveAttribute('data-status', 'succeeded', { timeout: 120_000 });
+  await expect(wizard.getByTestId('wiz-estimate-total')).toContainText(/≈ \d/);
+  await noRawAnywhere(page);
+  await shot(page, '07-wizard-review-shortened');
+  phase('wizard to launch');
+  await wizard.getByTestId('wiz-launch').click();
+  await expect(wizard).toHaveCount(0);
+
+  const row = page.getByTestId('run-row').first();
+  made.sftRunId = (await row.getAttribute('data-run-id'))!;
+  made.sftRunName = (await row.getByTestId('run-name').innerText()).trim();
+  expect(consoleErrors).toEqual([]);
+});
+
+test('the dashboard: the run by name, its evaluation interval, the status bar, formatted numbers', async ({ page }) => {
+  test.setTimeout(300_000);
+  const consoleErrors = watchConsole(page);
+  await page.goto(server.url + '#/runs');
+  const row = page.locator(`[data-testid="run-row"][data-run-id="${made.sftRunId}"]`);
+  await row.getByTestId('run-name').click();
+  const dash = page.getByTestId('run-dashboard');
+
+  // The run's name, not its id (point 5).
+  expect(made.sftRunName).not.toContain(made.sftRunId);
+  expect(made.sftRunName).toBe(`base model SFT ${SFT_STEPS} steps, rng 1`);
+  await expect(dash.getByTestId(`dash-run-${made.sftRunId}`)).toContainText(made.sftRunName);
+  // Before the first evaluation: the interval of the stage that runs, SFT's (point 5).
+  await expect(dash.getByTestId('dash-evals-none')).toHaveText(`None yet: the run evaluates every ${EVAL_EVERY} steps and at its last step.`);
+  await expect(dash.getByTestId('dash-chart-eval/pass@1')).toContainText(`no evaluation yet: every ${EVAL_EVERY} steps and at the last`);
+
+  // Mid-SFT: the status bar's percentage is the share of the run's steps done (point 9).
+  const bar = page.getByTestId('status-jobs');
+  await expect(bar).toHaveAttribute('title', new RegExp(`^SFT step \\d+ of ${SFT_STEPS}`), { timeout: 240_000 });
+  const shown = await bar.evaluate((el) => ({ text: el.textContent ?? '', title: el.getAttribute('title') ?? '' }));
+  const step = Number(new RegExp(`^SFT step (\\d+) of ${SFT_STEPS}`).exec(shown.title)![1]);
+  expect(shown.text).toContain(`${Math.round((100 * step) / SFT_STEPS)}%`);
+  phase('RFT data to the first SFT step');
+  await shot(page, '08-dashboard-live');
+
+  // Finished: three evaluations, numbers formatted in every table (point 8).
+  await expect(row).toHaveAttribute('data-status', 'finished', { timeout: 280_000 });
+  phase(`SFT ${SFT_STEPS} steps with 3 evaluations`);
+  for (const s of [20, 40, 60]) await expect(dash.getByTestId(`dash-eval-${s}`)).toBeVisible();
+  for (const table of [page.getByTestId('runs-table'), dash.getByTestId('dash-readout'), dash.getByTestId('dash-evals'), dash.getByTestId('dash-once')]) {
+    await expect(table).not.toContainText(RAW_FLOAT);
+  }
+  await expect(row.getByTestId('run-step')).toHaveText(`${SFT_STEPS}/${SFT_STEPS}`);
+  await noRawAnywhere(page);
+  await shot(page, '09-dashboard-finished');
+  await dash.getByTestId('dash-evals').scrollIntoViewIfNeeded();
+  await shot(page, '10-dashboard-evaluations');
+  expect(consoleErrors).toEqual([]);
+});
+
+test('Trajectories: the evaluation rollouts under the run\'s name, one opened', async ({ page }) => {
+  test.setTimeout(120_000);
+  const consoleErrors = watchConsole(page);
+  await page.goto(server.url + '#/trajectories');
+  const picker = page.getByTestId('traj-set-picker');
+  const group = picker.locator(`optgroup[label="Run ${made.sftRunName}"]`);
+  await expect(group.locator('option')).toHaveText([
+    'RFT data: the expert demonstrations SFT trained on',
+    ...[20, 40, 60].map((s) => `evaluation at step ${s} · held-out questions`),
+  ]);
+  await picker.selectOption(`eval:${made.sftRunId}:${SFT_STEPS}`);
+  await expect(page.getByTestId('traj-set-title')).toHaveText(`${made.sftRunName} · evaluation at step ${SFT_STEPS} · held-out questions`);
+  await expect(page.getByTestId('traj-list')).toHaveAttribute('data-rows', String(EVAL_QUESTIONS));
+  await page.getByTestId('traj-row').first().click();
+  await expect(page.getByTestId('traj-detail')).toBeVisible();
+  await expect(page.getByTestId('traj-question')).not.toHaveText('');
+  await expect(page.getByTestId('traj-eval')).toBeVisible();
+  await noRawAnywhere(page);
+  await shot(page, '11-trajectories-evaluation');
+  expect(consoleErrors).toEqual([]);
+});
+
+test('Compare: the run\'s protocol, the dashboard\'s pass@1, intervals and the paired test', async ({ page }) => {
+  test.setTimeout(300_000);
+  const consoleErrors = watchConsole(page);
+  await page.goto(server.url + '#/runs');
+  await page.locator(`[data-testid="run-row"][data-run-id="${made.sftRunId}"]`).getByTestId('run-name').click();
+  const dash = page.getByTestId('run-dashboard');
+  const shownPass = { 20: await dashboardPassAt(dash, 20), 60: await dashboardPassAt(dash, 60) };
+
+  // From the dashboard: its first and last checkpoints, on the run's own evaluation protocol.
+  await dash.getByTestId('dash-compare').click();
+  await expect(content(page)).toHaveAttribute('data-section', 'compare');
+  const form = page.getByTestId('cmp-new');
+  await expect(form.getByTestId('cmp-picked-item')).toHaveCount(2);
+  await expect(form.getByTestId('cmp-picked-item').nth(0)).toHaveAttribute('data-ref', `${made.sftRunId}/20`);
+  await expect(form.getByTestId('cmp-picked-item').nth(1)).toHaveAttribute('data-ref', `${made.sftRunId}/60`);
+  const run = await api<RunDetail>(page, 'runs.get', { id: made.sftRunId });
+  await expect(form.getByTestId('cmp-dataset')).toHaveValue((run.config.data as { heldOutDatasetId: string }).heldOutDatasetId);
+  await expect(form.getByTestId('cmp-questions')).toHaveValue(String(EVAL_QUESTIONS));
+  await shot(page, '12-compare-form');
+  const view = await runComparison(page);
+  phase('compare SFT steps 20 and 60');
+  await expect(page.getByTestId('cmp-protocol-diff')).toContainText("The dashboard's evaluation protocol");
+
+  // The pass@1 Compare shows for each checkpoint is the dashboard's evaluation at its step (point 2).
+  const table = page.getByTestId('cmp-table');
+  for (const [i, s] of [20, 60].entries()) {
+    const dashboard = run.evals.find((e) => e.step === s)!.summary['eval/pass@1']!;
+    expect((view.checkpoints[i]!.eval as { 'pass@1': number })['pass@1']).toBeCloseTo(dashboard, 12);
+    expect(await comparePass(table, i)).toBeCloseTo(100 * shownPass[s as 20 | 60], 1);
+  }
+  await expectStatistics(page);
+  await noRawAnywhere(page);
+  await shot(page, '13-compare-sft');
+  expect(consoleErrors).toEqual([]);
+});
+
+test('Train further: RL from the last checkpoint, prefilled; its dashboard; Compare SFT against RL', async ({ page }) => {
+  test.setTimeout(420_000);
+  const consoleErrors = watchConsole(page);
+  await page.goto(server.url + '#/runs');
+  const sftRow = page.locator(`[data-testid="run-row"][data-run-id="${made.sftRunId}"]`);
+  await sftRow.getByTestId('run-train-further').click();
+
+  // The wizard opens on the review, prefilled: RL only from the run's last checkpoint, on the same data.
+  const wizard = page.getByTestId('run-wizard');
+  await expect(wizard.getByTestId('wiz-review')).toBeVisible();
+  await expect(wizard.getByTestId('wiz-subtitle')).toHaveText(`RL from ${made.sftRunId}/${SFT_STEPS}`);
+  const sft = await api<RunDetail>(page, 'runs.get', { id: made.sftRunId });
+  const config = JSON.parse(await wizard.getByTestId('wiz-config-json').innerText()) as { init: { checkpoint: string }; data: unknown; sft: { steps: number }; rl: unknown };
+  expect(config.init.checkpoint).toBe(`${made.sftRunId}/${SFT_STEPS}`);
+  expect(config.data).toEqual(sft.config.data);
+  expect(config.rl).toBeTruthy();
+  await expect(wizard.locator('.msg.error')).toHaveCount(0);
+  await shot(page, '14-train-further-review');
+
+  // Shortened like the SFT run: a few RL steps, evaluated every 2 on the same 20 held-out questions.
+  await wizard.getByTestId('wiz-step-training').click();
+  await expect(wizard.getByTestId('wiz-rl-only-note')).toBeVisible();
+  await fillAll(wizard, { 'wiz-eval-questions': String(EVAL_QUESTIONS) });
+  await wizard.getByTestId('wiz-step-rl').click();
+  await expect(wizard.getByTestId('wiz-stage-rl')).toBeChecked();
+  // G stays the papers' 8; two questions a step, and no too-easy pass first (it doubles the rollouts).
+  await expect(wizard.getByTestId('wiz-rl-groupSize')).toHaveValue('8');
+  await fillAll(wizard, {
+    'wiz-rl-steps': String(RL_STEPS),
+    'wiz-rl-batchQuestions': String(RL_QUESTIONS),
+    'wiz-rl-evalEvery': String(RL_EVAL_EVERY),
+    'wiz-rl-checkpointEvery': String(RL_EVAL_EVERY),
+  });
+  await wizard.getByTestId('wiz-rl-dropTooEasy').uncheck();
+  await expect(wizard.locator('.msg.error')).toHaveCount(0);
+  await shot(page, '15-train-further-rl-step');
+  await wizard.getByTestId('wiz-step-review').click();
+  await expect(wizard.getByTestId('wiz-stages')).toHaveText(`Stages: checkpoint ${made.sftRunId}/${SFT_STEPS} → RL (DUPO, sync), ${RL_STEPS} steps of ${RL_QUESTIONS} questions × G 8`);
+  await noRawAnywhere(page);
+  await wizard.getByTestId('wiz-launch').click();
+  await expect(wizard).toHaveCount(0);
+
+  // ---------- the RL-only dashboard: its name, RL's evaluation interval, no SFT loss chart (point 5) ----------
+  const rlRow = page.getByTestId('run-row').first();
+  made.rlRunId = (await rlRow.getAttribute('data-run-id'))!;
+  expect(made.rlRunId).not.toBe(made.sftRunId);
+  made.rlRunName = (await rlRow.getByTestId('run-name').innerText()).trim();
+  expect(made.rlRunName).toBe(`DUPO ${RL_STEPS} steps from ${made.sftRunName} (step ${SFT_STEPS}), rng 1`);
+  await rlRow.getByTestId('run-name').click();
+  const dash = page.getByTestId('run-dashboard');
+  await expect(dash.getByTestId(`dash-run-${made.rlRunId}`)).toContainText(made.rlRunName);
+  await expect(dash.getByTestId('dash-chart-loss')).toHaveCount(0);
+  await expect(dash.getByTestId('dash-evals-none')).toHaveText(`None yet: the run evaluates every ${RL_EVAL_EVERY} RL steps and at its last step.`);
+  await expect(dash.getByTestId('dash-chart-rl-pass1')).toContainText(`no evaluation yet: every ${RL_EVAL_EVERY} RL steps and at the last`);
+  await shot(page, '16-rl-dashboard-live');
+  await expect(rlRow).toHaveAttribute('data-status', 'finished', { timeout: 300_000 });
+  phase(`RL ${RL_STEPS} steps`);
+  // An RL-only run counts its own steps from 1.
+  await expect(rlRow.getByTestId('run-step')).toHaveText(`${RL_STEPS}/${RL_STEPS}`);
+  await expect(dash.getByTestId('dash-chart-loss')).toHaveCount(0);
+  await expect(dash.getByTestId('dash-rl')).toBeVisible();
+  for (const table of [page.getByTestId('runs-table'), dash.getByTestId('dash-readout'), dash.getByTestId('dash-evals')]) await expect(table).not.toContainText(RAW_FLOAT);
+  await noRawAnywhere(page);
+  await shot(page, '17-rl-dashboard-finished');
+  await dash.getByTestId('dash-rl').scrollIntoViewIfNeeded();
+  await shot(page, '18-rl-dashboard-charts');
+
+  // ---------- Compare the last SFT checkpoint (A) against the last RL one (B) ----------
+  const rl = await api<RunDetail>(page, 'runs.get', { id: made.rlRunId });
+  const rlLast = rl.checkpoints.at(-1)!;
+  await page.getByTestId('nav-compare').click();
+  if (!(await page.getByTestId('cmp-new').isVisible())) await page.getByTestId('cmp-new-toggle').click();
+  const form = page.getByTestId('cmp-new');
+  for (const picked of await form.locator('input[type="checkbox"]:checked').all()) await picked.uncheck();
+  await form.getByTestId(`cmp-ckpt-${made.sftRunId}/${SFT_STEPS}`).check();
+  await form.getByTestId(`cmp-ckpt-${rlLast.ref}`).check();
+  await expect(form.getByTestId('cmp-questions')).toHaveValue(String(EVAL_QUESTIONS));
+  await shot(page, '19-compare-sft-rl-form');
+  const view = await runComparison(page);
+  phase('compare SFT against RL');
+  expect(view.checkpoints.map((c) => c.ref)).toEqual([`${made.sftRunId}/${SFT_STEPS}`, rlLast.ref]);
+  await expect(page.getByTestId('cmp-protocol-diff')).toContainText("The dashboard's evaluation protocol");
+  // Each side scores what its own run's dashboard showed at that step.
+  const sftEval = sft.evals.find((e) => e.step === SFT_STEPS)!.summary['eval/pass@1']!;
+  const rlEval = rl.evals.find((e) => e.step === rlLast.step)!.summary['eval/pass@1']!;
+  expect((view.checkpoints[0]!.eval as { 'pass@1': number })['pass@1']).toBeCloseTo(sftEval, 12);
+  expect((view.checkpoints[1]!.eval as { 'pass@1': number })['pass@1']).toBeCloseTo(rlEval, 12);
+  await expectStatistics(page);
+  await noRawAnywhere(page);
+  await shot(page, '20-compare-sft-rl');
+  expect(consoleErrors).toEqual([]);
+});
+
+test.afterAll(() => console.log(`screenshots in ${SHOTS}/journey-*.png`));
