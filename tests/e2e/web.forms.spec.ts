@@ -116,7 +116,8 @@ test('the first screen starts the quick preset; the wizard checks each field in 
   await row.getByTestId('run-train-further').click();
   await expect(wizard).toBeVisible();
   await expect(wizard.getByTestId('wiz-review')).toBeVisible();
-  await expect(wizard.getByTestId('wiz-subtitle')).toContainText(`RL from ${made.runId}/`);
+  const runName = (await row.getByTestId('run-name').textContent())?.trim() ?? '';
+  await expect(wizard.getByTestId('wiz-subtitle')).toContainText(`RL from ${runName} (step `); // in words, not the run's id
   const config = JSON.parse(await wizard.getByTestId('wiz-config-json').innerText()) as { init?: { checkpoint: string }; data: Record<string, string>; rl?: unknown };
   expect(config.init?.checkpoint).toMatch(new RegExp(`^${made.runId}/(\\d+|last)$`));
   expect(config.data).toMatchObject({ graphId: made.graphId, datasetId: made.trainId, heldOutDatasetId: made.heldId, rlDatasetId: made.rlId });

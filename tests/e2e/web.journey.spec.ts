@@ -277,8 +277,9 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   // The wizard opens on the review, prefilled: RL only from the run's last checkpoint, on the same data.
   const wizard = page.getByTestId('run-wizard');
   await expect(wizard.getByTestId('wiz-review')).toBeVisible();
-  await expect(wizard.getByTestId('wiz-subtitle')).toHaveText(`RL from ${made.sftRunId}/${SFT_STEPS}`);
   const sft = await api<RunDetail>(page, 'runs.get', { id: made.sftRunId });
+  // Where it starts, in words: the run's name and step, never its id.
+  await expect(wizard.getByTestId('wiz-subtitle')).toHaveText(`RL from ${sft.artefact.name} (step ${SFT_STEPS})`);
   const config = JSON.parse(await wizard.getByTestId('wiz-config-json').innerText()) as { init: { checkpoint: string }; data: unknown; sft: { steps: number }; rl: unknown };
   expect(config.init.checkpoint).toBe(`${made.sftRunId}/${SFT_STEPS}`);
   expect(config.data).toEqual(sft.config.data);

@@ -5,7 +5,7 @@
 // (smoothing, log-y, x axis) persist; bulk data always comes from the run store in main.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef, watch } from 'vue';
-import { RUN_STATUS_OF_JOB, summarise, type JobRecord, type RlStepView, type RunDetail, type RunStatus, type RunSummary } from '@contract';
+import { RUN_STATUS_OF_JOB, checkpointInWords, summarise, type JobRecord, type RlStepView, type RunDetail, type RunStatus, type RunSummary } from '@contract';
 import type { MetricRecord } from '@formats';
 import { lab, onLab } from '../api/client';
 import { message } from '../util/errors';
@@ -421,7 +421,15 @@ export const useRuns = defineStore('runs', () => {
   onLab('job.updated', onJob);
   onLab('run.metrics', ({ runId, records }) => onMetrics(runId, records));
 
+  /** A checkpoint `<run>/<step>` in words, as a run's default name has it ("SFT run (step 60)"); the ref itself when unknown. */
+  function checkpointName(ref: string): string {
+    const [runId, step] = ref.split('/');
+    const run = runId ? byId.value.get(runId) : undefined;
+    return run && /^\d+$/.test(step ?? '') ? checkpointInWords(run.artefact.name, Number(step)) : ref;
+  }
+
   return {
+    checkpointName,
     list,
     listError,
     loaded,
