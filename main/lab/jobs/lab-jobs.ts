@@ -71,7 +71,8 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
   return {
     artefact: {
       id: ctx.jobId,
-      name: p.name ?? `${qas.length} QAs from ${p.graphId}, rng ${p.rng}`,
+      // Named in words (the graph by its size, not its id): the name heads Compare and the pickers.
+      name: p.name ?? `${qas.length} QAs from a ${graph.edges.length}-edge graph, rng ${p.rng}`,
       path: rel,
       createdAt: new Date().toISOString(),
       info: { params: p, graphId: p.graphId, stats },
