@@ -290,7 +290,8 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   // Shortened like the SFT run: a few RL steps, evaluated every 2 on the same 20 held-out questions.
   await wizard.getByTestId('wiz-step-training').click();
   await expect(wizard.getByTestId('wiz-rl-only-note')).toBeVisible();
-  await fillAll(wizard, { 'wiz-eval-questions': String(EVAL_QUESTIONS) });
+  // The run's own evaluation settings came along: the new run evaluates as its parent's dashboard did.
+  await expect(wizard.getByTestId('wiz-eval-questions')).toHaveValue(String(EVAL_QUESTIONS));
   await wizard.getByTestId('wiz-step-rl').click();
   await expect(wizard.getByTestId('wiz-stage-rl')).toBeChecked();
   // G stays the papers' 8; two questions a step, and no too-easy pass first (it doubles the rollouts).

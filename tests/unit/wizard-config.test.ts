@@ -75,3 +75,15 @@ describe('run wizard config', () => {
     expect(validate({ ...state(), name: 'x'.repeat(81) }, []).get('name')).toBe('at most 80 characters');
   });
 });
+
+describe('Train further', () => {
+  it("carries the run's evaluation and environment settings, not SFT's evaluation interval", async () => {
+    const { carriedValues } = await import('../../renderer/src/components/runs/runConfig');
+    const config = parseRunConfig({ data: { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' }, eval: { every: 20, questions: 20, temperature: 0.5 }, env: { maxToolCalls: 7 } });
+    const carried = carriedValues(config);
+    expect(carried).toMatchObject({ 'eval.questions': 20, 'eval.temperature': 0.5, 'eval.samples': 1, 'env.maxToolCalls': 7 });
+    expect(carried).not.toHaveProperty('eval.every');
+    expect(carried).not.toHaveProperty('sft.steps');
+    expect(carriedValues({})).toEqual({});
+  });
+});

@@ -250,6 +250,19 @@ export function defaultValues(): Values {
   return Object.fromEntries(Object.keys(FIELDS).map((p) => [p, p === 'model.blockSize' ? PRESET_SHAPES.tiny.blockSize : (at(defaults, p) as number)])) as Values;
 }
 
+/**
+ * What "Train further" carries over from a run's config besides its data and checkpoint: how it was evaluated
+ * (held-out questions, samples, temperature) and the simulated web it acted in, so the new run's evaluations
+ * compare with the dashboard's. Not `eval.every`: SFT's interval; RL has its own.
+ */
+export function carriedValues(config: unknown): Partial<Values> {
+  const carried = (Object.keys(FIELDS) as FieldPath[]).filter((p) => (p.startsWith('eval.') && p !== 'eval.every') || p.startsWith('env.'));
+  return Object.fromEntries(carried.flatMap((p) => {
+    const v = at(config, p);
+    return typeof v === 'number' || typeof v === 'string' ? [[p, v]] : [];
+  }));
+}
+
 export interface DataChoice {
   graphId: string;
   datasetId: string;

@@ -7,7 +7,7 @@ import { labelIssues, type FieldIssue } from '@contract';
 import { useRuns } from '../../../stores/runs';
 import { issuesOf, message } from '../../../util/errors';
 import { useWizardMemory } from '../../../stores/wizard';
-import { CONFIG_LABELS, CONFIG_MENTIONS, FIELDS, RL_FIELDS, buildConfig, defaultRl, defaultValues, fieldMessage, validate, type DataChoice, type RlChoice, type WizardState } from '../runConfig';
+import { CONFIG_LABELS, CONFIG_MENTIONS, FIELDS, RL_FIELDS, buildConfig, defaultRl, defaultValues, fieldMessage, validate, type DataChoice, type RlChoice, type Values, type WizardState } from '../runConfig';
 import { useWizardData } from './wizardData';
 
 export const STEPS = [
@@ -40,6 +40,8 @@ export type EditedRun = WizardState & { rl: RlChoice; init: string; scratch: boo
 export interface WizardPrefill {
   init: string;
   data: DataChoice;
+  /** The run's own evaluation and environment settings (runConfig.ts carriedValues). */
+  values?: Partial<Values>;
 }
 
 function createRunWizard(onLaunched: (runId: string) => void, prefill: WizardPrefill | null) {
@@ -55,7 +57,7 @@ function createRunWizard(onLaunched: (runId: string) => void, prefill: WizardPre
     backend: 'auto',
     // The data picked last time the wizard was open (or the run's, to train it further).
     data: { graphId: '', datasetId: '', heldOutDatasetId: '', rlDatasetId: '', ...(prefill?.data ?? memory.data ?? {}) },
-    values: defaultValues(),
+    values: { ...defaultValues(), ...prefill?.values },
     init: prefill?.init ?? '',
     scratch: false,
     rl: { ...defaultRl(), ...(prefill ? { stage: 'rl' as const } : {}) },
