@@ -26,12 +26,20 @@ export const kgBuildParams = z
   .strict();
 export type KgBuildParams = z.output<typeof kgBuildParams>;
 
+/** The synthesis generators a synth job can use (docs/pipeline.md). */
+export const SYNTH_GENERATORS = ['subgraph', 'asearcher'] as const;
+export type SynthGenerator = (typeof SYNTH_GENERATORS)[number];
+
 export const synthParams = z
   .object({
     name: name.optional(),
     graphId: artefactId,
     count: z.number().int().min(1).max(20_000).default(200),
     rng: z.number().int().min(0).max(2 ** 32 - 1).default(1),
+    /** 'subgraph' (default): sampled subgraph + obfuscation; 'asearcher': inject/fuzz steps from one-hop lookups. */
+    generator: z.enum(SYNTH_GENERATORS).optional(),
+    /** The asearcher generator's steps per seed. */
+    steps: z.number().int().min(1).max(8).optional(),
     /** Obfuscation kinds; [] for plain questions (only naming entities can make the answer unique). */
     kinds: z.array(z.string().min(1)).optional(),
     /** Subgraph size in edges: small subgraphs give short questions (the quick preset's curriculum). */

@@ -104,6 +104,27 @@ export interface QA {
   candidates: number;
   /** Per injected constraint (distractors aside), how much it narrows; absent in files written before it existed. */
   narrowing?: NarrowingRecord[];
+  /** The ASearcher generator's steps from the seed lookup (synth/asearcher.ts); absent for subgraph QAs. */
+  steps?: QaStep[];
+  /**
+   * 'external': imported from a published set (`sailor qa import`): no graph query stands behind it (`query`
+   * has no patterns), so `sailor check` skips it; the runtime still evaluates it by its answer and aliases.
+   */
+  source?: 'external';
+  /** An imported QA's published fields other than question and answer (WebShaper's `formalization`, WebDancer's `tag`), given back on export. */
+  original?: Record<string, unknown>;
+}
+
+/** One step of the ASearcher generator: a fact injected about an entity, or a detail fuzzed. */
+export interface QaStep {
+  op: 'inject' | 'fuzz';
+  /** The entity the step is about: its name while it was named, else its variable. */
+  target: string;
+  /** What the question said before ('' when the fact is new), and what it says now. */
+  from: string;
+  to: string;
+  /** The facts behind the step: edge ids, or `${nodeId}.${attr}`. */
+  support: string[];
 }
 
 /** Summary figures of a graph (kg/stats.ts graphStats): a graph artefact's `stats`, `sailor kg stats`. */
@@ -142,6 +163,20 @@ export interface SynthStats {
   levels: Record<string, number>;
   orbit_coverage: { hashes: number; orbits: number; covered: number };
   seconds: number;
+  /** Which generator made the set; absent means 'subgraph'. */
+  generator?: 'subgraph' | 'asearcher';
+  /** The ASearcher generator's own figures (synth/asearcher.ts). */
+  asearcher?: AsearcherStats;
+}
+
+export interface AsearcherStats {
+  /** One-hop lookups started from. */
+  seeds: number;
+  /** Steps kept, by move. */
+  injected: number;
+  fuzzed: number;
+  /** Moves the validator refused, by reason (the QA goes on without them). */
+  step_rejections: Record<string, number>;
 }
 
 export interface QAHeader {

@@ -8,6 +8,7 @@ import { expandGraph } from '../kg/expand';
 import { readGraphFile, writeGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
 import { synthesize } from '../synth/build';
+import { synthesizeAsearcher } from '../synth/asearcher';
 import { edgesOfSplits } from '../synth/splits';
 import { readDataset, writeDataset } from '../synth/dataset';
 import { QA_FORMAT } from '../formats';
@@ -49,20 +50,23 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
   const excludeEdges = excludedIds.length
     ? edgesOfSplits(graph, excludedIds.map((id) => ({ qas: readDataset(datasetFile(ctx.home, id)).qas, what: `excludeDatasetId: dataset ${id} (graph ${p.graphId})` })))
     : undefined;
-  const { qas, stats } = synthesize(graph, {
-    count: p.count,
-    rng: p.rng,
-    graphName: p.graphId,
-    ...(p.kinds ? { kinds: p.kinds as never } : {}), // checked against the known kinds by synthesize
-    ...(p.minEdges !== undefined ? { minEdges: p.minEdges } : {}),
-    ...(p.maxEdges !== undefined ? { maxEdges: p.maxEdges } : {}),
-    ...(p.anchorProb !== undefined ? { anchorProb: p.anchorProb } : {}),
-    ...(p.maxConstraints !== undefined ? { maxConstraints: p.maxConstraints } : {}),
-    ...(p.perShape !== undefined ? { perShape: p.perShape } : {}),
-    ...(excludeEdges ? { excludeEdges } : {}),
-    onProgress: ({ published, target, attempts }) =>
-      ctx.progress({ fraction: Math.min(0.98, published / target), message: `${published} of ${target} QAs verified (${attempts} attempts)`, done: published, total: target }),
-  });
+  const onProgress = ({ published, target, attempts }: { published: number; target: number; attempts: number }): void =>
+    ctx.progress({ fraction: Math.min(0.98, published / target), message: `${published} of ${target} QAs verified (${attempts} attempts)`, done: published, total: target });
+  const { qas, stats } = p.generator === 'asearcher'
+    ? synthesizeAsearcher(graph, { count: p.count, rng: p.rng, graphName: p.graphId, steps: p.steps, excludeEdges, onProgress })
+    : synthesize(graph, {
+        count: p.count,
+        rng: p.rng,
+        graphName: p.graphId,
+        ...(p.kinds ? { kinds: p.kinds as never } : {}), // checked against the known kinds by synthesize
+        ...(p.minEdges !== undefined ? { minEdges: p.minEdges } : {}),
+        ...(p.maxEdges !== undefined ? { maxEdges: p.maxEdges } : {}),
+        ...(p.anchorProb !== undefined ? { anchorProb: p.anchorProb } : {}),
+        ...(p.maxConstraints !== undefined ? { maxConstraints: p.maxConstraints } : {}),
+        ...(p.perShape !== undefined ? { perShape: p.perShape } : {}),
+        ...(excludeEdges ? { excludeEdges } : {}),
+        onProgress,
+      });
   if (qas.length < p.count && !(p.allowFewer && qas.length > 0)) {
     throw new LabError('conflict', `only ${qas.length} of ${p.count} QAs could be verified on this graph; build a larger graph or ask for fewer`);
   }
@@ -72,7 +76,7 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
     artefact: {
       id: ctx.jobId,
       // Named in words (the graph by its size, not its id): the name heads Compare and the pickers.
-      name: p.name ?? `${qas.length} QAs from a ${graph.edges.length}-edge graph, rng ${p.rng}`,
+      name: p.name ?? `${qas.length} ${p.generator === 'asearcher' ? 'ASearcher ' : ''}QAs from a ${graph.edges.length}-edge graph, rng ${p.rng}`,
       path: rel,
       createdAt: new Date().toISOString(),
       info: { params: p, graphId: p.graphId, stats },

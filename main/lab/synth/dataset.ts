@@ -82,6 +82,17 @@ export function validateQa(value: unknown, file: string, line: number): QA {
             without: f.num(o.without, at('without')),
           };
         });
+  const steps =
+    r.steps === undefined
+      ? undefined
+      : f.arr(r.steps, 'steps').map((x, i) => {
+          const o = f.obj(x, `steps[${i}]`);
+          const op = f.str(o.op, `steps[${i}].op`);
+          if (op !== 'inject' && op !== 'fuzz') throw f.fail(`steps[${i}].op`, `expected inject or fuzz, got ${describe(op)}`);
+          const at = (k: string): string => `steps[${i}].${k}`;
+          return { op, target: f.str(o.target, at('target'), false), from: f.str(o.from, at('from'), false), to: f.str(o.to, at('to'), false), support: f.strings(o.support, at('support')) } as const;
+        });
+  if (r.source !== undefined && r.source !== 'external') throw f.fail('source', `expected "external" or no source, got ${describe(r.source)}`);
   return {
     id: f.str(r.id, 'id'),
     question: f.str(r.question, 'question'),
@@ -100,6 +111,9 @@ export function validateQa(value: unknown, file: string, line: number): QA {
     support: f.strings(r.support, 'support'),
     candidates,
     ...(narrowing ? { narrowing } : {}),
+    ...(steps ? { steps } : {}),
+    ...(r.source === 'external' ? { source: 'external' as const } : {}),
+    ...(r.original !== undefined ? { original: f.obj(r.original, 'original') } : {}),
   };
 }
 
@@ -149,6 +163,8 @@ export interface CheckRow {
 
 export interface CheckReport {
   total: number;
+  /** QAs imported from a published set (`source: 'external'`): no graph query to check, so not counted in total. */
+  external: number;
   ok: number;
   ambiguous: number;
   unanswerable: number;
@@ -157,8 +173,9 @@ export interface CheckReport {
 }
 
 /** Re-evaluates every query on the graph: a QA is ok when exactly one candidate, equal to answer_id. */
-export function checkDataset(graph: Graph | QueryIndex, qas: readonly Pick<QA, 'id' | 'answer_id' | 'query'>[]): CheckReport {
+export function checkDataset(graph: Graph | QueryIndex, all: readonly Pick<QA, 'id' | 'answer_id' | 'query' | 'source'>[]): CheckReport {
   const index = 'format' in graph ? buildQueryIndex(graph) : graph;
+  const qas = all.filter((qa) => qa.source !== 'external');
   const rows = qas.map((qa) => {
     const r = evaluateQuery(index, qa.query, { maxSolutions: 1000 });
     const match = r.candidates.length === 1 && r.candidates[0] === qa.answer_id;
@@ -166,6 +183,7 @@ export function checkDataset(graph: Graph | QueryIndex, qas: readonly Pick<QA, '
   });
   return {
     total: rows.length,
+    external: all.length - qas.length,
     ok: rows.filter((r) => r.match).length,
     ambiguous: rows.filter((r) => r.candidates > 1).length,
     unanswerable: rows.filter((r) => r.candidates === 0).length,

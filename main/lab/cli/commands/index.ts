@@ -5,10 +5,11 @@ import { coreCommands } from './core';
 import { exportCommands } from './export';
 import { graphCommands } from './graph';
 import { kgCommands } from './kg';
+import { qaCommands } from './qa';
 import { synthCommands } from './synth';
 import { trainCommands } from './train';
 import { webCommands } from './web';
 
 export const allCommands: CliCommand[] = [
-  ...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands, ...trainCommands, ...webCommands, ...exportCommands,
+  ...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands, ...trainCommands, ...webCommands, ...exportCommands, ...qaCommands,
 ];

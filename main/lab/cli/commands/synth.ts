@@ -5,6 +5,8 @@ import { basename } from 'node:path';
 import type { QA } from '../../formats';
 import { readGraphFile } from '../../kg/io';
 import { synthesize } from '../../synth/build';
+import { synthesizeAsearcher } from '../../synth/asearcher';
+import { SYNTH_GENERATORS, type SynthGenerator } from '../../contract/jobs';
 import { resolveOptions, type SynthInput } from '../../synth/options';
 import { edgesOfSplits } from '../../synth/splits';
 import { checkDataset, readDataset, writeDataset } from '../../synth/dataset';
@@ -51,12 +53,14 @@ export const synthCommands: CliCommand[] = [
   {
     path: ['synth'],
     summary: 'synthesises N verified QAs (sailor.qa/1) from a knowledge graph',
-    usage: 'synth --graph G.json --count N --out D.jsonl [--rng S] [--kinds a,b|none] [--probs a=0.5,…] [--exclude TRAIN.jsonl] [--json]',
+    usage: 'synth --graph G.json --count N --out D.jsonl [--generator subgraph|asearcher] [--steps N] [--rng S] [--kinds a,b|none] [--probs a=0.5,…] [--exclude TRAIN.jsonl] [--json]',
     options: {
       graph: { type: 'string', description: 'the sailor.graph/1 file' },
       count: { type: 'string', description: 'number of QAs to publish' },
       out: { type: 'string', description: 'the dataset to write (JSON Lines, written atomically)' },
       rng: { type: 'string', description: 'seed of every random choice', default: '1' },
+      generator: { type: 'string', description: 'subgraph (sampled subgraphs + obfuscation) or asearcher (inject/fuzz steps from one-hop lookups)', default: 'subgraph' },
+      steps: { type: 'string', description: 'asearcher: inject/fuzz steps per seed', default: '3' },
       kinds: { type: 'string', description: 'obfuscation kinds to use, comma-separated, or none (default: all)' },
       probs: { type: 'string', description: 'per-kind injection probability, e.g. vague_time=0.8,distractor=0.2' },
       'max-constraints': { type: 'string', description: 'obfuscation fragments injected up front', default: '3' },
@@ -91,6 +95,9 @@ export const synthCommands: CliCommand[] = [
         anchorProb: optNumber(ctx, 'anchor-prob', 0.35),
         perShape: optInt(ctx, 'per-shape', 1, { min: 1 }),
       };
+      const generator = (optString(ctx, 'generator') ?? 'subgraph') as SynthGenerator;
+      if (!SYNTH_GENERATORS.includes(generator)) throw usageError(`--generator: expected ${SYNTH_GENERATORS.join(' or ')}, got '${generator}'`);
+      const steps = optInt(ctx, 'steps', 3, { min: 1, max: 8 });
       const exclude = optString(ctx, 'exclude');
       const opts = resolveOptions(input); // usage errors before reading anything
       const graph = readGraphFile(graphPath);
@@ -99,16 +106,17 @@ export const synthCommands: CliCommand[] = [
         input.excludeEdges = edgesOfSplits(graph, files.map((f) => ({ qas: readDataset(f).qas, what: `--exclude ${f} (graph ${graphPath})` })));
       }
       let lastShown = -1;
-      const { qas, stats } = synthesize(graph, {
-        ...input,
-        onProgress: ({ published, target, attempts }) => {
-          const step = Math.max(1, Math.floor(target / 10));
-          if (published === target || Math.floor(published / step) !== Math.floor(lastShown / step)) {
-            lastShown = published;
-            ctx.io.err(`synth: ${published}/${target} QAs (${attempts} attempts)\n`);
-          }
-        },
-      });
+      const onProgress = ({ published, target, attempts }: { published: number; target: number; attempts: number }): void => {
+        const step = Math.max(1, Math.floor(target / 10));
+        if (published === target || Math.floor(published / step) !== Math.floor(lastShown / step)) {
+          lastShown = published;
+          ctx.io.err(`synth: ${published}/${target} QAs (${attempts} attempts)\n`);
+        }
+      };
+      const { qas, stats } =
+        generator === 'asearcher'
+          ? synthesizeAsearcher(graph, { count, rng: input.rng, graphName: input.graphName, steps, excludeEdges: input.excludeEdges, onProgress })
+          : synthesize(graph, { ...input, onProgress });
 
       let phrasing: Partial<Record<PhraseOutcome, number>> | undefined;
       if (llmUrl && llmModel) {
@@ -128,7 +136,9 @@ export const synthCommands: CliCommand[] = [
       const header = {
         graph: basename(graphPath),
         rng: opts.rng,
+        generator,
         options: {
+          ...(generator === 'asearcher' ? { steps } : {}),
           kinds: opts.kinds,
           probs: opts.probs,
           max_constraints: opts.maxConstraints,
@@ -154,6 +164,7 @@ export const synthCommands: CliCommand[] = [
         kinds: counts.kinds,
         levels: counts.levels,
         orbit_coverage: counts.orbit_coverage,
+        ...(counts.asearcher ? { asearcher: counts.asearcher } : {}),
         ...(phrasing ? { phrasing } : {}),
       };
       writeDataset(out, header, qas);
@@ -166,6 +177,7 @@ export const synthCommands: CliCommand[] = [
           `levels: ${JSON.stringify(counts.levels)}`,
           `orbits covered: ${counts.orbit_coverage.covered}/${counts.orbit_coverage.orbits} over ${counts.orbit_coverage.hashes} shapes`,
           `rejections: ${JSON.stringify(counts.rejections)}`,
+          ...(counts.asearcher ? [`asearcher: ${JSON.stringify(counts.asearcher)}`] : []),
           ...(phrasing ? [`phrasing: ${JSON.stringify(phrasing)}`] : []),
         ].join('\n'),
       );
@@ -194,6 +206,7 @@ export const synthCommands: CliCommand[] = [
       const report = checkDataset(graph, qas);
       const seconds = (performance.now() - t0) / 1000;
       ctx.io.err(`check: ${report.total} QAs in ${seconds.toFixed(2)} s\n`);
+      if (report.external) ctx.io.err(`check: skipped ${report.external} QA(s) imported from a published set (source "external": no graph query to check)\n`);
       printResult(ctx, { dataset: dataPath, graph: graphPath, ...report }, () => {
         const bad = report.rows.filter((r) => !r.match);
         return [
