@@ -8,12 +8,14 @@ import { importPublished, readPublished, toPublished } from '../../main/lab/synt
 import { checkDataset, readDataset, writeDataset } from '../../main/lab/synth/dataset';
 import { GRAPH_FORMAT, QA_FORMAT, type Graph } from '../../main/lab/formats';
 
-const REFERENCE = join(__dirname, '../../../../shared/reference');
+// The published samples live beside the checkout (../shared, as CI lays it out); a missing folder fails the test.
+const REFERENCE = join(import.meta.dirname, '..', '..', '..', 'shared', 'reference');
 const SAMPLES = ['websailor-sailorfog-qa.sample.jsonl', 'webdancer-qa.sample40.jsonl', 'webshaper.sample50.jsonl'];
 const dir = mkdtempSync(join(tmpdir(), 'sailor-published-'));
 const lines = (path: string): Record<string, unknown>[] => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>);
 
-describe.skipIf(!existsSync(REFERENCE))('reference samples', () => {
+describe('reference samples', () => {
+  it('are beside the checkout', () => expect(existsSync(REFERENCE), `${REFERENCE} (../shared/reference)`).toBe(true));
   for (const name of SAMPLES) {
     it(`${name}: import, write, read, export gives the same question/answer pairs (and the same records)`, () => {
       const src = join(REFERENCE, name);
