@@ -4,11 +4,12 @@ import { agentCommands } from './agent';
 import { coreCommands } from './core';
 import { exportCommands } from './export';
 import { graphCommands } from './graph';
+import { importCommands } from './import';
 import { kgCommands } from './kg';
 import { synthCommands } from './synth';
 import { trainCommands } from './train';
 import { webCommands } from './web';
 
 export const allCommands: CliCommand[] = [
-  ...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands, ...trainCommands, ...webCommands, ...exportCommands,
+  ...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands, ...trainCommands, ...webCommands, ...exportCommands, ...importCommands,
 ];
