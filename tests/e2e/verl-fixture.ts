@@ -46,8 +46,7 @@ export function metricsLine(step: number, extra: Record<string, number | null> =
   return JSON.stringify({ step, data }) + '\n';
 }
 
-const valLine = (step: number, acc: number): string =>
-  JSON.stringify({ step, data: { 'val-core/sailor/held/acc/mean@1': acc, 'val-aux/sailor/held/reward/mean@1': 0.1 + 0.9 * acc, 'val-aux/sailor/held/format/mean@1': 1 } }) + '\n';
+const valMetrics = (acc: number): Record<string, number> => ({ 'val-core/sailor/held/acc/mean@1': acc, 'val-aux/sailor/held/reward/mean@1': 0.1 + 0.9 * acc, 'val-aux/sailor/held/format/mean@1': 1 });
 
 function dumpLine(step: number, answer: string, correct: boolean, requestId: string): string {
   const score = correct ? 1 : 0.1;
@@ -67,9 +66,9 @@ export function writeVerlRunFiles(dir: string, steps = 3): VerlRunFiles {
   const files = { dir, metrics: join(dir, 'metrics.jsonl'), rollouts: join(dir, 'rollouts'), validation: join(dir, 'validation'), episodes: join(dir, 'episodes.jsonl') };
   mkdirSync(files.rollouts, { recursive: true });
   mkdirSync(files.validation, { recursive: true });
-  let text = valLine(0, 0.25);
-  for (let s = 1; s <= steps; s++) text += metricsLine(s);
-  text += valLine(steps, 0.5);
+  // val_before_train logs step 0 alone; a later validation joins its step's one record (ray_trainer.py fit).
+  let text = JSON.stringify({ step: 0, data: valMetrics(0.25) }) + '\n';
+  for (let s = 1; s <= steps; s++) text += metricsLine(s, s === steps ? valMetrics(0.5) : {});
   writeFileSync(files.metrics, text);
   for (let s = 1; s <= steps; s++) {
     writeFileSync(join(files.rollouts, `${s}.jsonl`), [0, 1, 2, 3].map((i) => dumpLine(s, i % 2 ? 'Charles Babbage' : 'Ada Lovelace', i % 2 === 0, `req-${s}-${i}`)).join(''));

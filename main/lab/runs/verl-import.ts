@@ -90,10 +90,16 @@ function checkDir(dir: string, flag: string): Array<{ step: number; file: string
 /** Lab metric records of verl records; each record's time adds verl's `timing_s/step` to `start` when it has one. */
 export function toMetricRecords(records: readonly VerlRecord[], start: number): MetricRecord[] {
   let t = start;
-  return records.map((r) => {
+  const out: MetricRecord[] = [];
+  for (const r of records) {
     t += (r.data['timing_s/step'] ?? 0) * 1000;
-    return { step: r.step, time: new Date(t).toISOString(), metrics: mapVerlMetrics(r.data) };
-  });
+    const metrics = mapVerlMetrics(r.data);
+    // One record per step, as the lab's stream has it (a reader takes a repeated step as a rewrite).
+    const last = out.at(-1);
+    if (last && last.step === r.step) Object.assign(last.metrics, metrics);
+    else out.push({ step: r.step, time: new Date(t).toISOString(), metrics });
+  }
+  return out;
 }
 
 /** A dump file's trajectories, joined to their episodes by request_id; the ones joined leave `episodes`. */
