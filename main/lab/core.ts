@@ -63,6 +63,8 @@ export class LabCore {
       if (isEventName(name)) this.emit(name, payload as EventPayloads[typeof name]);
     });
     this.runs = new RunsService(home, db, jobs);
+    // A followed verl run's new records reach clients as the trainer's do.
+    this.runs.onMetrics((runId, records) => this.emit('run.metrics', { runId, records }));
     this.artefacts = new ArtefactReader(home, () => db.data);
     this.trajectories = new TrajectoryReader(home, () => db.data, this.artefacts);
     this.handlers = this.makeHandlers();
@@ -95,6 +97,7 @@ export class LabCore {
   }
 
   async close(): Promise<void> {
+    this.runs.stopFollowing();
     await this.jobs.stopAll();
   }
 
@@ -161,6 +164,7 @@ export class LabCore {
       'runs.start': ({ config }) => this.runs.start(config),
       'runs.resume': ({ id }) => this.runs.resume(id),
       'runs.cancel': ({ id }) => this.runs.cancel(id),
+      'runs.importVerl': (params) => this.runs.importVerl(params),
     };
   }
 }

@@ -114,7 +114,8 @@ export const EVAL_SET = /^eval:([A-Za-z0-9._-]+):(\d+)$/;
 /** `rft:<run>`: the expert demonstrations a run's SFT trained on. */
 export const RFT_SET = /^rft:([A-Za-z0-9._-]+)$/;
 
-type RunRecord = ArtefactRecord<{ config: RunConfig }>;
+/** A run record; a run imported from verl has no config (its sets' headers say what they are). */
+type RunRecord = ArtefactRecord<{ config?: RunConfig }>;
 
 /**
  * The questions a run's set asks, by where the trainer drew them: an evaluation asks the held-out set, an
@@ -200,15 +201,21 @@ export class TrajectoryReader {
       throw new LabError('not_found', `run ${run.id} has no ${what}`);
     }
     const config = run.info.config;
-    const g = (config as { rl?: { groupSize?: unknown } }).rl?.groupSize;
-    const n = kind === 'eval' ? config.eval.samples : kind === 'rl' && typeof g === 'number' ? g : undefined;
+    const g = (config as { rl?: { groupSize?: unknown } } | undefined)?.rl?.groupSize;
+    const n = kind === 'eval' ? config?.eval.samples : kind === 'rl' && typeof g === 'number' ? g : undefined;
     const name = kind === 'eval' ? `evaluation at step ${step}` : kind === 'rl' ? `RL rollouts at step ${step}` : 'RFT data (expert demonstrations)';
     return {
       id: kind === 'rft' ? `rft:${run.id}` : `${kind}:${run.id}:${step}`,
       name: `${run.name} · ${name}`,
       path: relative(this.home, file),
       createdAt,
-      info: { datasetId: runSetDatasetId(kind, config.data), graphId: config.data.graphId, ...(n !== undefined ? { n } : {}), runId: run.id, kind, ...(kind === 'rft' ? {} : { step }) },
+      info: {
+        ...(config ? { datasetId: runSetDatasetId(kind, config.data), graphId: config.data.graphId } : {}),
+        ...(n !== undefined ? { n } : {}),
+        runId: run.id,
+        kind,
+        ...(kind === 'rft' ? {} : { step }),
+      },
     };
   }
 

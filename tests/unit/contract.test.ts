@@ -78,6 +78,8 @@ describe('contract validation', () => {
     expectTypeOf<NonNullable<InfoOf<'graphs.list'>['stats']>['nodes']>().toEqualTypeOf<number>();
     expectTypeOf<NonNullable<InfoOf<'comparisons.list'>['params']>['checkpoints']>().toEqualTypeOf<string[]>();
     expectTypeOf<InfoOf<'trajectories.list'>['policy']>().toEqualTypeOf<string | undefined>();
-    expectTypeOf<MethodResult<'runs.list'>[number]['artefact']['info']['config']>().toEqualTypeOf<RunConfig>();
+    // A run the lab trained has its config; a run imported from verl has none, and says where it came from.
+    expectTypeOf<MethodResult<'runs.list'>[number]['artefact']['info']['config']>().toEqualTypeOf<RunConfig | undefined>();
+    expectTypeOf<NonNullable<MethodResult<'runs.list'>[number]['artefact']['info']['verl']>['metrics']>().toEqualTypeOf<string>();
   });
 });

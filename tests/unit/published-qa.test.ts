@@ -1,4 +1,4 @@
-// Published QA sets in and out (synth/published.ts, `sailor qa import|export`): the three reference samples
+// Published QA sets in and out (synth/published.ts, `sailor import qa, sailor export qa`): the three reference samples
 // round-trip through a sailor.qa/1 dataset, and bad files are refused naming file and line.
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';

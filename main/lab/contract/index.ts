@@ -139,9 +139,20 @@ export type DatasetInfo = MadeBy<'synth'> & Imported & { graphId?: string; stats
 
 /** A training run: the config it was created with (parsed, defaults in), and every job that trained it. */
 export type RunInfo = {
-  config: RunConfig;
+  /** Absent on a run imported from verl (`verl`): verl's config stays with verl. */
+  config?: RunConfig;
   jobIds: string[];
+  /** A run imported with `runs.importVerl`: the files it was read from (absolute paths on the lab's machine). */
+  verl?: VerlImportSource;
 };
+
+/** Where an imported verl run's files are (docs/verl.md, 'Back into the lab'). */
+export interface VerlImportSource {
+  metrics: string;
+  rollouts?: string;
+  validation?: string;
+  episodes?: string;
+}
 
 /**
  * Where a run's own trajectory sets come from: an evaluation at a step (`eval:<run>:<step>`), an RL step's
@@ -331,6 +342,8 @@ export interface StreamPage {
 
 const Id = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
 const Empty = z.object({}).strict();
+/** A file or folder path a verl import reads. */
+const VerlPath = z.string().trim().min(1, 'a path is required').max(4096);
 /** Trajectory ids are `<qa id>/<attempt>`: an id with slashes, matched in memory only (never a path). */
 const TrajId = z.string().min(1).max(300).regex(/^[A-Za-z0-9._:/#-]+$/, 'letters, digits and . _ : / # - only');
 
@@ -357,6 +370,20 @@ export const methods = {
     result: [] as MetricRecord[],
   },
   'runs.rlStep': { params: z.object({ id: Id, step: z.number().int().min(0) }).strict(), result: {} as RlStepView },
+  // Paths on the lab's machine (in web mode, the server's disk); `follow` reads on as verl writes.
+  'runs.importVerl': {
+    params: z
+      .object({
+        metrics: VerlPath,
+        rollouts: VerlPath.optional(),
+        validation: VerlPath.optional(),
+        episodes: VerlPath.optional(),
+        name: z.string().trim().min(1).max(120).optional(),
+        follow: z.boolean().default(false),
+      })
+      .strict(),
+    result: {} as RunSummary,
+  },
   // The config is validated in main against the run config schema (contract/run-config.ts), which names each bad field.
   'runs.start': { params: z.object({ config: z.record(z.string(), z.unknown()) }).strict(), result: {} as RunSummary },
   'runs.resume': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },

@@ -107,7 +107,7 @@ export interface QA {
   /** The ASearcher generator's steps from the seed lookup (synth/asearcher.ts); absent for subgraph QAs. */
   steps?: QaStep[];
   /**
-   * 'external': imported from a published set (`sailor qa import`): no graph query stands behind it (`query`
+   * 'external': imported from a published set (`sailor import qa`): no graph query stands behind it (`query`
    * has no patterns), so `sailor check` skips it; the runtime still evaluates it by its answer and aliases.
    */
   source?: 'external';

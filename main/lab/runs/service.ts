@@ -1,14 +1,19 @@
 // Training runs as the app sees them. A run is a directory (runs/layout.ts) plus a record in the store;
 // the work is done by `train` jobs (one per start or resume), so a run's status is its latest job's.
 // Lives in the main thread: it validates, creates, lists and reads; it never trains.
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { RUN_STATUS_OF_JOB, summarise, type ArtefactRecord, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunSummary } from '../contract';
+import { RUN_STATUS_OF_JOB, summarise, type ArtefactRecord, type ParsedParams, type VerlImportSource, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunSummary } from '../contract';
 import type { MetricRecord } from '../formats';
 import { LabError } from '../errors';
 import type { StoreDb } from '../store/db';
 import { writeJsonAtomic } from '../store/files';
-import { runRel } from '../store/layout';
+import { artefactRel, runRel } from '../store/layout';
+import { openJsonlAppender } from '../store/jsonl';
+import { writeTrajectorySet } from '../store/traj-set';
+import { errorMessage } from '../errors';
+import { readVerlRun, VerlFollower, writeVerlRun } from './verl-import';
 import type { JobManager } from '../jobs/manager';
 import { checkpointInWords, defaultRunName, parseRunConfig } from '../contract/run-config';
 import { readMetrics } from './metrics';
@@ -21,6 +26,12 @@ type StoredRunInfo = RunInfo & Record<string, unknown>;
 
 export class RunsService {
   private readonly metricsCache = new Map<string, { mtimeMs: number; size: number; records: MetricRecord[] }>();
+  /** Imported verl runs being followed in this process, and why a follow stopped with an error. */
+  private readonly following = new Map<string, () => void>();
+  private readonly followErrors = new Map<string, string>();
+  private metricsListener: (runId: string, records: MetricRecord[]) => void = () => {};
+  /** How often a followed verl run's files are read (ms). */
+  followEveryMs = 500;
 
   constructor(
     private readonly home: string,
@@ -78,8 +89,75 @@ export class RunsService {
     return this.launch(artefact, false);
   }
 
+  /** Where new metric records of followed verl runs go (the core publishes them as `run.metrics`). */
+  onMetrics(listener: (runId: string, records: MetricRecord[]) => void): void {
+    this.metricsListener = listener;
+  }
+
+  /**
+   * A verl run as a lab run (verl-import.ts): every file is read and checked first, then the run directory is
+   * renamed into place and recorded. With `follow`, this process reads on as verl writes.
+   */
+  async importVerl(p: ParsedParams<'runs.importVerl'>): Promise<RunSummary> {
+    const src: VerlImportSource = { metrics: resolve(p.metrics) };
+    for (const k of ['rollouts', 'validation', 'episodes'] as const) if (p[k] !== undefined) src[k] = resolve(p[k]);
+    const id = `${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-verl-${randomUUID().slice(0, 6)}`;
+    const createdAt = new Date().toISOString();
+    const files = readVerlRun(id, src, { follow: p.follow });
+    const name = p.name ?? `verl · ${basename(src.metrics).replace(/\.jsonl$/, '')}`;
+    writeVerlRun(this.home, id, name, src, files, createdAt);
+    const artefact: ArtefactRecord = { id, name, path: runRel(id), createdAt, info: { jobIds: [], verl: src } satisfies RunInfo };
+    const episodesId = `${id}-episodes`;
+    try {
+      if (files.episodesOnly.length) {
+        writeTrajectorySet(`${this.home}/${artefactRel('trajectories', episodesId)}`, { kind: 'verl-episodes', run: id, policy: 'verl', source: src.episodes }, files.episodesOnly);
+      }
+      await this.db.update((data) => {
+        data.runs.push(artefact);
+        if (files.episodesOnly.length) {
+          const info = { runId: id, policy: 'verl', n: 1, counts: { trajectories: files.episodesOnly.length } };
+          data.trajectories.push({ id: episodesId, name: `${name} · episodes without a dump line`, path: artefactRel('trajectories', episodesId), createdAt, info });
+        }
+      });
+    } catch (err) {
+      rmSync(runDir(this.home, id), { recursive: true, force: true });
+      throw err;
+    }
+    if (p.follow) this.follow(id, src, files);
+    return this.summary(artefact);
+  }
+
+  private follow(id: string, src: VerlImportSource, files: ReturnType<typeof readVerlRun>): void {
+    const follower = new VerlFollower(src, id, this.home, { bytes: files.metricsBytes, lines: files.metricsLines, lastStep: files.records.at(-1)?.step ?? -1, dumps: files.dumps });
+    const out = openJsonlAppender(metricsFile(this.home, id));
+    const stop = (): void => {
+      clearInterval(timer);
+      out.close();
+      this.following.delete(id);
+    };
+    const timer = setInterval(() => {
+      try {
+        const { records } = follower.poll();
+        if (!records.length) return;
+        for (const r of records) out.append(r);
+        this.metricsListener(id, records);
+      } catch (err) {
+        this.followErrors.set(id, errorMessage(err));
+        stop();
+      }
+    }, this.followEveryMs);
+    timer.unref?.();
+    this.following.set(id, stop);
+  }
+
+  /** Stops following every verl run (the core closes). */
+  stopFollowing(): void {
+    for (const stop of [...this.following.values()]) stop();
+  }
+
   async resume(id: string): Promise<RunSummary> {
     const artefact = this.find(id);
+    if ((artefact.info as StoredRunInfo).verl) throw new LabError('conflict', `run ${id} was imported from verl; import it again with follow to read on`);
     const status = this.summary(artefact).status;
     if (status === 'running') throw new LabError('conflict', `run ${id} is already running`);
     if (status === 'finished') throw new LabError('conflict', `run ${id} has finished; start a new run to train further`);
@@ -88,6 +166,7 @@ export class RunsService {
 
   async cancel(id: string): Promise<RunSummary> {
     const artefact = this.find(id);
+    this.following.get(id)?.();
     const jobId = lastJobId(artefact);
     if (jobId) await this.jobs.cancel(jobId);
     return this.summary(artefact);
@@ -131,13 +210,19 @@ export class RunsService {
     const metrics: Record<string, MetricSummary> = summarise(records);
     return {
       artefact: artefact as ArtefactRecord<StoredRunInfo>, // start() records every run with a RunInfo
-      status: last ? RUN_STATUS_OF_JOB[last.status] : 'created',
+      status: info.verl ? this.verlStatus(artefact.id) : last ? RUN_STATUS_OF_JOB[last.status] : 'created',
       ...(last ? { jobId: last.id, progress: last.progress, startedAt: jobs[0]!.startedAt, ...(last.endedAt ? { endedAt: last.endedAt } : {}) } : {}),
-      ...(last?.error ? { error: last.error } : {}),
+      ...(last?.error ? { error: last.error } : this.followErrors.has(artefact.id) ? { error: this.followErrors.get(artefact.id)! } : {}),
       seconds,
       lastStep: records.at(-1)?.step ?? 0,
       metrics,
     };
+  }
+
+  /** An imported verl run runs while this process follows it; a follow stopped by a bad line failed. */
+  private verlStatus(id: string): RunSummary['status'] {
+    if (this.following.has(id)) return 'running';
+    return this.followErrors.has(id) ? 'failed' : 'finished';
   }
 
   private jobOrNull(id: string): JobRecord | null {

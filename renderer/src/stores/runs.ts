@@ -5,7 +5,7 @@
 // (smoothing, log-y, x axis) persist; bulk data always comes from the run store in main.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef, watch } from 'vue';
-import { RUN_STATUS_OF_JOB, checkpointInWords, summarise, type JobRecord, type RlStepView, type RunDetail, type RunStatus, type RunSummary } from '@contract';
+import { RUN_STATUS_OF_JOB, checkpointInWords, summarise, type JobRecord, type MethodParams, type RlStepView, type RunDetail, type RunStatus, type RunSummary } from '@contract';
 import type { MetricRecord } from '@formats';
 import { lab, onLab } from '../api/client';
 import { message } from '../util/errors';
@@ -404,6 +404,14 @@ export const useRuns = defineStore('runs', () => {
     return summary;
   }
 
+  /** Imports a verl run from files on the lab's machine; throws the server's message (it names file and line). */
+  async function importVerl(params: MethodParams<'runs.importVerl'>): Promise<RunSummary> {
+    const summary = await lab().call('runs.importVerl', params);
+    put(summary);
+    only(summary.artefact.id);
+    return summary;
+  }
+
   // ---------- settings (the only thing kept across sessions) ----------
   const settings = ref<RunSettings>(loadSettings());
   watch(
@@ -451,6 +459,7 @@ export const useRuns = defineStore('runs', () => {
     resume: (id: string) => act(id, 'runs.resume'),
     cancel: (id: string) => act(id, 'runs.cancel'),
     start,
+    importVerl,
     settings,
   };
 });

@@ -4,6 +4,7 @@ import { agentCommands } from './agent';
 import { coreCommands } from './core';
 import { exportCommands } from './export';
 import { graphCommands } from './graph';
+import { importCommands } from './import';
 import { kgCommands } from './kg';
 import { qaCommands } from './qa';
 import { synthCommands } from './synth';
@@ -11,5 +12,6 @@ import { trainCommands } from './train';
 import { webCommands } from './web';
 
 export const allCommands: CliCommand[] = [
-  ...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands, ...trainCommands, ...webCommands, ...exportCommands, ...qaCommands,
+  ...coreCommands, ...graphCommands, ...kgCommands, ...agentCommands, ...synthCommands, ...trainCommands, ...webCommands, ...exportCommands,
+  ...importCommands, ...qaCommands,
 ];

@@ -1,5 +1,5 @@
-// `sailor qa import` (a published QA set, JSON Lines of {question, answer, …}, into a sailor.qa/1 dataset) and
-// `sailor qa export` (a dataset back in that shape). docs/formats.md, 'Published QA sets'.
+// `sailor import qa` (a published QA set, JSON Lines of {question, answer, …}, into a sailor.qa/1 dataset) and
+// `sailor export qa` (a dataset back in that shape). docs/formats.md, 'Published QA sets'.
 import { basename } from 'node:path';
 import { QA_FORMAT } from '../../formats';
 import { readGraphFile } from '../../kg/io';
@@ -10,9 +10,9 @@ import { optString, printResult, reqString, type CliCommand } from '../command';
 
 export const qaCommands: CliCommand[] = [
   {
-    path: ['qa', 'import'],
+    path: ['import', 'qa'],
     summary: 'reads a published QA set (SailorFog-QA, WebDancer, WebShaper JSON Lines) into a sailor.qa/1 dataset',
-    usage: 'qa import --file F.jsonl --out D.jsonl [--graph G.json] [--json]',
+    usage: 'import qa --file F.jsonl --out D.jsonl [--graph G.json] [--json]',
     options: {
       file: { type: 'string', description: 'JSON Lines, one {"question": …, "answer": …} object per line (other fields kept)' },
       out: { type: 'string', description: 'the dataset to write' },
@@ -34,9 +34,9 @@ export const qaCommands: CliCommand[] = [
     },
   },
   {
-    path: ['qa', 'export'],
+    path: ['export', 'qa'],
     summary: 'writes a dataset as published-set JSON Lines ({question, answer}; imported QAs get their own fields back)',
-    usage: 'qa export --dataset D.jsonl --out F.jsonl [--json]',
+    usage: 'export qa --dataset D.jsonl --out F.jsonl [--json]',
     options: {
       dataset: { type: 'string', description: 'the sailor.qa/1 dataset' },
       out: { type: 'string', description: 'the JSON Lines file to write' },

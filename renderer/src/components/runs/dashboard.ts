@@ -110,8 +110,9 @@ export function eta(r: RunSummary, rlDone: number): string | null {
   return formatDuration(left * per + Math.max(0, evals) * (r.metrics['timing/eval_s']?.last ?? 0));
 }
 
-/** A run that trains no SFT steps: RL from a checkpoint (its SFT loss chart would stay empty). */
+/** A run that trains no SFT steps: RL from a checkpoint, or a run imported from verl (its SFT loss chart would stay empty). */
 export function rlOnly(r: RunSummary): boolean {
+  if (r.artefact.info.verl) return true;
   const cfg = r.artefact.info.config;
   return !!cfg?.rl && cfg.sft?.steps === 0;
 }

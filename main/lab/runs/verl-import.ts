@@ -1,0 +1,281 @@
+// A verl run read from its files (docs/verl.md, 'Back into the lab'): the metrics file, the rollout and
+// validation dumps and the exported tools' episode file, as the files of a lab run:
+//   metrics.jsonl              verl's records with the lab's names (verl-metrics.ts)
+//   rollouts/step-N.jsonl      each rollout dump as an RL step's set (header with the group plan)
+//   evals/step-N.jsonl         each validation dump as an evaluation
+// Everything is read and checked before anything is written (a bad line anywhere stops the import with its
+// file and line named); the run directory is then written under a temporary name and renamed into place.
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { MetricRecord, Trajectory } from '../formats';
+import { evaluate, sampleFromTrajectory } from '../agent/eval';
+import { inputError, LabError } from '../errors';
+import { readJsonl, writeFileAtomic, writeJsonAtomic } from '../store/files';
+import { writeTrajectorySet } from '../store/traj-set';
+import { evalFile, metricsFile, rolloutsFile, RUN_FORMAT, runDir, runFile } from './layout';
+import { checkVerlLine, mapVerlMetrics, parseVerlLines, parseVerlMetricsText, splitCompleteLines, type VerlRecord } from './verl-metrics';
+import { checkDumpLine, checkEpisodeLine, dumpTrajectory, groupPlan, type EpisodeLine } from './verl-trajectories';
+
+/** Where a verl run's files are (what `runs.importVerl` and `sailor import verl` take). */
+export interface VerlSource {
+  metrics: string;
+  rollouts?: string;
+  validation?: string;
+  episodes?: string;
+}
+
+export interface VerlRunFiles {
+  records: MetricRecord[];
+  /** Bytes and complete lines of the metrics file read (where --follow goes on). */
+  metricsBytes: number;
+  metricsLines: number;
+  /** The dump files read. */
+  dumps: string[];
+  rl: Map<number, { header: Record<string, unknown>; trajectories: Trajectory[] }>;
+  evals: Map<number, { header: Record<string, unknown>; trajectories: Trajectory[] }>;
+  /** Episodes that no dump line names (or all of them, without dumps): one set of their own. */
+  episodesOnly: Trajectory[];
+  dropped: number;
+}
+
+const POLICY = 'verl';
+
+function readText(path: string, what: string): string {
+  if (!existsSync(path)) throw new LabError('not_found', `${what}: no file ${path}`);
+  if (!statSync(path).isFile()) throw new LabError('bad_request', `${what}: ${path} is not a file`);
+  return readTextAt(path, 0).text;
+}
+
+/** The bytes of a file from `offset` on, as text. */
+export function readTextAt(path: string, offset: number): { text: string; size: number } {
+  const fd = openSync(path, 'r');
+  try {
+    const size = statSync(path).size;
+    const buf = Buffer.alloc(Math.max(0, size - offset));
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { text: buf.subarray(0, got).toString('utf8'), size: offset + got };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A dump or episode file read strictly: a torn last line is refused, not skipped. */
+function readLines<T>(path: string, check: (value: unknown, file: string, line: number) => T): T[] {
+  const { records, tornTail } = readJsonl(path);
+  if (tornTail) throw inputError(path, 'the last line has no newline yet (still being written, or the file was cut): nothing imported', { line: records.length + 1 });
+  return records.map((r) => check(r.value, path, r.line));
+}
+
+/** verl's dump files in a directory: `{step}.jsonl` (trainer.rollout_data_dir, trainer.validation_data_dir). */
+export function dumpFiles(dir: string): Array<{ step: number; file: string }> {
+  return readdirSync(dir)
+    .map((name) => /^(\d+)\.jsonl$/.exec(name))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ step: Number(m[1]), file: join(dir, m[0]) }))
+    .sort((a, b) => a.step - b.step);
+}
+
+function checkDir(dir: string, flag: string): Array<{ step: number; file: string }> {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new LabError('not_found', `${flag}: no directory ${dir}`);
+  const files = dumpFiles(dir);
+  if (!files.length) throw new LabError('bad_input', `${flag}: ${dir} holds no {step}.jsonl files (verl's trainer.${flag === '--validation' ? 'validation' : 'rollout'}_data_dir)`);
+  return files;
+}
+
+/** Lab metric records of verl records; each record's time adds verl's `timing_s/step` to `start` when it has one. */
+export function toMetricRecords(records: readonly VerlRecord[], start: number): MetricRecord[] {
+  let t = start;
+  const out: MetricRecord[] = [];
+  for (const r of records) {
+    t += (r.data['timing_s/step'] ?? 0) * 1000;
+    const metrics = mapVerlMetrics(r.data);
+    // One record per step, as the lab's stream has it (a reader takes a repeated step as a rewrite).
+    const last = out.at(-1);
+    if (last && last.step === r.step) Object.assign(last.metrics, metrics);
+    else out.push({ step: r.step, time: new Date(t).toISOString(), metrics });
+  }
+  return out;
+}
+
+/** A dump file's trajectories, joined to their episodes by request_id; the ones joined leave `episodes`. */
+export function dumpSet(file: string, episodes: Map<string, EpisodeLine>): Trajectory[] {
+  const lines = readLines(file, checkDumpLine);
+  const trajectories = lines.map((d, i) => {
+    const episode = d.requestId ? episodes.get(d.requestId) : undefined;
+    if (episode) episodes.delete(d.requestId!);
+    return dumpTrajectory(d, i, POLICY, episode);
+  });
+  // A group's samples one after another, in the order the questions first appear.
+  const order = new Map<string, number>();
+  trajectories.forEach((t) => order.has(t.qa_id) || order.set(t.qa_id, order.size));
+  return trajectories.map((t, i) => ({ t, i })).sort((a, b) => order.get(a.t.qa_id)! - order.get(b.t.qa_id)! || a.i - b.i).map((x) => x.t);
+}
+
+export function rlSetOf(runId: string, step: number, trajectories: Trajectory[], file: string): { header: Record<string, unknown>; trajectories: Trajectory[] } {
+  const plan = groupPlan(step, trajectories);
+  const mean = (f: (t: Trajectory) => number): number => trajectories.reduce((a, t) => a + f(t), 0) / Math.max(1, trajectories.length);
+  const summary = { 'reward/mean': mean((t) => t.reward.total), 'reward/answer': mean((t) => t.reward.answer), 'reward/format': mean((t) => t.reward.format) };
+  return { header: { kind: 'rl', run: runId, step, policy_version: step, plan, summary, policy: POLICY, source: file, advantages: 'recomputed from the dumped scores (GRPO)' }, trajectories };
+}
+
+export function evalSetOf(runId: string, step: number, trajectories: Trajectory[], file: string): { header: Record<string, unknown>; trajectories: Trajectory[] } {
+  const perQuestion = new Map<string, number>();
+  for (const t of trajectories) perQuestion.set(t.qa_id, (perQuestion.get(t.qa_id) ?? 0) + 1);
+  const n = Math.max(1, ...perQuestion.values());
+  const report = evaluate(trajectories.map((t) => sampleFromTrajectory(t)), n);
+  const summary = { 'eval/pass@1': report['pass@1'], 'eval/pass@k': report['pass@k'], 'reward/mean': trajectories.reduce((a, t) => a + t.reward.total, 0) / Math.max(1, trajectories.length) };
+  return { header: { kind: 'eval', run: runId, step, policy: POLICY, n, summary, report, source: file }, trajectories };
+}
+
+/**
+ * Reads and checks every file of a verl run; throws (naming file and line) before anything is written. With
+ * `follow`, an unfinished last line or dump file is left for the follower instead of refused.
+ */
+export function readVerlRun(runId: string, src: VerlSource, opts: { follow?: boolean; start?: number } = {}): VerlRunFiles {
+  const text = readText(src.metrics, '--metrics');
+  const complete = opts.follow ? text.slice(0, text.lastIndexOf('\n') + 1) : text;
+  const parsed = opts.follow ? parseVerlLines(splitCompleteLines(complete).lines, src.metrics) : parseVerlMetricsText(text, src.metrics);
+  const episodes = new Map<string, EpisodeLine>();
+  if (src.episodes !== undefined) {
+    readText(src.episodes, '--episodes');
+    for (const e of readLines(src.episodes, checkEpisodeLine)) episodes.set(e.requestId, e);
+  }
+  const dumps: string[] = [];
+  const sets = (dir: string | undefined, flag: string, make: typeof rlSetOf): Map<number, { header: Record<string, unknown>; trajectories: Trajectory[] }> => {
+    const out = new Map<number, { header: Record<string, unknown>; trajectories: Trajectory[] }>();
+    if (dir === undefined) return out;
+    const files = opts.follow && existsSync(dir) ? dumpFiles(dir) : checkDir(dir, flag);
+    for (const { step, file } of files) {
+      if (opts.follow && !readText(file, flag).endsWith('\n')) continue;
+      out.set(step, make(runId, step, dumpSet(file, episodes), file));
+      dumps.push(file);
+    }
+    return out;
+  };
+  const rl = sets(src.rollouts, '--rollouts', rlSetOf);
+  const evals = sets(src.validation, '--validation', evalSetOf);
+  const episodesOnly = [...episodes.values()].map((e, i) =>
+    dumpTrajectory({ input: '', output: '', golds: [], score: 0, step: 0, requestId: e.requestId, extra: {} }, i, POLICY, e),
+  );
+  return {
+    records: toMetricRecords(parsed, opts.start ?? Date.now()),
+    metricsBytes: Buffer.byteLength(complete),
+    metricsLines: splitCompleteLines(complete).lines.length,
+    dumps,
+    rl,
+    evals,
+    episodesOnly,
+    dropped: parsed.reduce((a, r) => a + r.dropped, 0),
+  };
+}
+
+/** Writes the run's directory under a temporary name, then renames it into place: a run is whole or absent. */
+export function writeVerlRun(home: string, runId: string, name: string, src: VerlSource, files: VerlRunFiles, createdAt: string): void {
+  const final = runDir(home, runId);
+  const tmp = `${final}.importing-${process.pid}`;
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  try {
+    const inTmp = (path: string): string => join(tmp, path.slice(final.length + 1));
+    writeJsonAtomic(inTmp(runFile(home, runId)), { format: RUN_FORMAT, id: runId, name, source: { kind: 'verl', ...src }, createdAt }, true);
+    writeFileAtomic(inTmp(metricsFile(home, runId)), files.records.map((r) => JSON.stringify(r) + '\n').join(''));
+    for (const [step, set] of files.rl) writeTrajectorySet(inTmp(rolloutsFile(home, runId, step)), set.header, set.trajectories);
+    for (const [step, set] of files.evals) writeTrajectorySet(inTmp(evalFile(home, runId, step)), set.header, set.trajectories);
+    renameSync(tmp, final);
+  } catch (err) {
+    rmSync(tmp, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/**
+ * Reads on as a verl run's files grow: new complete lines of the metrics file (an unfinished last line waits for
+ * its newline) and new dump files once they end with a newline and stopped growing. Each poll is synchronous;
+ * the caller schedules it. A metrics file that shrank (verl restarted: its file logger opens with "wb") is read
+ * again from the top, and steps already imported are skipped.
+ */
+export class VerlFollower {
+  private offset: number;
+  private lineNo: number;
+  private lastStep: number;
+  private readonly seenDumps = new Set<string>();
+  private readonly pendingDumps = new Map<string, number>();
+
+  constructor(
+    private readonly src: VerlSource,
+    private readonly runId: string,
+    private readonly home: string,
+    from: { bytes: number; lines: number; lastStep: number; dumps: string[] },
+  ) {
+    this.offset = from.bytes;
+    this.lineNo = from.lines;
+    this.lastStep = from.lastStep;
+    for (const d of from.dumps) this.seenDumps.add(d);
+  }
+
+  /** New metric records since the last poll (already mapped), and the steps whose dumps were added. */
+  poll(): { records: MetricRecord[]; rlSteps: number[]; evalSteps: number[] } {
+    return { records: this.pollMetrics(), ...this.pollDumps() };
+  }
+
+  private pollMetrics(): MetricRecord[] {
+    if (!existsSync(this.src.metrics)) return [];
+    const size = statSync(this.src.metrics).size;
+    if (size < this.offset) [this.offset, this.lineNo] = [0, 0];
+    if (size === this.offset) return [];
+    const { text } = readTextAt(this.src.metrics, this.offset);
+    const { lines } = splitCompleteLines(text);
+    if (!lines.length) return [];
+    const consumed = Buffer.byteLength(lines.join('\n') + '\n');
+    const verl: VerlRecord[] = [];
+    lines.forEach((raw, i) => {
+      if (raw.trim() === '') return;
+      let value: unknown;
+      try {
+        value = JSON.parse(raw) as unknown;
+      } catch (err) {
+        throw inputError(this.src.metrics, `not valid JSON (${(err as Error).message})`, { line: this.lineNo + i + 1 });
+      }
+      const r = checkVerlLine(value, this.src.metrics, this.lineNo + i + 1);
+      if (r.step > this.lastStep) verl.push(r);
+    });
+    this.offset += consumed;
+    this.lineNo += lines.length;
+    const now = Date.now();
+    const records = verl.map((r) => ({ step: r.step, time: new Date(now).toISOString(), metrics: mapVerlMetrics(r.data) }));
+    if (records.length) this.lastStep = records.at(-1)!.step;
+    return records;
+  }
+
+  private pollDumps(): { rlSteps: number[]; evalSteps: number[] } {
+    const rlSteps: number[] = [];
+    const evalSteps: number[] = [];
+    for (const [dir, kind] of [
+      [this.src.rollouts, 'rl'],
+      [this.src.validation, 'eval'],
+    ] as const) {
+      if (dir === undefined || !existsSync(dir)) continue;
+      for (const { step, file } of dumpFiles(dir)) {
+        if (this.seenDumps.has(file)) continue;
+        // A dump is complete once it ends with a newline and kept its size for one poll.
+        const size = statSync(file).size;
+        if (this.pendingDumps.get(file) !== size || !readTextAt(file, Math.max(0, size - 1)).text.endsWith('\n')) {
+          this.pendingDumps.set(file, size);
+          continue;
+        }
+        this.pendingDumps.delete(file);
+        this.seenDumps.add(file);
+        const trajectories = dumpSet(file, new Map());
+        const set = kind === 'rl' ? rlSetOf(this.runId, step, trajectories, file) : evalSetOf(this.runId, step, trajectories, file);
+        writeTrajectorySet((kind === 'rl' ? rolloutsFile : evalFile)(this.home, this.runId, step), set.header, set.trajectories);
+        (kind === 'rl' ? rlSteps : evalSteps).push(step);
+      }
+    }
+    return { rlSteps, evalSteps };
+  }
+}
