@@ -45,6 +45,7 @@ describe('dataset labels', () => {
     expect(questionStyle(ds('b', synth({ ...LOOKUP })))).toBe('lookups');
     expect(questionStyle(ds('c', synth({}, { levels: { 2: 5 } })))).toBe('obfuscated questions (level 2)');
     expect(questionStyle(ds('d', synth({})))).toBe('obfuscated questions');
+    expect(questionStyle(ds('e', synth({ generator: 'asearcher' }, { levels: { 2: 38, 3: 2 } })))).toBe('ASearcher questions (levels 2–3)');
   });
 
   it('keep an imported dataset’s or a named one’s name', () => {

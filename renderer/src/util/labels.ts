@@ -54,13 +54,15 @@ export function questionStyle(d: ArtefactRecord<DatasetInfo>): string {
     if (hi === undefined) return 'lookups';
     return `${lo === hi ? hops(hi) : `${hops(lo)} to ${hops(hi)}`} lookups`;
   }
+  // ASearcher's inject/fuzz questions grow from a lookup; they are not subgraph obfuscations.
+  const what = p.generator === 'asearcher' ? 'ASearcher questions' : 'obfuscated questions';
   const levels = Object.keys(d.info.stats?.levels ?? {})
     .map(Number)
     .filter((n) => Number.isFinite(n))
     .sort((a, b) => a - b);
-  if (!levels.length) return 'obfuscated questions';
+  if (!levels.length) return what;
   const span = levels.length === 1 ? `level ${levels[0]}` : `levels ${levels[0]}–${levels.at(-1)}`;
-  return `obfuscated questions (${span})`;
+  return `${what} (${span})`;
 }
 
 /** Questions in a dataset as synthesis recorded them (published), else as requested or imported. */
