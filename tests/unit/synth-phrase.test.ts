@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../main/lab/cli/index';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { readDataset } from '../../main/lab/synth/dataset';
 import { chatComplete, factsToKeep, phraseQuestion, qualifiersToKeep, type LlmConfig } from '../../main/lab/synth/phrase';
 
 // A real OpenAI-compatible chat endpoint on 127.0.0.1: the model name picks the behaviour.
@@ -153,6 +154,16 @@ describe('sailor synth --llm-url', () => {
       expect(io.stderr).toMatch(/HTTP 500 Internal Server Error: model exploded/);
       // same seed, same synthesis: the template prose is kept where the endpoint failed
       expect(qas2.map((q) => q.question)).toEqual(qas.map((q) => (q.question as string).replace(/^Here is a puzzle\. /, '')));
+      // Each QA records what the rewrite did; a refusal keeps its reason, and the dataset reader keeps both.
+      expect(readDataset(good).qas.map((q) => q.phrasing)).toEqual(qas.map(() => ({ outcome: 'rewritten' })));
+      for (const q of readDataset(bad).qas) expect(q.phrasing).toEqual({ outcome: 'error', detail: expect.stringMatching(/HTTP 500/) });
+      // A rewrite about another question drops this one's facts: refused, with what it dropped recorded.
+      const off = join(dir, 'off.jsonl');
+      expect(await runCli(['synth', '--graph', graph, '--count', '4', '--out', off, '--llm-url', baseUrl, '--llm-model', 'leak'], io)).toBe(0);
+      for (const q of readDataset(off).qas) {
+        expect(q.phrasing).toEqual({ outcome: 'changed_facts', detail: expect.stringMatching(/^dropped /) }); // what it dropped
+        expect(q.question).not.toContain('FormFactor of course'); // the rule text was kept
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -113,6 +113,11 @@ export interface QA {
   source?: 'external';
   /** An imported QA's published fields other than question and answer (WebShaper's `formalization`, WebDancer's `tag`), given back on export. */
   original?: Record<string, unknown>;
+  /**
+   * What the LLM rewrite (`sailor synth --llm-url`) did to this question: `rewritten`, or why the rule text was
+   * kept (`leaked_answer`, `changed_facts`, `too_long`, `empty`, `error`) with the refused rewrite or error in `detail`.
+   */
+  phrasing?: { outcome: string; detail?: string };
 }
 
 /** One step of the ASearcher generator: a fact injected about an entity, or a detail fuzzed. */

@@ -93,6 +93,11 @@ export function validateQa(value: unknown, file: string, line: number): QA {
           return { op, target: f.str(o.target, at('target'), false), from: f.str(o.from, at('from'), false), to: f.str(o.to, at('to'), false), support: f.strings(o.support, at('support')) } as const;
         });
   if (r.source !== undefined && r.source !== 'external') throw f.fail('source', `expected "external" or no source, got ${describe(r.source)}`);
+  const phrasingObj = r.phrasing === undefined ? undefined : f.obj(r.phrasing, 'phrasing');
+  const phrasing = phrasingObj && {
+    outcome: f.str(phrasingObj.outcome, 'phrasing.outcome'),
+    ...(phrasingObj.detail !== undefined ? { detail: f.str(phrasingObj.detail, 'phrasing.detail', false) } : {}),
+  };
   return {
     id: f.str(r.id, 'id'),
     question: f.str(r.question, 'question'),
@@ -114,6 +119,7 @@ export function validateQa(value: unknown, file: string, line: number): QA {
     ...(steps ? { steps } : {}),
     ...(r.source === 'external' ? { source: 'external' as const } : {}),
     ...(r.original !== undefined ? { original: f.obj(r.original, 'original') } : {}),
+    ...(phrasing ? { phrasing } : {}),
   };
 }
 

@@ -128,6 +128,8 @@ export const synthCommands: CliCommand[] = [
           phrasing[r.outcome] = (phrasing[r.outcome] ?? 0) + 1;
           if (r.outcome === 'error' && (phrasing.error ?? 0) <= 3) ctx.io.err(`synth: ${qa.id}: ${r.detail}\n`);
           qa.question = r.question;
+          // Each QA says what the rewrite did; a refused one keeps the rule text and records why.
+          qa.phrasing = { outcome: r.outcome, ...(r.outcome !== 'rewritten' && r.detail ? { detail: r.detail } : {}) };
           if ((i + 1) % 20 === 0) ctx.io.err(`synth: phrased ${i + 1}/${qas.length}\n`);
         }
       }
