@@ -13,7 +13,7 @@ import { inputError, LabError } from '../errors';
 import { readJsonl, writeFileAtomic, writeJsonAtomic } from '../store/files';
 import { writeTrajectorySet } from '../store/traj-set';
 import { evalFile, metricsFile, rolloutsFile, RUN_FORMAT, runDir, runFile } from './layout';
-import { checkVerlLine, mapVerlMetrics, parseVerlLines, parseVerlMetricsText, splitCompleteLines, type VerlRecord } from './verl-metrics';
+import { mapVerlMetrics, parseVerlLines, parseVerlMetricsText, splitCompleteLines, type VerlRecord } from './verl-metrics';
 import { checkDumpLine, checkEpisodeLine, dumpTrajectory, groupPlan, type EpisodeLine } from './verl-trajectories';
 
 /** Where a verl run's files are (what `runs.importVerl` and `sailor import verl` take). */
@@ -232,18 +232,8 @@ export class VerlFollower {
     const { lines } = splitCompleteLines(text);
     if (!lines.length) return [];
     const consumed = Buffer.byteLength(lines.join('\n') + '\n');
-    const verl: VerlRecord[] = [];
-    lines.forEach((raw, i) => {
-      if (raw.trim() === '') return;
-      let value: unknown;
-      try {
-        value = JSON.parse(raw) as unknown;
-      } catch (err) {
-        throw inputError(this.src.metrics, `not valid JSON (${(err as Error).message})`, { line: this.lineNo + i + 1 });
-      }
-      const r = checkVerlLine(value, this.src.metrics, this.lineNo + i + 1);
-      if (r.step > this.lastStep) verl.push(r);
-    });
+    // Only steps past the last one read: a restarted verl run logs its steps again from the start.
+    const verl = parseVerlLines(lines, this.src.metrics, this.lineNo + 1).filter((r) => r.step > this.lastStep);
     this.offset += consumed;
     this.lineNo += lines.length;
     const now = Date.now();
