@@ -191,6 +191,7 @@ test('the dashboard: the run by name, its evaluation interval, the status bar, f
   const shown = await bar.evaluate((el) => ({ text: el.textContent ?? '', title: el.getAttribute('title') ?? '' }));
   const step = Number(new RegExp(`^SFT step (\\d+) of ${SFT_STEPS}`).exec(shown.title)![1]);
   expect(shown.text).toContain(`${Math.round((100 * step) / SFT_STEPS)}%`);
+  expect(shown.text).toContain(`Training run: ${made.sftRunName}`); // which run, not just "Training run"
   phase('RFT data to the first SFT step');
   await shot(page, '08-dashboard-live');
 

@@ -51,6 +51,8 @@ describe('one trainer per run', () => {
     expect(direct.message).toContain(`run ${id} is already being trained`);
     expect((await refusal(core.call('runs.resume', { id }))).code).toBe('conflict');
     expect(core.jobs.list().filter((j) => j.kind === 'train')).toHaveLength(1);
+    // The job names its run: the Jobs page and the status bar say which run is training.
+    expect(core.jobs.list().find((j) => j.id === run.jobId)?.title).toBe(`Training run: ${run.artefact.name}`);
 
     const done = ended(core, run.jobId!);
     await core.call('runs.cancel', { id });

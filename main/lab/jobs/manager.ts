@@ -104,7 +104,8 @@ export class JobManager {
     return publicRecord(this.find(id));
   }
 
-  async start(kind: string, rawParams: Record<string, unknown>): Promise<JobRecord> {
+  /** Starts a job; `title` names this one ("Training run: <name>") where the kind's title alone would not say which. */
+  async start(kind: string, rawParams: Record<string, unknown>, opts: { title?: string } = {}): Promise<JobRecord> {
     // Own keys only: a kind such as __proto__ or toString must be unknown, not a lookup through the prototype.
     const spec = Object.hasOwn(jobSpecs, kind) ? jobSpecs[kind] : undefined;
     if (!spec) {
@@ -125,7 +126,7 @@ export class JobManager {
     const job: StoreJob = {
       id,
       kind,
-      title: spec.title,
+      title: opts.title ?? spec.title,
       params: parsed.data as Record<string, unknown>,
       status: 'running',
       progress: { fraction: 0, message: 'starting' },

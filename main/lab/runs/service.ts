@@ -173,7 +173,8 @@ export class RunsService {
   }
 
   private async launch(artefact: ArtefactRecord, resume: boolean): Promise<RunSummary> {
-    const job = await this.jobs.start('train', { runId: artefact.id, resume });
+    // The job carries the run's name: the Jobs page and the status bar say which run is training.
+    const job = await this.jobs.start('train', { runId: artefact.id, resume }, { title: `Training run: ${artefact.name}` });
     return this.summary(this.find(artefact.id), job);
   }
 
