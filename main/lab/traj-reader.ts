@@ -1,7 +1,7 @@
 // Reading the trajectory sets the store lists (`sailor.traj/1` JSON Lines) for the inspector. A parsed set
 // is cached by path and modification time, like graphs and datasets in artefacts.ts; only a few sets are
 // kept at once because a set holds every step of every trajectory.
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { ArtefactRecord, RlStepView, RunSetKind, TrajDetail, TrajEval, TrajQuestion, TrajSetInfo, TrajSetView, TrajSummary } from './contract';
 import { TERMINATIONS, TRAJ_FORMAT, type QA, type Trajectory } from './formats';
@@ -169,7 +169,7 @@ export class TrajectoryReader {
         if (!(err instanceof LabError && err.code === 'not_found')) throw err;
       }
     };
-    if (existsSync(rftFile(this.home, run.id))) add('rft', 0);
+    add('rft', 0); // skipped when the run has no RFT data yet (add swallows not_found)
     for (const step of evalSteps(this.home, run.id)) add('eval', step);
     for (const step of rolloutSteps(this.home, run.id)) add('rl', step);
     return out;

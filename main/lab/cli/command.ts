@@ -31,6 +31,19 @@ export interface CliCommand {
   run(ctx: CommandContext): Promise<number | void>;
 }
 
+/** Resolves at the first Ctrl+C (SIGINT) or SIGTERM, for a command that serves or follows until stopped. */
+export function untilSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
 export function usageError(message: string): LabError {
   return new LabError('bad_request', message);
 }

@@ -54,7 +54,6 @@ export function describeIssue(issue: ZodIssueLike): string {
     case 'invalid_type':
       if (issue.expected === 'int') return 'must be a whole number';
       if (issue.expected === 'number') return 'enter a number';
-      if (issue.expected === 'string') return 'required';
       return 'required';
     case 'invalid_format':
       if (issue.format === 'safeint') return 'must be a whole number';

@@ -348,17 +348,14 @@ export const runConfigSchema = runConfigShape.superRefine(checkAcrossFields, { w
 export type RunConfigInput = z.input<typeof runConfigSchema>;
 export type RunConfig = z.output<typeof runConfigSchema>;
 
-/**
- * A run's name when its config gives none: `base model SFT 3000 steps, rng 1`, `tiny SFT 2000 + DUPO 20 steps, rng 1`,
- * `DUPO 20 steps from run-1/last, rng 1` (a run from a checkpoint has that checkpoint's model, not a preset).
- */
-/**
- * A run's name when its config gives none. `from`: the starting checkpoint in words (its run's name and step),
- * where the caller knows them; else the checkpoint reference.
- */
 /** A starting checkpoint in words, for a run's default name: its run's name and step, never the run's id. */
 export const checkpointInWords = (runName: string, step: number): string => `${runName} (step ${step})`;
 
+/**
+ * A run's name when its config gives none: `base model SFT 3000 steps, rng 1`, `tiny SFT 2000 + DUPO 20 steps, rng 1`,
+ * `DUPO 20 steps from tiny SFT 2000 (step 2000), rng 1`. `from`: the starting checkpoint in words (checkpointInWords),
+ * where the caller knows its run; else the checkpoint reference.
+ */
 export function defaultRunName(c: Pick<RunConfig, 'model' | 'sft' | 'rng' | 'rl' | 'init'>, from?: string): string {
   const stages = [c.sft.steps > 0 ? `SFT ${c.sft.steps}` : null, c.rl ? `${c.rl.algorithm.toUpperCase()} ${c.rl.steps}` : null].filter(Boolean).join(' + ');
   const start = c.model.base === 'bundled' ? 'base model' : c.model.preset;

@@ -7,8 +7,7 @@ import { loadKbIndex } from '../kb';
 import { expandGraph } from '../kg/expand';
 import { readGraphFile, writeGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
-import { synthesize } from '../synth/build';
-import { synthesizeAsearcher } from '../synth/asearcher';
+import { synthesizeWith } from '../synth/asearcher';
 import { edgesOfSplits } from '../synth/splits';
 import { readDataset, writeDataset } from '../synth/dataset';
 import { QA_FORMAT } from '../formats';
@@ -52,21 +51,20 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
     : undefined;
   const onProgress = ({ published, target, attempts }: { published: number; target: number; attempts: number }): void =>
     ctx.progress({ fraction: Math.min(0.98, published / target), message: `${published} of ${target} QAs verified (${attempts} attempts)`, done: published, total: target });
-  const { qas, stats } = p.generator === 'asearcher'
-    ? synthesizeAsearcher(graph, { count: p.count, rng: p.rng, graphName: p.graphId, steps: p.steps, excludeEdges, onProgress })
-    : synthesize(graph, {
-        count: p.count,
-        rng: p.rng,
-        graphName: p.graphId,
-        ...(p.kinds ? { kinds: p.kinds as never } : {}), // checked against the known kinds by synthesize
-        ...(p.minEdges !== undefined ? { minEdges: p.minEdges } : {}),
-        ...(p.maxEdges !== undefined ? { maxEdges: p.maxEdges } : {}),
-        ...(p.anchorProb !== undefined ? { anchorProb: p.anchorProb } : {}),
-        ...(p.maxConstraints !== undefined ? { maxConstraints: p.maxConstraints } : {}),
-        ...(p.perShape !== undefined ? { perShape: p.perShape } : {}),
-        ...(excludeEdges ? { excludeEdges } : {}),
-        onProgress,
-      });
+  const { qas, stats } = synthesizeWith(p.generator, graph, {
+    count: p.count,
+    rng: p.rng,
+    graphName: p.graphId,
+    steps: p.steps,
+    ...(p.kinds ? { kinds: p.kinds as never } : {}), // checked against the known kinds by synthesize
+    ...(p.minEdges !== undefined ? { minEdges: p.minEdges } : {}),
+    ...(p.maxEdges !== undefined ? { maxEdges: p.maxEdges } : {}),
+    ...(p.anchorProb !== undefined ? { anchorProb: p.anchorProb } : {}),
+    ...(p.maxConstraints !== undefined ? { maxConstraints: p.maxConstraints } : {}),
+    ...(p.perShape !== undefined ? { perShape: p.perShape } : {}),
+    ...(excludeEdges ? { excludeEdges } : {}),
+    onProgress,
+  });
   if (qas.length < p.count && !(p.allowFewer && qas.length > 0)) {
     throw new LabError('conflict', `only ${qas.length} of ${p.count} QAs could be verified on this graph; build a larger graph or ask for fewer`);
   }

@@ -7,6 +7,7 @@
 // file and line named); the run directory is then written under a temporary name and renamed into place.
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { VerlImportSource } from '../contract';
 import type { MetricRecord, Trajectory } from '../formats';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
 import { inputError, LabError } from '../errors';
@@ -17,13 +18,6 @@ import { mapVerlMetrics, parseVerlLines, parseVerlMetricsText, splitCompleteLine
 import { checkDumpLine, checkEpisodeLine, dumpTrajectory, groupPlan, type EpisodeLine } from './verl-trajectories';
 
 /** Where a verl run's files are (what `runs.importVerl` and `sailor import verl` take). */
-export interface VerlSource {
-  metrics: string;
-  rollouts?: string;
-  validation?: string;
-  episodes?: string;
-}
-
 export interface VerlRunFiles {
   records: MetricRecord[];
   /** Bytes and complete lines of the metrics file read (where --follow goes on). */
@@ -35,7 +29,6 @@ export interface VerlRunFiles {
   evals: Map<number, { header: Record<string, unknown>; trajectories: Trajectory[] }>;
   /** Episodes that no dump line names (or all of them, without dumps): one set of their own. */
   episodesOnly: Trajectory[];
-  dropped: number;
 }
 
 const POLICY = 'verl';
@@ -136,7 +129,7 @@ export function evalSetOf(runId: string, step: number, trajectories: Trajectory[
  * Reads and checks every file of a verl run; throws (naming file and line) before anything is written. With
  * `follow`, an unfinished last line or dump file is left for the follower instead of refused.
  */
-export function readVerlRun(runId: string, src: VerlSource, opts: { follow?: boolean; start?: number } = {}): VerlRunFiles {
+export function readVerlRun(runId: string, src: VerlImportSource, opts: { follow?: boolean; start?: number } = {}): VerlRunFiles {
   const text = readText(src.metrics, '--metrics');
   const complete = opts.follow ? text.slice(0, text.lastIndexOf('\n') + 1) : text;
   const parsed = opts.follow ? parseVerlLines(splitCompleteLines(complete).lines, src.metrics) : parseVerlMetricsText(text, src.metrics);
@@ -170,12 +163,11 @@ export function readVerlRun(runId: string, src: VerlSource, opts: { follow?: boo
     rl,
     evals,
     episodesOnly,
-    dropped: parsed.reduce((a, r) => a + r.dropped, 0),
   };
 }
 
 /** Writes the run's directory under a temporary name, then renames it into place: a run is whole or absent. */
-export function writeVerlRun(home: string, runId: string, name: string, src: VerlSource, files: VerlRunFiles, createdAt: string): void {
+export function writeVerlRun(home: string, runId: string, name: string, src: VerlImportSource, files: VerlRunFiles, createdAt: string): void {
   const final = runDir(home, runId);
   const tmp = `${final}.importing-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
@@ -207,7 +199,7 @@ export class VerlFollower {
   private readonly pendingDumps = new Map<string, number>();
 
   constructor(
-    private readonly src: VerlSource,
+    private readonly src: VerlImportSource,
     private readonly runId: string,
     private readonly home: string,
     from: { bytes: number; lines: number; lastStep: number; dumps: string[] },

@@ -14,6 +14,7 @@ import { parseTurn, type AgentStep } from '../agent/react';
 import { exactMatch, formatScore } from '../agent/reward';
 import { approxTokens } from '../agent/text';
 import { inputError } from '../errors';
+import { groupAdvantages } from '../rl/advantages';
 
 /** A Qwen/Hermes tool message between two assistant turns, special tokens kept or dropped (sailor_reward.py). */
 const TOOL_MESSAGE = /\n?(?:<\|im_start\|>)?user\n<tool_response>\n([\s\S]*?)\n<\/tool_response>(?:<\|im_end\|>)?\n?(?:<\|im_start\|>)?(?:assistant\n)?/g;
@@ -176,13 +177,12 @@ export function dumpTrajectory(d: DumpLine, index: number, policy: string, episo
 export function groupPlan(step: number, trajectories: Trajectory[]): RlStepPlan {
   const byQa = new Map<string, Trajectory[]>();
   for (const t of trajectories) byQa.set(t.qa_id, [...(byQa.get(t.qa_id) ?? []), t]);
-  const groups: RlGroupPlan[] = [...byQa].map(([qa_id, ts]) => {
+  const groups: Array<{ plan: RlGroupPlan; zeroStd: boolean }> = [...byQa].map(([qa_id, ts]) => {
     const rewards = ts.map((t) => t.reward.total);
-    const mean = rewards.reduce((a, r) => a + r, 0) / rewards.length;
-    const std = Math.sqrt(rewards.reduce((a, r) => a + (r - mean) ** 2, 0) / rewards.length);
-    const advantages = rewards.map((r) => (r - mean) / (std + 1e-6));
+    // The lab's own GRPO advantages (rl/advantages.ts), with the population std the import has always shown.
+    const { advantages, mean, std, zeroStd } = groupAdvantages(rewards, { std: 'population' });
     ts.forEach((t, i) => Object.assign(t, { group: `${step}/${qa_id}`, advantage: advantages[i]! }));
-    return { group: `${step}/${qa_id}`, qa_id, rewards, mean, std, advantages, status: 'kept' as const, copies: 1 };
+    return { plan: { group: `${step}/${qa_id}`, qa_id, rewards, mean, std, advantages, status: 'kept' as const, copies: 1 }, zeroStd };
   });
-  return { method: 'verl', groups, zero_std: groups.filter((g) => g.std === 0).length, duplicated: 0, refilled: 0, skip: false };
+  return { method: 'verl', groups: groups.map((g) => g.plan), zero_std: groups.filter((g) => g.zeroStd).length, duplicated: 0, refilled: 0, skip: false };
 }

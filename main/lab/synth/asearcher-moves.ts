@@ -14,7 +14,7 @@
 //   while another entity stays named, so a search still has a handle.
 import type { GraphEdge, GraphNode, QaStep } from '../formats';
 import type { Rng } from '../util/rng';
-import type { Context } from './draft';
+import { varName, type Context } from './draft';
 import { dateClause, numberClause, yearText } from './lexicon';
 import { numericRange, partialName, vagueTime, type Constraint } from './obfuscate';
 import { quantityKind } from './numbers';
@@ -31,10 +31,7 @@ export interface AsState {
   steps: QaStep[];
 }
 
-const VAR_LETTERS = 'abcdefghijklmnopqrstuvwxyz';
-/** The variable of the i-th entity: the answer is `?a`. */
-export const varAt = (i: number): string => (i < 26 ? `?${VAR_LETTERS[i]}` : `?v${i}`);
-export const varOf = (s: AsState, id: string): string => varAt(s.nodes.indexOf(id));
+export const varOf = (s: AsState, id: string): string => varName(s.nodes.indexOf(id));
 
 /** The seed: a one-hop lookup `(named, rel, ?a)` or `(?a, rel, named)` over `edge`. */
 export function seedState(ctx: Context, edge: GraphEdge, answerId: string): AsState {

@@ -11,14 +11,15 @@
 // rejected as too_easy. (The expert in agent/ sits above synth/ and reads the graph itself, so "the expert
 // without tools" would be this same lookup test with more machinery.)
 import type { Graph, Obfuscation, QA, Query } from '../formats';
-import type { SynthResult } from './build';
+import { synthesize, type SynthResult } from './build';
+import type { SynthGenerator } from '../contract/jobs';
 import { createRng, seedFrom, type Rng } from '../util/rng';
 import { topologyOf } from '../graph/topology';
 import { wlHash } from '../graph/wl';
-import { makeContext, renderDraft, toQuery, type Context, type Draft } from './draft';
+import { makeContext, renderDraft, toQuery, varName, type Context, type Draft } from './draft';
 import { levelOf } from './level';
 import { mentionsAny } from './obfuscate';
-import { resolveOptions } from './options';
+import { resolveOptions, type SynthInput } from './options';
 import { evaluateQuery } from './query';
 import { wordCount } from './style';
 import {
@@ -30,7 +31,6 @@ import {
   injectAttr,
   injectEdge,
   seedState,
-  varAt,
   type AsState,
 } from './asearcher-moves';
 
@@ -67,7 +67,7 @@ export function draftOf(ctx: Context, s: AsState): Draft {
     },
     answer: s.answer,
     answerNames: [s.answer.name, ...s.answer.aliases],
-    vars: new Map(s.nodes.map((id, i) => [id, varAt(i)])),
+    vars: new Map(s.nodes.map((id, i) => [id, varName(i)])),
     constants: new Set(s.constants),
     constraints: s.constraints,
     used: new Set(),
@@ -247,4 +247,14 @@ function toQa(ctx: Context, s: AsState, ok: Extract<Checked, { ok: true }>, leve
     candidates: 1,
     steps: s.steps,
   };
+}
+
+/**
+ * The synthesis of a job or `sailor synth`, by generator: the subgraph one with all its options, or ASearcher's
+ * inject/fuzz one, which takes the count, seed, graph name, its steps, the excluded edges and the progress hook.
+ */
+export function synthesizeWith(generator: SynthGenerator | undefined, graph: Graph, input: SynthInput & { steps?: number }): SynthResult {
+  if (generator !== 'asearcher') return synthesize(graph, input);
+  const { count, rng, graphName, steps, excludeEdges, onProgress } = input;
+  return synthesizeAsearcher(graph, { count, rng, graphName, steps, excludeEdges, onProgress });
 }

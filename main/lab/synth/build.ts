@@ -25,7 +25,7 @@
 import type { Graph, Obfuscation, QA, SynthStats } from '../formats';
 import { sampleDistinct } from '../graph/sample';
 import { createRng, seedFrom, type Rng } from '../util/rng';
-import { distances, makeContext, makeInstance, renderDraft, toQuery, type Context, type Draft, type Instance, type RejectReason } from './draft';
+import { distances, makeContext, makeInstance, renderDraft, toQuery, varName, type Context, type Draft, type Instance, type RejectReason } from './draft';
 import { economise, narrowingOf } from './economy';
 import { levelOf } from './level';
 import { mentionsAny } from './obfuscate';
@@ -36,8 +36,6 @@ import { tighten } from './tighten';
 import { injectUncertainty } from './uncertainty';
 
 type Made = { ok: true; qa: Omit<QA, 'id'>; tighten: number } | { ok: false; reason: RejectReason };
-
-const varName = (i: number): string => (i < 26 ? `?${String.fromCharCode(97 + i)}` : `?v${i}`);
 
 /** Builds, verifies and tightens one QA for `answerId` in `inst`. */
 export function makeQa(ctx: Context, inst: Instance, answerId: string, orbit: number, rng: Rng): Made {

@@ -26,6 +26,9 @@ export interface Instance {
   orbits: string[][];
 }
 
+/** The query variable of the i-th entity: `?a` (the answer), `?b`, … then `?v26` on. */
+export const varName = (i: number): string => (i < 26 ? `?${String.fromCharCode(97 + i)}` : `?v${i}`);
+
 export function makeInstance(index: GraphIndex, sub: Subgraph & { hash: string; topology: Topology }): Instance {
   return {
     sub: { nodes: sub.nodes, edges: sub.edges },

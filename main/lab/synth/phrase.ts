@@ -6,6 +6,7 @@
 // reason is returned so the caller can count it.
 import { LabError } from '../errors';
 import { mentionsAny } from './obfuscate';
+import { wordCount } from './style';
 
 export interface LlmConfig {
   /** e.g. http://127.0.0.1:8000/v1 — the request goes to `${baseUrl}/chat/completions`. */
@@ -120,8 +121,7 @@ export async function phraseQuestion(cfg: LlmConfig, input: PhraseInput): Promis
   if (mentionsAny(rewrite, [input.answer, ...input.aliases])) return { question: input.question, outcome: 'leaked_answer', detail: rewrite };
   const missing = [...factsToKeep(input.question, input.keep), ...qualifiersToKeep(input.question)].filter((k) => !kept(rewrite, k));
   if (missing.length) return { question: input.question, outcome: 'changed_facts', detail: `dropped ${missing.join(', ')}` };
-  const words = (t: string): number => t.split(/\s+/).length;
-  const [before, after] = [words(input.question), words(rewrite)];
+  const [before, after] = [wordCount(input.question), wordCount(rewrite)];
   if (after > before * MAX_GROWTH) return { question: input.question, outcome: 'too_long', detail: `${after} words for ${before} (at most ${Math.floor(before * MAX_GROWTH)})` };
   return { question: rewrite, outcome: 'rewritten' };
 }

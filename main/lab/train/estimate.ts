@@ -24,6 +24,7 @@ import { createRng } from '../util/rng';
 import { CancelledError, type JobContext } from '../jobs/context';
 import { estimateParams } from '../contract/jobs';
 import { TURN_TOKENS } from './policy';
+import { runLimits } from './eval-setup';
 import { promptBudget } from './view';
 import { freshModelConfig } from './sft-job';
 import { rftExpert } from './rft-expert';
@@ -124,7 +125,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
   say(0.2, 'timing expert rollouts');
   const expert = rftExpert(config.rft.style, graph);
   const sample = Array.from({ length: Math.min(12, trainQas.length) }, (_, i) => trainQas[Math.floor((i * trainQas.length) / Math.min(12, trainQas.length))]!);
-  const limits = { maxToolCalls: config.env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
+  const limits = runLimits(config);
   const t0 = performance.now();
   let turns = 0;
   for (const qa of sample) turns += (await rolloutOne(qa, 0, expert, tools, { n: 1, seed: config.rng, limits })).steps.length;

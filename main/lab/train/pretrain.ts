@@ -24,6 +24,7 @@ import { saveCheckpoint, type CheckpointManifest } from '../model/checkpoint';
 import { runConfigSchema } from '../contract/run-config';
 import { policyView, turnWindows } from './view';
 import { TURN_TOKENS } from './policy';
+import { runLimits } from './eval-setup';
 import { rftExpert } from './rft-expert';
 import { documentRows, fullLoss, mixedPick, webDocuments } from './pretrain-corpus';
 
@@ -99,7 +100,7 @@ export async function pretrain(o: PretrainOptions, hooks: PretrainHooks): Promis
     excludeEdges,
     onProgress: ({ published, target }) => hooks.progress(0.02 + (0.1 * published) / target, `lookups for the episodes: ${published} of ${target}`),
   });
-  const limits = { maxToolCalls: env.maxToolCalls, maxNewTokens: TURN_TOKENS * 4 };
+  const limits = runLimits({ env });
   const trajs = await rolloutDataset(qas, rftExpert('compact', kb), simToolset(web), { n: 1, seed: o.rng, limits }, (done, total) => {
     if (done % 200 === 0 || done === total) hooks.progress(0.12 + (0.06 * done) / total, `expert episodes: ${done} of ${total}`);
   });

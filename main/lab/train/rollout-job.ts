@@ -9,7 +9,7 @@ import { LabError } from '../errors';
 import { readGraphFile } from '../kg/io';
 import { artefactFile, artefactRel } from '../store/layout';
 import { resolveCheckpoint } from '../runs/layout';
-import { isModelPolicy } from './checkpoints';
+import { isModelPolicy, registerCheckpointPolicies, runEnvironment } from './checkpoints';
 import { writeTrajectorySet } from '../store/traj-set';
 import { readQaDataset } from '../agent/data';
 import { simToolset } from '../agent/env';
@@ -73,7 +73,6 @@ export async function rollOutSet(
   let maxToolCalls = p.maxToolCalls ?? 30;
   let maxNewTokens: number | undefined;
   if (isModelPolicy(p.policy)) {
-    const { registerCheckpointPolicies, runEnvironment } = await import('./checkpoints');
     registerCheckpointPolicies(ctx.home);
     if (p.policy.startsWith('ckpt:')) {
       const env = runEnvironment(resolveCheckpoint(p.policy.slice('ckpt:'.length), ctx.home).config);

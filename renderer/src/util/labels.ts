@@ -30,12 +30,22 @@ const ROLE_FIELDS: Array<[keyof RunUse['data'], DatasetRole]> = [
 export function datasetRoles(d: ArtefactRecord<DatasetInfo>, runs: readonly RunUse[]): DatasetRole[] {
   const used = ROLE_FIELDS.filter(([field]) => runs.some((r) => r.data[field] === d.id)).map(([, role]) => role);
   if (used.length) return used;
-  const p = d.info.params;
-  if (!p) return [];
+  const made = datasetMadeAs(d);
+  return made === 'rl' ? ['RL'] : made === 'heldOut' ? ['held-out'] : [];
+}
+
+/**
+ * A question set's role as its synthesis recorded it (the wizard makes them so): an RL set keeps off two sets
+ * (training and held-out) or takes what is left (`allowFewer`); a held-out set keeps off one; a training set off
+ * none. Null when the dataset does not say (imported, or made outside the lab's jobs).
+ */
+export function datasetMadeAs(d: ArtefactRecord): 'train' | 'heldOut' | 'rl' | null {
+  const p = (d.info as DatasetInfo).params;
+  if (!p) return null;
   const excluded = new Set([...(p.excludeDatasetIds ?? []), ...(p.excludeDatasetId ? [p.excludeDatasetId] : [])]);
-  if (excluded.size >= 2 || p.allowFewer) return ['RL'];
-  if (excluded.size === 1) return ['held-out'];
-  return [];
+  if (p.allowFewer || excluded.size >= 2) return 'rl';
+  if (excluded.size === 1) return 'heldOut';
+  return 'train';
 }
 
 const HOPS = ['', 'one-hop', 'two-hop', 'three-hop'];

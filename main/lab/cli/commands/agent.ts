@@ -1,6 +1,6 @@
 // `sailor env search|visit`, `sailor rollout`, `sailor eval`, `sailor rft`: the simulated web tools and the
 // ReAct agent over a QA dataset (docs/formats.md, 'Command-line contract').
-import { llmApiKey } from '../../agent/llm-env';
+import { LLM_URL_ENV, llmApiKey } from '../../agent/llm-env';
 import type { QA, Trajectory } from '../../formats/index';
 import { LabError } from '../../errors';
 import { readGraphFile } from '../../kg/io';
@@ -44,7 +44,7 @@ function loadWeb(ctx: CommandContext): SimWeb {
 function policyFor(ctx: CommandContext, web: SimWeb | null, checkpointTemperature?: number): PolicyFactory {
   const checkpoint = optString(ctx, 'checkpoint');
   const spec = checkpoint ? `ckpt:${checkpoint}` : reqString(ctx, 'policy');
-  const llmUrl = optString(ctx, 'llm-url') ?? process.env.SAILOR_LLM_URL;
+  const llmUrl = optString(ctx, 'llm-url') ?? process.env[LLM_URL_ENV];
   const pctx: PolicyContext = {
     anchorName: web ? (id) => web.page(URL_SCHEME + id)?.title : undefined,
     expert: { maxCalls: optInt(ctx, 'max-tool-calls', 30, { min: 1 }) - 1 },
@@ -64,7 +64,7 @@ function policyFor(ctx: CommandContext, web: SimWeb | null, checkpointTemperatur
 }
 
 function requireLlmUrl(ctx: CommandContext, flagName: string): string {
-  const url = optString(ctx, 'llm-url') ?? process.env.SAILOR_LLM_URL;
+  const url = optString(ctx, 'llm-url') ?? process.env[LLM_URL_ENV];
   if (!url) throw usageError(`--${flagName} needs an OpenAI-compatible server: pass --llm-url (or set SAILOR_LLM_URL)`);
   return url;
 }

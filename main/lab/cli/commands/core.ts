@@ -5,7 +5,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { CliCommand, CliIO } from '../command';
-import { optInt, optString, printResult } from '../command';
+import { optInt, optString, printResult, untilSignal } from '../command';
 import { LabCore } from '../../core';
 import { defaultHome } from '../../home';
 import { appRoot, rendererDistDir } from '../../paths';
@@ -45,18 +45,9 @@ const serve: CliCommand = {
     const server = await startServer({ core, port, staticDir: rendererDistDir(), ...(optString(ctx, 'token') ? { token: optString(ctx, 'token') } : {}) });
     ctx.io.out(`Sailor Lab web mode: ${server.url}\n`);
     ctx.io.err(`data directory: ${home}\nlistening on ${server.origin} only (loopback); open the URL above in a browser. Ctrl+C stops.\n`);
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        void server
-          .close()
-          .then(() => core.close())
-          .then(resolve);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await untilSignal();
+    await server.close();
+    await core.close();
   },
 };
 

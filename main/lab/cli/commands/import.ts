@@ -2,7 +2,7 @@
 // lab'), through the same `runs.importVerl` the app's "Import a verl run" button calls.
 import { LabCore } from '../../core';
 import { defaultHome } from '../../home';
-import { type CliCommand, flag, optString, reqString } from '../command';
+import { type CliCommand, flag, optString, reqString, untilSignal } from '../command';
 
 const importVerl: CliCommand = {
   path: ['import', 'verl'],
@@ -35,16 +35,8 @@ const importVerl: CliCommand = {
       const off = core.on('run.metrics', ({ runId, records }) => {
         if (runId === run.artefact.id) for (const r of records) ctx.io.err(`step ${r.step}: ${Object.keys(r.metrics).length} metrics\n`);
       });
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          off();
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await untilSignal();
+      off();
     } finally {
       await core.close();
     }

@@ -4,8 +4,7 @@ import { llmApiKey } from '../../agent/llm-env';
 import { basename } from 'node:path';
 import type { QA } from '../../formats';
 import { readGraphFile } from '../../kg/io';
-import { synthesize } from '../../synth/build';
-import { synthesizeAsearcher } from '../../synth/asearcher';
+import { synthesizeWith } from '../../synth/asearcher';
 import { SYNTH_GENERATORS, type SynthGenerator } from '../../contract/jobs';
 import { resolveOptions, type SynthInput } from '../../synth/options';
 import { edgesOfSplits } from '../../synth/splits';
@@ -113,10 +112,7 @@ export const synthCommands: CliCommand[] = [
           ctx.io.err(`synth: ${published}/${target} QAs (${attempts} attempts)\n`);
         }
       };
-      const { qas, stats } =
-        generator === 'asearcher'
-          ? synthesizeAsearcher(graph, { count, rng: input.rng, graphName: input.graphName, steps, excludeEdges: input.excludeEdges, onProgress })
-          : synthesize(graph, { ...input, onProgress });
+      const { qas, stats } = synthesizeWith(generator, graph, { ...input, steps, onProgress });
 
       let phrasing: Partial<Record<PhraseOutcome, number>> | undefined;
       if (llmUrl && llmModel) {

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readGraphFile } from '../../kg/io';
 import { SimWeb } from '../../agent/web';
 import { isLoopback, ROUTES, startWebService } from '../../server/web-service';
-import { type CliCommand, optInt, optString, reqString } from '../command';
+import { type CliCommand, optInt, optString, reqString, untilSignal } from '../command';
 
 /** The bearer key for a non-loopback address: $SAILOR_WEB_KEY when set (a restart keeps it), else a fresh one. */
 function serviceKey(host: string): string | undefined {
@@ -31,15 +31,8 @@ const webServe: CliCommand = {
     ctx.io.out(`sailor web serve: ${service.origin} (POST ${Object.keys(ROUTES).join(', ')}; GET /health)\n`);
     if (apiKey) ctx.io.out(`API key: ${apiKey}\n(clients send it as the header 'Authorization: Bearer <key>'; the exported tools read $SAILOR_WEB_KEY)\n`);
     ctx.io.err(apiKey ? `listening on ${host}: every request needs the key. Ctrl+C stops.\n` : 'loopback only, no key needed. Ctrl+C stops.\n');
-    await new Promise<void>((resolve) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        void service.close().then(resolve);
-      };
-      process.on('SIGINT', stop);
-      process.on('SIGTERM', stop);
-    });
+    await untilSignal();
+    await service.close();
   },
 };
 

@@ -8,7 +8,7 @@ import { useDatasets } from '../../../stores/datasets';
 import { useGraph } from '../../../stores/graph';
 import { useJobLauncher } from '../../../stores/jobs';
 import { QUESTION_STYLES, datasetSize, type DataChoice, type QuestionStyle } from '../runConfig';
-import { datasetLabel as describeDataset } from '../../../util/labels';
+import { datasetLabel as describeDataset, datasetMadeAs } from '../../../util/labels';
 
 export type QuestionKind = 'train' | 'heldOut' | 'rl';
 export type MakeKind = 'graph' | QuestionKind;
@@ -101,19 +101,8 @@ export function datasetsOfGraph(datasets: readonly ArtefactRecord[], graphId: st
   return datasets.filter((d) => !graphId || d.info.graphId === undefined || d.info.graphId === graphId);
 }
 
-/**
- * A question set's role as its synthesis recorded it: an RL set keeps off two sets (training and held-out) and
- * takes what is left (`allowFewer`); a held-out set keeps off one; a training set off none. Null when the
- * dataset does not say (imported, or made outside the wizard).
- */
-export function datasetRole(d: ArtefactRecord): 'train' | 'heldOut' | 'rl' | null {
-  const p = (d.info as DatasetInfo).params;
-  if (!p) return null;
-  const excluded = [...(p.excludeDatasetIds ?? []), ...(p.excludeDatasetId ? [p.excludeDatasetId] : [])];
-  if (p.allowFewer || excluded.length >= 2) return 'rl';
-  if (excluded.length === 1) return 'heldOut';
-  return 'train';
-}
+/** A question set's role as its synthesis recorded it (util/labels.ts, the one rule the labels use too). */
+export const datasetRole = datasetMadeAs;
 const excludes = (d: ArtefactRecord, id: string): boolean => {
   const p = (d.info as DatasetInfo).params;
   return !!p && (p.excludeDatasetId === id || (p.excludeDatasetIds ?? []).includes(id));
