@@ -1,12 +1,12 @@
 // Jobs run in real worker threads, write real streams, and end in the right status.
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { LabCore } from '../../main/lab/core';
 import type { DatasetView, JobRecord } from '../../main/lab/contract';
 import { LabError } from '../../main/lab/errors';
-import { thisProcess } from '../../main/lab/store/lockfile';
+import { heartbeatPath, HEARTBEAT_STALE_MS, tryLock } from '../../main/lab/store/lockfile';
 import { waitForStatus } from './helpers';
 
 const cores: LabCore[] = [];
@@ -99,14 +99,19 @@ describe('jobs', () => {
   it('a job of another process that still runs is left running; a reused pid does not count as its owner', async () => {
     const core = await openCore();
     const base = { kind: 'demo', title: 'Demo job', params: {}, status: 'running' as const, progress: { fraction: 0.1, message: '' }, createdAt: '2026-01-01T00:00:00.000Z' };
-    const me = thisProcess();
+    // A live process beats under its session; a job whose pid runs (here: reused by this process) but whose
+    // session has no heartbeat is an orphan.
+    mkdirSync(dirname(heartbeatPath(core.home, 'another process')), { recursive: true });
+    const beat = tryLock(heartbeatPath(core.home, 'another process'), { staleMs: HEARTBEAT_STALE_MS });
+    expect(beat.acquired).toBe(true);
     await core.db.update((data) => {
-      data.jobs.push({ ...base, id: 'other-live', owner: { ...me, session: 'another process' } });
-      data.jobs.push({ ...base, id: 'reused-pid', owner: { pid: me.pid, procStart: '1', session: 'long gone' } });
+      data.jobs.push({ ...base, id: 'other-live', owner: { pid: process.pid, session: 'another process' } });
+      data.jobs.push({ ...base, id: 'reused-pid', owner: { pid: process.pid, session: 'long gone' } });
     });
     const next = await openCore(core.home);
     expect(next.jobs.get('other-live').status).toBe('running');
-    expect(next.jobs.get('reused-pid').status).toBe(me.procStart === null ? 'running' : 'interrupted');
+    expect(next.jobs.get('reused-pid').status).toBe('interrupted');
+    if (beat.acquired) beat.release();
   });
 });
 

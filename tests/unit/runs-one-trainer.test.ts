@@ -2,12 +2,11 @@
 // with an error naming the run; a lock left by a process that is gone is taken over.
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { LabCore } from '../../main/lab/core';
 import { LabError } from '../../main/lab/errors';
 import type { JobRecord, RunSummary } from '../../main/lab/contract';
 import { trainerLockFile } from '../../main/lab/runs/layout';
-import { processStart } from '../../main/lab/store/lockfile';
+
 import { DATA, labHome, SMALL } from './rl-run-helpers';
 
 const cores: LabCore[] = [];
@@ -73,10 +72,11 @@ describe('one trainer per run', () => {
     await core.call('runs.cancel', { id });
     await first;
 
-    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
-    await new Promise((r) => other.once('spawn', r));
-    const holder = { pid: other.pid!, procStart: processStart(other.pid!), since: new Date().toISOString(), note: 'job-elsewhere' };
-    writeFileSync(trainerLockFile(core.home, id), JSON.stringify(holder));
+    // Another process takes the run's trainer lock (and keeps its heartbeat going), as a trainer elsewhere would.
+    const lockfileModule = new URL('../../main/lab/store/lockfile.ts', import.meta.url).pathname;
+    const holderCode = `import(${JSON.stringify(lockfileModule)}).then((m) => { m.tryLock(${JSON.stringify(trainerLockFile(core.home, id))}, { staleMs: 10000, note: 'job-elsewhere' }); console.log('held'); setTimeout(() => {}, 60000); })`;
+    const other = spawn(process.execPath, ['--import', 'tsx', '-e', holderCode], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise((r) => other.stdout!.once('data', r));
     const err = await refusal(core.call('runs.resume', { id }));
     expect(err.message).toContain(`run ${id} is already being trained by process ${other.pid} (job job-elsewhere)`);
 

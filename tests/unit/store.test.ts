@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { isAbandonedTemp, readJsonl, TEMP_MAX_AGE_MS, tempWriterPid, writeJsonAtomic } from '../../main/lab/store/files';
 import { openJsonlAppender } from '../../main/lab/store/jsonl';
 import { openStoreDb, STORE_VERSION, type StoreDb } from '../../main/lab/store/db';
-import { tryLock } from '../../main/lab/store/lockfile';
+import { readHolder, tryLock } from '../../main/lab/store/lockfile';
 import { LabError } from '../../main/lab/errors';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'sailor-store-'));
@@ -98,13 +98,16 @@ describe('store metadata (db.json)', () => {
     expect(readdirSync(home).sort()).toEqual(['db.json']); // lock released, no temporary files
   });
 
-  it('takes over a lock left by a killed process, and waits for a live one', async () => {
+  it('takes over a lock left by a killed process once its heartbeat is stale, and waits for a live one', async () => {
     const home = tmp();
     const db = await openStoreDb(home);
-    writeFileSync(db.lockFile, JSON.stringify({ pid: 2 ** 22 + 4321, procStart: null, since: new Date().toISOString() }));
+    // A killed holder: its lock directory stays, its heartbeat (the directory's mtime) stops.
+    mkdirSync(db.lockFile);
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(db.lockFile, past, past);
     await db.update((data) => void data.projects.push({ id: 'p', name: 'p', path: 'p', createdAt: 'now', info: {} }));
     expect(db.data.projects).toHaveLength(1);
-    const held = tryLock(db.lockFile);
+    const held = tryLock(db.lockFile, { staleMs: 5000 });
     if (!held.acquired) throw new Error('lock not free');
     let done = false;
     const pending = db.update(() => (done = true));
@@ -113,6 +116,26 @@ describe('store metadata (db.json)', () => {
     held.release();
     await pending;
     expect(done).toBe(true);
+    expect(readdirSync(home).sort()).toEqual(['db.json']);
+  });
+
+  it('a lock whose holder pid now names another live process is taken over once its heartbeat is stale, not before', () => {
+    const path = join(tmp(), 'trainer.lock');
+    // The holder note names a pid that runs (this very process, as a reused pid would) ...
+    mkdirSync(path);
+    writeFileSync(`${path}.holder.json`, JSON.stringify({ pid: process.pid, since: '2026-01-01T00:00:00.000Z', note: 'job-1' }));
+    // ... while its heartbeat is fresh the lock is refused and names its holder,
+    const refused = tryLock(path, { staleMs: 5000 });
+    expect(refused).toEqual({ acquired: false, holder: { pid: process.pid, since: '2026-01-01T00:00:00.000Z', note: 'job-1' } });
+    // ... and once the heartbeat is older than staleMs it is taken over, with this holder's note beside it.
+    const past = new Date(Date.now() - 6000);
+    utimesSync(path, past, past);
+    const taken = tryLock(path, { staleMs: 5000, note: 'job-2' });
+    if (!taken.acquired) throw new Error('stale lock not taken over');
+    expect(readHolder(path)?.note).toBe('job-2');
+    taken.release();
+    expect(existsSync(path)).toBe(false);
+    expect(existsSync(`${path}.holder.json`)).toBe(false);
   });
 
   it('refuses a corrupt file with a clear error and leaves it byte for byte', async () => {

@@ -2,14 +2,14 @@
 // spawns, relays progress and persists status, so the UI and the API stay responsive while work runs.
 import type { Worker } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { spawnWorker } from '../util/worker-spawn';
 import type { JobProgress, JobRecord, JobStatus, StreamPage } from '../contract';
 import { fieldIssues, issuesText } from '../contract/field-issues';
 import { LabError } from '../errors';
 import type { ArtefactRecord, JobOwner, StoreData, StoreDb, StoreJob } from '../store/db';
-import { isProcessAlive, thisProcess } from '../store/lockfile';
+import { heartbeatPath, HEARTBEAT_STALE_MS, ownerAlive, tryLock } from '../store/lockfile';
 import { readJsonl } from '../store/files';
 import { jobSpecs, type ArtefactCollection } from './specs';
 import type { FromWorker, WorkerInput } from './protocol';
@@ -51,6 +51,8 @@ export class JobManager {
   private readonly eventListeners = new Set<EventListener>();
   private readonly claims = new Map<string, JobClaim>();
   readonly session = randomUUID();
+  /** This process's heartbeat, beating from its first job until close: other processes see its jobs as live. */
+  private heartbeat: (() => void) | null = null;
 
   constructor(
     private readonly db: StoreDb,
@@ -77,7 +79,7 @@ export class JobManager {
   private ownerRuns(owner: JobOwner | undefined): boolean {
     if (!owner) return false;
     if (owner.session === this.session) return true;
-    return isProcessAlive(owner);
+    return ownerAlive(this.home, owner);
   }
 
   /** Every job of `kind` passes `claim` first, whichever path starts it. */
@@ -133,8 +135,9 @@ export class JobManager {
       createdAt: now,
       startedAt: now,
       ...(spec.streams ? { stream: join(dirRel, 'stream.jsonl') } : {}),
-      owner: { ...thisProcess(), session: this.session },
+      owner: { pid: process.pid, session: this.session },
     };
+    this.beat();
     const release = await this.claims.get(kind)?.(parsed.data, id);
     try {
       await this.db.update((data) => void data.jobs.push(structuredClone(job)));
@@ -198,6 +201,17 @@ export class JobManager {
         await live.worker.terminate();
       }),
     );
+    this.heartbeat?.();
+    this.heartbeat = null;
+  }
+
+  /** Starts this process's heartbeat (once): its session is unique, so the lock is always free. */
+  private beat(): void {
+    if (this.heartbeat) return;
+    const path = heartbeatPath(this.home, this.session);
+    mkdirSync(dirname(path), { recursive: true });
+    const lock = tryLock(path, { staleMs: HEARTBEAT_STALE_MS });
+    if (lock.acquired) this.heartbeat = lock.release;
   }
 
   private find(id: string): StoreJob {

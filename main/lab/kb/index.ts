@@ -8,7 +8,7 @@ import type { Graph } from '../formats/index';
 import { GRAPH_FORMAT } from '../formats/index';
 import { cacheDir } from '../home';
 import { removeAbandonedTemps, writeJsonAtomic } from '../store/files';
-import { isProcessAlive } from '../store/lockfile';
+import { pidExists } from '../store/lockfile';
 import { buildKnowledgeBase, KB_SCHEMA_VERSION, type ProgressFn } from './build';
 import { createKbIndex, type KbIndex } from './kb-index';
 import { packageVersions, readKbSources } from './sources';
@@ -88,7 +88,7 @@ export function loadKnowledgeBase(options: LoadKbOptions = {}): Promise<Graph> {
     });
     const graph = buildKnowledgeBase(sources, version, progress);
     progress(0.9, `writing ${path}`);
-    removeAbandonedTemps(cacheDir(options.home), (pid) => isProcessAlive({ pid }), 0); // a build killed mid-write leaves ~25 MB
+    removeAbandonedTemps(cacheDir(options.home), pidExists, 0); // a build killed mid-write leaves ~25 MB
     writeJsonAtomic(path, graph);
     dropStaleCaches(cacheDir(options.home), `kb-${version}.json`);
     progress(1, `knowledge base ready: ${graph.nodes.length} entities, ${graph.edges.length} relations`);

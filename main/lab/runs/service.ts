@@ -17,7 +17,7 @@ import { readVerlRun, VerlFollower, writeVerlRun } from './verl-import';
 import type { JobManager } from '../jobs/manager';
 import { checkpointInWords, defaultRunName, parseRunConfig } from '../contract/run-config';
 import { readMetrics } from './metrics';
-import { tryLock } from '../store/lockfile';
+import { claimLock } from '../store/lockfile';
 import type { TrainParams } from '../contract/jobs';
 import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, resolveCheckpoint, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
 
@@ -185,7 +185,7 @@ export class RunsService {
   private async claimTrainer(runId: string, jobId: string): Promise<() => void> {
     this.find(runId);
     mkdirSync(runDir(this.home, runId), { recursive: true });
-    const lock = tryLock(trainerLockFile(this.home, runId), { note: jobId });
+    const lock = await claimLock(trainerLockFile(this.home, runId), { staleMs: TRAINER_LOCK_STALE_MS, note: jobId });
     if (!lock.acquired) {
       const by = lock.holder ? ` by process ${lock.holder.pid}${lock.holder.note ? ` (job ${lock.holder.note})` : ''} since ${lock.holder.since}` : '';
       throw new LabError('conflict', `run ${runId} is already being trained${by}; wait for it to end or cancel it`);
@@ -257,6 +257,9 @@ export class RunsService {
     }
   }
 }
+
+/** A trainer beats every few seconds; one killed frees its run this long after its last beat. */
+const TRAINER_LOCK_STALE_MS = 10_000;
 
 function lastJobId(artefact: ArtefactRecord): string | undefined {
   return (artefact.info as StoredRunInfo).jobIds.at(-1);

@@ -1,21 +1,22 @@
 // The run store's metadata: one JSON document (db.json) in the data directory, shared by every process
-// on it (the app or `sailor serve`, CLI commands, several at once).
+// on it (the app or `sailor serve`, CLI commands, several at once), kept through lowdb.
 //
-// Why a lock and mutations rather than per-process journals: db.json stays the one readable file it always
-// was, and a change is small (a record pushed, a job's status set). So every change is a function applied
-// under an O_EXCL lock file (db.json.lock, held only for one read-modify-write): the file is re-read inside
-// the lock, the change applied to what is on disk now, and the result written atomically (temp file + fsync
-// + rename). No process ever writes back a stale snapshot, so no record another process wrote is lost.
-// Readers see other processes' changes because `data` re-reads the file whenever it was replaced.
-// A file that is corrupt or was written by a newer Sailor Lab is refused and left exactly as it is.
+// lowdb gives the document and its adapter; what one process alone would not need is added here. Every change
+// is a function applied under a cross-process lock (db.json.lock, proper-lockfile, held only for one
+// read-modify-write): the file is re-read inside the lock, the change applied to what is on disk now, and the
+// result written atomically (temp file + fsync + rename). No process ever writes back a stale snapshot, so no
+// record another process wrote is lost. Readers see other processes' changes because `data` re-reads the file
+// whenever it was replaced. A file that is corrupt or was written by a newer Sailor Lab is refused and left
+// exactly as it is.
 import { readFileSync, statSync } from 'node:fs';
+import { LowSync, type SyncAdapter } from 'lowdb';
 import { join } from 'node:path';
 import type { ArtefactRecord, JobRecord } from '../contract';
 
 export type { ArtefactRecord };
 import { LabError } from '../errors';
 import { removeAbandonedTemps, writeJsonAtomic } from './files';
-import { isProcessAlive, tryLock, type LockHolder, type ProcessIdentity } from './lockfile';
+import { pidExists, waitLock } from './lockfile';
 
 export const STORE_FORMAT = 'sailor.store';
 export const STORE_VERSION = 1;
@@ -34,8 +35,8 @@ export interface StoreData {
   jobs: StoreJob[];
 }
 
-/** Which process runs a job: a job is interrupted only once that process is gone. */
-export interface JobOwner extends Partial<ProcessIdentity> {
+/** Which process runs a job: a job is interrupted only once that process is gone (lockfile.ts ownerAlive). */
+export interface JobOwner {
   pid: number;
   session: string;
 }
@@ -84,7 +85,7 @@ export function checkStoreData(file: string, value: unknown): StoreData {
   return data;
 }
 
-const LOCK_STALE_MS = 30_000; // a holder keeps the lock for one read-modify-write: milliseconds
+const LOCK_STALE_MS = 5_000; // a holder keeps the lock for one read-modify-write (milliseconds) and beats meanwhile
 const LOCK_WAIT_MS = 20_000;
 
 /** Parses db.json's text; a syntax error names the file and leaves it as it is. */
@@ -120,10 +121,28 @@ function stampOf(file: string): FileStamp | null {
 const sameStamp = (a: FileStamp | null, b: FileStamp | null): boolean =>
   a === b || (a !== null && b !== null && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs);
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** lowdb's adapter for db.json: reads and checks it (null when absent), writes it atomically. */
+export class StoreFile implements SyncAdapter<StoreData> {
+  constructor(readonly file: string) {}
+
+  read(): StoreData | null {
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    return parseStoreText(this.file, text);
+  }
+
+  write(data: StoreData): void {
+    writeJsonAtomic(this.file, data, true);
+  }
+}
 
 export class StoreDb {
-  private cached: StoreData = emptyStore();
+  private readonly low: LowSync<StoreData>;
   private stamp: FileStamp | null = null;
   /** Changes from this process, applied one after another in call order. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -131,13 +150,14 @@ export class StoreDb {
 
   constructor(readonly file: string) {
     this.lockFile = `${file}.lock`;
+    this.low = new LowSync(new StoreFile(file), emptyStore());
   }
 
   /** The metadata as on disk now (re-read when another process or thread replaced the file). Treat as read-only. */
   get data(): StoreData {
     const now = stampOf(this.file);
     if (!sameStamp(now, this.stamp)) this.load(now);
-    return this.cached;
+    return this.low.data;
   }
 
   /**
@@ -151,56 +171,36 @@ export class StoreDb {
     return next;
   }
 
+  /** Stamp taken before the read: a replacement in between is seen (and read) on the next access. */
   private load(stamp: FileStamp | null): void {
-    if (stamp === null) {
-      this.cached = emptyStore();
-      this.stamp = null;
-      return;
-    }
-    let text: string;
-    try {
-      text = readFileSync(this.file, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      return this.load(null);
-    }
-    // Stamp taken before the read: a replacement in between is seen (and read) on the next access.
-    this.cached = parseStoreText(this.file, text);
+    this.low.data = emptyStore();
+    this.low.read(); // keeps the empty store when the file is absent
     this.stamp = stamp;
   }
 
   private async updateLocked<T>(change: (data: StoreData) => T): Promise<T> {
-    const release = await this.lock();
+    const lock = await waitLock(this.lockFile, { staleMs: LOCK_STALE_MS, waitMs: LOCK_WAIT_MS });
+    if (!lock.acquired) {
+      const who = lock.holder ? `process ${lock.holder.pid} since ${lock.holder.since}` : 'another process';
+      throw new LabError('conflict', `${this.lockFile}: held by ${who} for longer than ${LOCK_WAIT_MS / 1000} s; is a process stuck?`);
+    }
     try {
       this.load(stampOf(this.file));
-      const draft = structuredClone(this.cached);
+      const draft = structuredClone(this.low.data);
       const result = change(draft);
-      writeJsonAtomic(this.file, draft, true);
-      this.cached = draft;
+      this.low.data = draft;
+      this.low.write();
       this.stamp = stampOf(this.file);
       return result;
     } finally {
-      release();
+      lock.release();
     }
-  }
-
-  private async lock(): Promise<() => void> {
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    let holder: LockHolder | null = null;
-    for (let wait = 2; Date.now() < deadline; wait = Math.min(wait * 2, 50)) {
-      const attempt = tryLock(this.lockFile, { maxAgeMs: LOCK_STALE_MS });
-      if (attempt.acquired) return attempt.release;
-      holder = attempt.holder;
-      await sleep(wait * (0.5 + Math.random()));
-    }
-    const who = holder ? `process ${holder.pid} since ${holder.since}` : 'another process';
-    throw new LabError('conflict', `${this.lockFile}: held by ${who} for longer than ${LOCK_WAIT_MS / 1000} s; is a process stuck? Remove the file if none runs.`);
   }
 }
 
 export async function openStoreDb(home: string): Promise<StoreDb> {
   const db = new StoreDb(join(home, 'db.json'));
   void db.data; // reads and checks it now: a corrupt store is refused at open
-  removeAbandonedTemps(home, (pid) => isProcessAlive({ pid }));
+  removeAbandonedTemps(home, pidExists);
   return db;
 }

@@ -1,134 +1,137 @@
-// Lock files shared by every process on one data directory: created with O_EXCL, holding the owner's pid
-// and process start time, so a lock left by a killed process is recognised as stale and taken over.
-// Used for db.json (held for one read-merge-write, milliseconds) and for a run's trainer (held for hours).
-import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { threadId } from 'node:worker_threads';
+// Locks shared by every process on one data directory, on every OS, through proper-lockfile: a lock is a
+// directory (mkdir is atomic everywhere) whose mtime its holder refreshes every `staleMs / 4` (a heartbeat).
+// A lock whose heartbeat stopped for `staleMs` is stale and taken over, so a lock left by a killed process,
+// or by one whose pid was since reused, frees itself; no process table is read.
+// Beside the lock, `<lock>.holder.json` says who holds it (pid, since, what for) for the messages of those
+// refused. Used for db.json (held for one read-modify-write), a run's trainer (hours) and each process's own
+// heartbeat (its jobs' owner is alive while it beats).
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
 
-export interface ProcessIdentity {
+export interface LockHolder {
   pid: number;
-  /** When the process started (Linux: clock ticks since boot from /proc), null where it cannot be read. */
-  procStart: string | null;
-}
-
-export interface LockHolder extends ProcessIdentity {
   since: string;
   /** What the lock is held for, shown to whoever is refused (e.g. a job id). */
   note?: string;
 }
 
-/** The start time of a process, which tells a live process from a later one that reused its pid. */
-export function processStart(pid: number): string | null {
+export type LockAttempt = { acquired: true; release: () => void } | { acquired: false; holder: LockHolder | null };
+
+export interface LockOptions {
+  /** A lock not refreshed for this long is stale (proper-lockfile's minimum is 2 s). */
+  staleMs: number;
+  note?: string;
+}
+
+const holderFile = (path: string): string => `${path}.holder.json`;
+
+/** True while `pid` names a running process (it may be a later process that reused the pid: see heartbeats). */
+export function pidExists(pid: number): boolean {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22; the command name (field 2) may hold spaces and parentheses, so count after the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function readHolderText(path: string): string | null {
+  try {
+    return readFileSync(holderFile(path), 'utf8');
   } catch {
     return null;
   }
 }
 
-let ownStart: string | null | undefined;
-
-export function thisProcess(): ProcessIdentity {
-  ownStart ??= processStart(process.pid);
-  return { pid: process.pid, procStart: ownStart };
-}
-
-/** True while the process that recorded `who` still runs (a reused pid with another start time does not count). */
-export function isProcessAlive(who: { pid: number; procStart?: string | null }): boolean {
+/** Who holds the lock at `path`, as the holder wrote it; null when unreadable (being written, or none). */
+export function readHolder(path: string): LockHolder | null {
   try {
-    process.kill(who.pid, 0);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
-  if (!who.procStart) return true;
-  const now = processStart(who.pid);
-  return now === null || now === who.procStart;
-}
-
-export type LockAttempt = { acquired: true; release: () => void } | { acquired: false; holder: LockHolder | null };
-
-function parseHolder(text: string): LockHolder | null {
-  try {
-    const v = JSON.parse(text) as Partial<LockHolder>;
+    const v = JSON.parse(readHolderText(path) ?? '') as Partial<LockHolder>;
     return typeof v.pid === 'number' && typeof v.since === 'string' ? (v as LockHolder) : null;
   } catch {
     return null;
   }
 }
 
-/**
- * Stale: its process is gone, or (with maxAgeMs) it is older than any legitimate holder keeps it. A lock
- * whose content is not readable yet (just created, not yet written) is stale only by age.
- */
-export function isStaleLock(holder: LockHolder | null, ageMs: number, maxAgeMs: number | undefined): boolean {
-  if (maxAgeMs !== undefined && ageMs > maxAgeMs) return true;
-  if (!holder) return ageMs > 10_000;
-  return !isProcessAlive(holder);
-}
-
-function readLock(path: string): { text: string; holder: LockHolder | null; ageMs: number } | null {
+/** True while a lock exists at `path` and its heartbeat is younger than `staleMs`. */
+export function isLockFresh(path: string, staleMs: number): boolean {
   try {
-    const text = readFileSync(path, 'utf8');
-    return { text, holder: parseHolder(text), ageMs: Date.now() - statSync(path).mtimeMs };
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
+    return Date.now() - statSync(path).mtimeMs < staleMs;
+  } catch {
+    return false;
   }
 }
 
-/**
- * Removes a stale lock whose content was `seen`. It is renamed aside first, so of two processes breaking
- * it at once only one removes it; if what was moved is no longer the stale lock (taken over in between),
- * it is put back.
- */
-function breakLock(path: string, seen: string): void {
-  const aside = `${path}.${process.pid}.${threadId}.${randomBytes(4).toString('hex')}.stale`;
-  try {
-    renameSync(path, aside);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw err;
-  }
-  if (readFileSync(aside, 'utf8') !== seen) {
-    try {
-      linkSync(aside, path);
-    } catch {
-      /* a newer lock is in place already */
-    }
-  }
-  rmSync(aside, { force: true });
+function settings(path: string, staleMs: number) {
+  return {
+    lockfilePath: path,
+    realpath: false,
+    stale: staleMs,
+    update: Math.max(1000, staleMs / 4),
+    // A heartbeat that came too late (this thread was blocked for longer than staleMs) may have let another
+    // process take the lock over: say so instead of proper-lockfile's default, which throws from a timer.
+    onCompromised: (err: Error) => console.warn(`lock ${path}: ${err.message}; another process may have taken it over`),
+  };
 }
 
-/** One attempt to take the lock at `path`; a stale lock is broken and the attempt repeated once. */
-export function tryLock(path: string, opts: { note?: string; maxAgeMs?: number } = {}): LockAttempt {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    let fd: number;
+function held(path: string, note: string | undefined, release: () => void): () => void {
+  const holder: LockHolder = { pid: process.pid, since: new Date().toISOString(), ...(note ? { note } : {}) };
+  const text = JSON.stringify(holder);
+  writeFileSync(holderFile(path), text);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    // Only our own note: a lock taken over after a late heartbeat has its new holder's beside it.
+    if (readHolderText(path) === text) rmSync(holderFile(path), { force: true });
     try {
-      fd = openSync(path, 'wx');
+      release();
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const found = readLock(path);
-      if (!found) continue; // released in between
-      if (!isStaleLock(found.holder, found.ageMs, opts.maxAgeMs)) return { acquired: false, holder: found.holder };
-      breakLock(path, found.text);
-      continue;
+      if ((err as NodeJS.ErrnoException).code !== 'ERELEASED' && (err as NodeJS.ErrnoException).code !== 'ENOTACQUIRED') throw err;
     }
-    const holder: LockHolder = { ...thisProcess(), since: new Date().toISOString(), ...(opts.note ? { note: opts.note } : {}) };
-    const content = JSON.stringify(holder);
-    try {
-      writeSync(fd, content);
-    } finally {
-      closeSync(fd);
-    }
-    return { acquired: true, release: () => releaseIfOurs(path, content) };
-  }
-  return { acquired: false, holder: readLock(path)?.holder ?? null };
+  };
 }
 
-/** Removes the lock only while it still holds what we wrote: a lock broken as stale and retaken is not ours. */
-function releaseIfOurs(path: string, content: string): void {
-  const found = readLock(path);
-  if (found?.text === content) rmSync(path, { force: true });
+/** One attempt to take the lock at `path` (a stale one is taken over). */
+export function tryLock(path: string, opts: LockOptions): LockAttempt {
+  try {
+    return { acquired: true, release: held(path, opts.note, lockfile.lockSync(path, settings(path, opts.staleMs))) };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    return { acquired: false, holder: readHolder(path) };
+  }
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Takes the lock at `path`, waiting up to `waitMs` for its holder to release it or to stop beating. */
+export async function waitLock(path: string, opts: LockOptions & { waitMs: number }): Promise<LockAttempt> {
+  const deadline = Date.now() + opts.waitMs;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
+    const attempt = tryLock(path, opts);
+    if (attempt.acquired || Date.now() >= deadline) return attempt;
+    await sleep(wait * (0.5 + Math.random()));
+  }
+}
+
+/**
+ * Where a process's heartbeat lives: `<home>/procs/<session>`. A job records its process's session; the job
+ * is still running while that heartbeat is fresh and its pid exists (a pid that is gone is dead at once).
+ */
+export const heartbeatPath = (home: string, session: string): string => join(home, 'procs', `${session}.lock`);
+export const HEARTBEAT_STALE_MS = 15_000;
+
+export function ownerAlive(home: string, owner: { pid: number; session: string }): boolean {
+  return pidExists(owner.pid) && isLockFresh(heartbeatPath(home, owner.session), HEARTBEAT_STALE_MS);
+}
+
+/**
+ * Takes a lock that a live holder keeps for long (a run's trainer): refused at once while its holder's
+ * process runs; when that process is gone (killed), waits the few seconds until its heartbeat goes stale.
+ */
+export async function claimLock(path: string, opts: LockOptions): Promise<LockAttempt> {
+  const first = tryLock(path, opts);
+  if (first.acquired || (first.holder && pidExists(first.holder.pid))) return first;
+  return waitLock(path, { ...opts, waitMs: opts.staleMs + 2000 });
 }
