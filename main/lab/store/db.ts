@@ -58,18 +58,19 @@ export function emptyStore(): StoreData {
   };
 }
 
+const MOVE_ASIDE = 'It was left untouched; move it aside to start a fresh store.';
+
 /** Checks a parsed db.json; returns it with any collections that an older version lacked filled in. */
 export function checkStoreData(file: string, value: unknown): StoreData {
-  const moveAside = 'It was left untouched; move it aside to start a fresh store.';
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new LabError('corrupt', `${file}: expected a JSON object. ${moveAside}`);
+    throw new LabError('corrupt', `${file}: expected a JSON object. ${MOVE_ASIDE}`);
   }
   const rec = value as Record<string, unknown>;
   if (rec.format !== STORE_FORMAT) {
-    throw new LabError('corrupt', `${file}: format is ${JSON.stringify(rec.format)}, expected "${STORE_FORMAT}". ${moveAside}`);
+    throw new LabError('corrupt', `${file}: format is ${JSON.stringify(rec.format)}, expected "${STORE_FORMAT}". ${MOVE_ASIDE}`);
   }
   if (typeof rec.version !== 'number' || !Number.isInteger(rec.version)) {
-    throw new LabError('corrupt', `${file}: version is missing or not an integer. ${moveAside}`);
+    throw new LabError('corrupt', `${file}: version is missing or not an integer. ${MOVE_ASIDE}`);
   }
   if (rec.version > STORE_VERSION) {
     throw new LabError(
@@ -80,27 +81,13 @@ export function checkStoreData(file: string, value: unknown): StoreData {
   }
   const data = { ...emptyStore(), ...rec } as StoreData;
   for (const key of ['projects', 'graphs', 'datasets', 'runs', 'checkpoints', 'trajectories', 'comparisons', 'jobs'] as const) {
-    if (!Array.isArray(data[key])) throw new LabError('corrupt', `${file}: "${key}" must be an array. ${moveAside}`);
+    if (!Array.isArray(data[key])) throw new LabError('corrupt', `${file}: "${key}" must be an array. ${MOVE_ASIDE}`);
   }
   return data;
 }
 
 const LOCK_STALE_MS = 5_000; // a holder keeps the lock for one read-modify-write (milliseconds) and beats meanwhile
 const LOCK_WAIT_MS = 20_000;
-
-/** Parses db.json's text; a syntax error names the file and leaves it as it is. */
-export function parseStoreText(file: string, text: string): StoreData {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new LabError(
-      'corrupt',
-      `${file}: not valid JSON (${(err as Error).message}). It was left untouched; move it aside to start a fresh store.`,
-    );
-  }
-  return checkStoreData(file, value);
-}
 
 interface FileStamp {
   ino: number;
@@ -133,7 +120,12 @@ export class StoreFile implements SyncAdapter<StoreData> {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw err;
     }
-    return parseStoreText(this.file, text);
+    try {
+      return checkStoreData(this.file, JSON.parse(text));
+    } catch (err) {
+      if (!(err instanceof SyntaxError)) throw err;
+      throw new LabError('corrupt', `${this.file}: not valid JSON (${err.message}). ${MOVE_ASIDE}`);
+    }
   }
 
   write(data: StoreData): void {

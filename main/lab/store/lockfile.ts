@@ -5,7 +5,7 @@
 // Beside the lock, `<lock>.holder.json` says who holds it (pid, since, what for) for the messages of those
 // refused. Used for db.json (held for one read-modify-write), a run's trainer (hours) and each process's own
 // heartbeat (its jobs' owner is alive while it beats).
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 
@@ -36,19 +36,13 @@ export function pidExists(pid: number): boolean {
   }
 }
 
-function readHolderText(path: string): string | null {
-  try {
-    return readFileSync(holderFile(path), 'utf8');
-  } catch {
-    return null;
-  }
-}
+const readHolderText = (path: string): string | null => (existsSync(holderFile(path)) ? readFileSync(holderFile(path), 'utf8') : null);
 
 /** Who holds the lock at `path`, as the holder wrote it; null when unreadable (being written, or none). */
 export function readHolder(path: string): LockHolder | null {
   try {
-    const v = JSON.parse(readHolderText(path) ?? '') as Partial<LockHolder>;
-    return typeof v.pid === 'number' && typeof v.since === 'string' ? (v as LockHolder) : null;
+    const v = JSON.parse(readHolderText(path) ?? 'null') as Partial<LockHolder> | null;
+    return typeof v?.pid === 'number' && typeof v.since === 'string' ? (v as LockHolder) : null;
   } catch {
     return null;
   }
@@ -103,16 +97,16 @@ export function tryLock(path: string, opts: LockOptions): LockAttempt {
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Takes the lock at `path`, waiting up to `waitMs` for its holder to release it or to stop beating. */
 export async function waitLock(path: string, opts: LockOptions & { waitMs: number }): Promise<LockAttempt> {
-  const deadline = Date.now() + opts.waitMs;
-  for (let wait = 2; ; wait = Math.min(wait * 2, 100)) {
-    const attempt = tryLock(path, opts);
-    if (attempt.acquired || Date.now() >= deadline) return attempt;
-    await sleep(wait * (0.5 + Math.random()));
+  const retries = { retries: 10_000, minTimeout: 2, maxTimeout: 100, randomize: true, maxRetryTime: opts.waitMs };
+  try {
+    await lockfile.lock(path, { ...settings(path, opts.staleMs), retries });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    return { acquired: false, holder: readHolder(path) };
   }
+  return { acquired: true, release: held(path, opts.note, () => lockfile.unlockSync(path, { lockfilePath: path, realpath: false })) };
 }
 
 /**
