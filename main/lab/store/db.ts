@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { ArtefactRecord, JobRecord } from '../contract';
 
 export type { ArtefactRecord };
-import { LabError } from '../errors';
+import { jsonSyntaxMessage, LabError } from '../errors';
 import { removeAbandonedTemps, writeJsonAtomic } from './files';
 import { isProcessAlive, tryLock, type LockHolder, type ProcessIdentity } from './lockfile';
 
@@ -95,7 +95,7 @@ export function parseStoreText(file: string, text: string): StoreData {
   } catch (err) {
     throw new LabError(
       'corrupt',
-      `${file}: not valid JSON (${(err as Error).message}). It was left untouched; move it aside to start a fresh store.`,
+      `${file}: not valid JSON (${jsonSyntaxMessage(err)}). It was left untouched; move it aside to start a fresh store.`,
     );
   }
   return checkStoreData(file, value);
