@@ -16,6 +16,7 @@ import {
   type MethodResult,
   type ParsedParams,
 } from './contract';
+import { jsonShapeIssue } from './util/json-shape';
 import { LabError } from './errors';
 import { openStoreDb, type StoreDb } from './store/db';
 import { JobManager, type WorkerEntry } from './jobs/manager';
@@ -83,6 +84,9 @@ export class LabCore {
   /** Validates and runs one contract call. Throws LabError with a message naming what is wrong. */
   async call(method: string, rawParams: unknown): Promise<unknown> {
     if (!isMethodName(method)) throw new LabError('bad_request', `unknown method '${method}'`);
+    // Before any schema walks it: a deep value would overflow the stack, and a strict schema drops __proto__.
+    const shape = jsonShapeIssue(rawParams);
+    if (shape) throw new LabError('bad_request', `${method}: invalid params: ${shape.path}: ${shape.message}`);
     const checked = validateParams(method, rawParams);
     if (!checked.ok) throw new LabError('bad_request', checked.message);
     const handler = this.handlers[method] as (p: unknown) => unknown;

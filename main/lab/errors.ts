@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'corrupt' // stored data that cannot be read safely; never overwritten
   | 'unsupported'
   | 'cancelled'
+  | 'busy' // a limit on work in flight (queued jobs, requests): try again later
   | 'internal';
 
 export class LabError extends Error {
@@ -39,4 +40,33 @@ export function isUserError(err: unknown): boolean {
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** How much of something found in a file or a request an error message may quote. */
+export const EXCERPT_CHARS = 80;
+
+/**
+ * A short, escaped excerpt of text found in a file or a request, for an error message: at most `max` characters,
+ * quoted as JSON (control characters, quotes and lone surrogates escaped) and with the full length when cut.
+ * Never more: a message must not carry a file's bytes (a 200 MB string, a secret) beyond it.
+ */
+export function excerpt(text: string, max = EXCERPT_CHARS): string {
+  if (text.length <= max) return JSON.stringify(text);
+  return `${JSON.stringify(text.slice(0, max))}… (${text.length} characters)`;
+}
+
+/**
+ * JSON.parse's complaint without the source text V8 quotes in it (`Unexpected token 'r', "root:x:0:0"... is not
+ * valid JSON`): what and where, escaped and short.
+ */
+export function jsonSyntaxMessage(err: unknown): string {
+  const message = errorMessage(err).replace(/, ".*"(?:\.\.\.)? is not valid JSON$/s, '');
+  return message.length <= EXCERPT_CHARS && !/[^\x20-\x7e]/.test(message) ? message : excerpt(message);
+}
+
+/** A message at most this long reaches a client or a terminal (every quote inside it is an excerpt already). */
+export const MAX_MESSAGE_CHARS = 2000;
+
+export function boundedMessage(message: string): string {
+  return message.length <= MAX_MESSAGE_CHARS ? message : `${message.slice(0, MAX_MESSAGE_CHARS)}… (message cut at ${MAX_MESSAGE_CHARS} of ${message.length} characters)`;
 }

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { LabCore } from '../../main/lab/core';
 import { startServer, type RunningServer } from '../../main/lab/server/http';
-import { METHOD_NAMES, methods, validateParams, type MethodName } from '../../main/lab/contract';
+import { METHOD_NAMES, methods, validateParams, type JobRecord, type MethodName } from '../../main/lab/contract';
 import { jobSpecs } from '../../main/lab/jobs/specs';
 import { importArtefact } from '../../main/lab/cli/import';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
@@ -350,3 +350,64 @@ describe('fuzzing web mode', () => {
 });
 
 const mb = (bytes: number): number => Math.round(bytes / 2 ** 20);
+
+// ---------- work started at once (after the suite above: these add jobs to db.json) ----------
+
+/** What web mode may take while twenty graph builds are asked for at once: one runs, the rest wait. */
+const JOB_BURST_RSS_BUDGET = 1.5 * 2 ** 30;
+
+describe('jobs started at once through web mode', () => {
+  const start = async (kind: string, params: unknown): Promise<{ status: number; job?: JobRecord; message?: string }> => {
+    const { status, text } = await post('jobs.start', JSON.stringify({ kind, params }));
+    const reply = JSON.parse(text) as { ok: boolean; result?: JobRecord; error?: { message: string } };
+    return { status, job: reply.result, message: reply.error?.message };
+  };
+  const settled = (id: string): Promise<JobRecord> =>
+    new Promise((resolve) => {
+      const poll = (): void => {
+        const job = core.jobs.get(id);
+        if (job.status === 'running' || job.status === 'queued') setTimeout(poll, 50);
+        else resolve(job);
+      };
+      poll();
+    });
+
+  it(`twenty kg.build at once: one runs, nineteen wait in line, a full queue is 429, RSS stays under ${mb(JOB_BURST_RSS_BUDGET)} MB`, { timeout: 240_000 }, async () => {
+    let peak = process.memoryUsage.rss();
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 25);
+    try {
+      const burst = await Promise.all(Array.from({ length: 20 }, (_, i) => start('kg.build', { maxEdges: 30, rng: i })));
+      expect(burst.map((b) => b.status)).toEqual(Array(20).fill(200));
+      const jobs = burst.map((b) => core.jobs.get(b.job!.id));
+      expect(jobs.filter((j) => j.status === 'running')).toHaveLength(1);
+      const waiting = jobs.filter((j) => j.status === 'queued');
+      expect(waiting.map((j) => j.queue?.position).sort((a, b) => a! - b!)).toEqual(Array.from({ length: 19 }, (_, i) => i + 1));
+      expect(waiting[0]!.progress.message).toMatch(/^queued: \d+(st|nd|rd|th) in line \(1 kg\.build job at a time\)$/);
+      // The queue holds 64: the 65th waiting job is refused, naming the limit.
+      const more = await Promise.all(Array.from({ length: 46 }, (_, i) => start('kg.build', { maxEdges: 30, rng: 100 + i })));
+      expect(more.filter((m) => m.status === 200)).toHaveLength(45);
+      const refused = more.find((m) => m.status !== 200)!;
+      expect([refused.status, refused.message]).toEqual([429, expect.stringMatching(/64 jobs are already waiting \(the limit is 64\)/)]);
+      // Cancelling a waiting job takes it out of line; the one running finishes.
+      const all = [...burst, ...more].flatMap((b) => (b.job ? [b.job.id] : []));
+      const running = all.find((id) => core.jobs.get(id).status === 'running')!;
+      for (const id of all) if (id !== running) expect((await post('jobs.cancel', JSON.stringify({ id }))).status).toBe(200);
+      expect(all.filter((id) => id !== running).map((id) => core.jobs.get(id).status)).toEqual(Array(all.length - 1).fill('cancelled'));
+      expect((await settled(running)).status).toBe('succeeded');
+    } finally {
+      clearInterval(sampler);
+    }
+    console.log(`jobs burst: RSS ${mb(rssBefore)} MB before, ${mb(peak)} MB at most`);
+    expect(peak).toBeLessThan(JOB_BURST_RSS_BUDGET);
+  });
+
+  it('params nested 2,100 levels or holding __proto__ are 400 naming it, and jobs.list still answers', async () => {
+    const deep = `{"kind":"demo","params":{"records":1,"x":${'['.repeat(2100)}${']'.repeat(2100)}}}`;
+    const r = await post('jobs.start', deep);
+    expect([r.status, (JSON.parse(r.text) as { error: { message: string } }).error.message]).toEqual([400, 'jobs.start: the request body nests deeper than 64 levels']);
+    const proto = await post('jobs.start', '{"kind":"kg.build","params":{"__proto__":{"maxEdges":99999999}}}');
+    expect([proto.status, proto.text]).toEqual([400, expect.stringContaining("params.__proto__: unrecognized key '__proto__'")]);
+    expect((await post('jobs.list', '{}')).status).toBe(200);
+    expect(() => JSON.parse(readFileSync(join(home, 'db.json'), 'utf8'))).not.toThrow();
+  });
+});

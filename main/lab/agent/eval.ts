@@ -3,7 +3,7 @@
 // answer, WebDancer), and the behaviour statistics people compare (tool calls per type, turns, tokens,
 // terminations), for all questions and restricted to the solved ones (at least one correct sample). Pure functions.
 import type { TrajBehaviour, TrajEval } from '../contract';
-import type { Termination, Trajectory } from '../formats/index';
+import { isInfrastructureFailure, type Termination, type Trajectory } from '../formats/index';
 import type { AgentStep } from './react';
 import { normalizeAnswer } from './text';
 import { toolCallsByName } from './runtime';
@@ -75,8 +75,14 @@ export function groupByQuestion(samples: readonly EvalSample[]): Map<string, Eva
   return groups;
 }
 
+/**
+ * The report over the samples the model answered: an episode that failed on the infrastructure (policy_error,
+ * tool_error: a server down, a checkpoint that did not load) says nothing about the model, so it is left out of
+ * every rate and counted apart (`infrastructure_failures`); `all` still shows how every sample ended.
+ */
 export function evaluate(samples: readonly EvalSample[], k: number): EvalReport {
-  const groups = groupByQuestion(samples);
+  const scored = samples.filter((s) => !isInfrastructureFailure(s.termination));
+  const groups = groupByQuestion(scored);
   const p1: number[] = [];
   const pk: number[] = [];
   const avg: number[] = [];
@@ -106,6 +112,7 @@ export function evaluate(samples: readonly EvalSample[], k: number): EvalReport 
     'cons@k': mean(cons),
     all: behaviour(samples),
     solved: { questions: solvedQuestions, ...behaviour(solved) },
+    infrastructure_failures: samples.length - scored.length,
   };
 }
 
@@ -125,13 +132,20 @@ export function sampleFromTrajectory(t: Trajectory, threshold = 1): EvalSample {
 /** The Wilson score interval of a success rate (the contract's, shared with the renderer's Compare). */
 export { wilsonInterval } from '../contract/stats';
 
+/** The trajectories the model itself ended: infrastructure failures (counted apart) are left out of every mean. */
+export function modelTrajectories<T extends Pick<Trajectory, 'termination'>>(trajs: readonly T[]): T[] {
+  return trajs.filter((t) => !isInfrastructureFailure(t.termination));
+}
+
 /** A trajectory set at a glance, as a rollout job records it and `sailor rollout` prints it (4 decimals). */
-export function trajectorySummary(trajs: readonly Trajectory[]): Record<string, unknown> {
+export function trajectorySummary(all: readonly Trajectory[]): Record<string, unknown> {
+  const trajs = modelTrajectories(all);
   const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
   const termination: Record<string, number> = {};
-  for (const t of trajs) termination[t.termination] = (termination[t.termination] ?? 0) + 1;
+  for (const t of all) termination[t.termination] = (termination[t.termination] ?? 0) + 1;
   return {
-    trajectories: trajs.length,
+    trajectories: all.length,
+    infrastructure_failures: all.length - trajs.length,
     'reward/mean': +mean((t) => t.reward.total).toFixed(4),
     'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
     'reward/format': +mean((t) => t.reward.format).toFixed(4),

@@ -1,10 +1,10 @@
 // `sailor export verl`: a lab dataset as a verl run folder (docs/verl.md): train/val Parquet in verl's row
 // shape, the tool files and tool configs for the lab's search and visit behind `sailor web serve`, the lab's
 // reward as compute_score, run.sh and a README. The Python files are templates in resources/verl/.
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { QA } from '../formats/index';
-import { LabError } from '../errors';
+import { excerpt, LabError } from '../errors';
 import { resourcesDir } from '../paths';
 import { DEFAULT_TOOLS } from '../agent/react';
 import { REWARD_DEFAULTS, type AnswerMode } from '../agent/reward';
@@ -109,7 +109,29 @@ export function setLine(text: string, prefix: string, line: string): string {
 }
 
 export function verlRows(qas: readonly QA[], split: string, dataSource: string): VerlRow[] {
-  return qas.map((qa, i) => verlRow(qa, i, split, dataSource));
+  return qas.map((qa, i) => {
+    const row = verlRow(qa, i, split, dataSource);
+    const bad = loneSurrogate(row);
+    // Parquet holds UTF-8, where a lone surrogate has no encoding: it would become U+FFFD, silently.
+    if (bad) throw new LabError('bad_input', `${split} row ${i + 1} (qa ${excerpt(qa.id, 40)}): ${bad.field}: a lone surrogate (U+${bad.code}) at character ${bad.at}, which UTF-8 cannot hold; fix that question in the dataset`);
+    return row;
+  });
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The first string in a row holding a lone surrogate (half of a UTF-16 pair): its field path and place. */
+export function loneSurrogate(value: unknown, path = ''): { field: string; at: number; code: string } | null {
+  if (typeof value === 'string') {
+    const m = LONE_SURROGATE.exec(value);
+    return m ? { field: path, at: m.index, code: m[0].charCodeAt(0).toString(16).toUpperCase() } : null;
+  }
+  if (value === null || typeof value !== 'object') return null;
+  for (const [k, v] of Object.entries(value)) {
+    const found = loneSurrogate(v, Array.isArray(value) ? `${path}[${k}]` : path ? `${path}.${k}` : k);
+    if (found) return found;
+  }
+  return null;
 }
 
 export interface VerlExportResult {
@@ -122,10 +144,52 @@ export interface VerlExportResult {
 
 export function exportVerl(o: VerlExportOptions): VerlExportResult {
   if (o.train.length === 0) throw new LabError('bad_input', 'the dataset has no questions to export');
-  const out = resolve(o.out);
-  mkdirSync(out, { recursive: true });
+  const final = resolve(o.out);
   const val = o.heldOut ?? o.train.slice(0, FALLBACK_VAL_SIZE);
   if (val.length === 0) throw new LabError('bad_input', 'the held-out dataset has no questions');
+  checkReplaceable(final);
+  // Written whole in a hidden folder beside it, then renamed into place: a kill leaves the old folder or none,
+  // never a folder with some of the files.
+  const out = join(dirname(final), `.${basename(final)}.tmp-${process.pid}-${Date.now()}`);
+  mkdirSync(out, { recursive: true });
+  try {
+    writeExport(o, out, val);
+    replaceDir(out, final);
+  } catch (err) {
+    rmSync(out, { recursive: true, force: true });
+    throw err;
+  }
+  return { out: final, train: o.train.length, val: val.length, valFrom: o.heldOut ? 'held-out' : 'train', files: [...EXPORT_FILES] };
+}
+
+const EXPORT_FILES = ['train.parquet', 'val.parquet', 'sailor_reward.py', 'sailor_web.py', 'sailor_tools.py', 'sailor_function_tools.py', 'tool_config.yaml', 'tool_config_search_r1.yaml', 'run.sh', 'README.md'] as const;
+
+/** --out may name a new folder, an empty one, or an earlier export (replaced whole); never a folder of other files. */
+function checkReplaceable(dir: string): void {
+  if (!existsSync(dir)) return;
+  if (!statSync(dir).isDirectory()) throw new LabError('bad_request', `--out: ${dir} is a file, expected a folder to write`);
+  const others = readdirSync(dir).filter((f) => !(EXPORT_FILES as readonly string[]).includes(f));
+  if (others.length) throw new LabError('bad_request', `--out: ${dir} holds files an export does not write (${others.slice(0, 3).map((f) => excerpt(f, 40)).join(', ')}): pick a new folder`);
+}
+
+/** Puts `from` at `to`: an earlier folder there is moved aside first and removed once the new one is in place. */
+function replaceDir(from: string, to: string): void {
+  if (!existsSync(to)) {
+    renameSync(from, to);
+    return;
+  }
+  const aside = `${from}.old`;
+  renameSync(to, aside);
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    renameSync(aside, to);
+    throw err;
+  }
+  rmSync(aside, { recursive: true, force: true });
+}
+
+function writeExport(o: VerlExportOptions, out: string, val: QA[]): void {
   const asRecords = (rows: VerlRow[]): Array<Record<string, unknown>> => rows as unknown as Array<Record<string, unknown>>;
   writeParquetRows(join(out, 'train.parquet'), VERL_COLUMNS, asRecords(verlRows(o.train, 'train', o.dataSource)));
   writeParquetRows(join(out, 'val.parquet'), VERL_COLUMNS, asRecords(verlRows(val, 'test', o.dataSource)));
@@ -140,8 +204,6 @@ export function exportVerl(o: VerlExportOptions): VerlExportResult {
   writeFileSync(join(out, 'run.sh'), renderRunSh({ webUrl: o.webUrl, dataSource: o.dataSource }));
   chmodSync(join(out, 'run.sh'), 0o755);
   writeFileSync(join(out, 'README.md'), renderReadme({ webUrl: o.webUrl, train: o.train.length, val: val.length, valFrom: o.heldOut ? 'held-out' : 'train', reward: o.reward }));
-  const files = ['train.parquet', 'val.parquet', 'sailor_reward.py', 'sailor_web.py', 'sailor_tools.py', 'sailor_function_tools.py', 'tool_config.yaml', 'tool_config_search_r1.yaml', 'run.sh', 'README.md'];
-  return { out, train: o.train.length, val: val.length, valFrom: o.heldOut ? 'held-out' : 'train', files };
 }
 
 /** The data source name verl groups validation metrics by (`val-core/{data_source}/...`). */

@@ -1,11 +1,10 @@
 // Bringing files made outside the app (by `sailor kg build`, `sailor synth`, or by hand) into the store,
 // so runs and the app can refer to them by id. The file is validated first, then copied atomically.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { ArtefactRecord } from '../contract';
 import type { StoreDb } from '../store/db';
-import { writeFileAtomic } from '../store/files';
+import { readInputBytes, writeFileAtomic } from '../store/files';
 import { artefactRel } from '../store/layout';
 import { readGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
@@ -13,7 +12,7 @@ import { readDataset } from '../synth/dataset';
 
 /** Imports a graph or dataset file; the same content imported twice gives the same id (no duplicate). */
 export async function importArtefact(db: StoreDb, home: string, kind: 'graphs' | 'datasets', file: string, extra: Record<string, unknown> = {}): Promise<ArtefactRecord> {
-  const bytes = readFileSync(file);
+  const bytes = readInputBytes(file);
   const info: Record<string, unknown> =
     kind === 'graphs' ? { stats: graphStats(readGraphFile(file)) } : { count: readDataset(file).qas.length };
   const id = `import-${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;

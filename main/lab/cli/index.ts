@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIO } from './command';
 import { allCommands } from './commands';
-import { errorMessage, isUserError, LabError } from '../errors';
+import { boundedMessage, errorMessage, isUserError, LabError } from '../errors';
 
 const processIO: CliIO = {
   out: (text) => process.stdout.write(text),
@@ -88,12 +88,12 @@ export async function runCli(argv: string[], io: CliIO = processIO, commands: Cl
   } catch (err) {
     const parseError = (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS');
     if (parseError || isUserError(err)) {
-      io.err(`sailor ${cmd.path.join(' ')}: ${errorMessage(err)}\n`);
+      io.err(`sailor ${cmd.path.join(' ')}: ${boundedMessage(errorMessage(err))}\n`);
       return 2;
     }
     // Our own errors carry a message meant for the user; only an unexpected exception needs its stack.
     const text = err instanceof LabError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
-    io.err(`sailor ${cmd.path.join(' ')}: ${text}\n`);
+    io.err(`sailor ${cmd.path.join(' ')}: ${boundedMessage(text)}\n`);
     return 1;
   }
 }

@@ -51,6 +51,8 @@ export interface JobRecord {
   result?: unknown;
   /** Relative path (inside the data directory) of the job's JSON Lines output stream, when it has one. */
   stream?: string;
+  /** While queued: its place in line (1 = next) and why it waits ("1 kg.build job at a time"). */
+  queue?: { position: number; reason: string };
 }
 
 // ---------- the wizard's duration estimate (the `estimate` job's result; see train/estimate.ts) ----------

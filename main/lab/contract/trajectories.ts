@@ -32,6 +32,8 @@ export interface TrajEval {
   'cons@k': number;
   all: TrajBehaviour;
   solved: TrajBehaviour & { questions: number };
+  /** Samples left out of every rate above because the infrastructure failed, not the model (policy_error, tool_error). */
+  infrastructure_failures?: number;
 }
 
 /** One row of a trajectory set: everything the list shows and filters on, without the steps. */

@@ -12,6 +12,7 @@ import type { ArtefactRecord, JobOwner, StoreData, StoreDb, StoreJob } from '../
 import { heartbeatPath, HEARTBEAT_STALE_MS, ownerAlive, tryLock } from '../store/lockfile';
 import { readJsonl } from '../store/files';
 import { jobSpecs, type ArtefactCollection } from './specs';
+import { defaultJobLimits, ordinal, startable, waitReason, type JobLimits } from './queue';
 import type { FromWorker, WorkerInput } from './protocol';
 
 export interface WorkerEntry {
@@ -45,8 +46,19 @@ interface Live {
   release?: () => void;
 }
 
+/** A job waiting for its turn (queue.ts says when): its record and what its worker will get. */
+interface Waiting {
+  job: StoreJob;
+  input: WorkerInput;
+  release?: () => void;
+}
+
+const QUEUE_POLL_MS = 1000; // a queue held back by memory alone is looked at again this often
+
 export class JobManager {
   private readonly live = new Map<string, Live>();
+  private readonly waiting: Waiting[] = [];
+  private pollTimer?: NodeJS.Timeout;
   private readonly listeners = new Set<Listener>();
   private readonly eventListeners = new Set<EventListener>();
   private readonly claims = new Map<string, JobClaim>();
@@ -58,6 +70,7 @@ export class JobManager {
     private readonly db: StoreDb,
     private readonly home: string,
     private readonly entry: WorkerEntry,
+    readonly limits: JobLimits = defaultJobLimits(),
   ) {}
 
   /** Marks jobs left running by a process that is gone as interrupted. Call once at start. */
@@ -99,11 +112,22 @@ export class JobManager {
   }
 
   list(): JobRecord[] {
-    return this.db.data.jobs.map((job) => publicRecord(this.live.get(job.id)?.job ?? job)).reverse();
+    return this.db.data.jobs.map((job) => this.publicWithQueue(this.current(job.id) ?? job)).reverse();
   }
 
   get(id: string): JobRecord {
-    return publicRecord(this.find(id));
+    return this.publicWithQueue(this.find(id));
+  }
+
+  /** The public record, with its place in line while it waits. */
+  private publicWithQueue(job: StoreJob): JobRecord {
+    const record = publicRecord(job);
+    const at = this.waiting.findIndex((w) => w.job.id === job.id);
+    if (at < 0) return record;
+    const reason = waitReason(this.limits, this.runningKinds(), process.memoryUsage.rss(), job.kind) ?? 'jobs started before it go first';
+    record.queue = { position: at + 1, reason };
+    record.progress = { ...record.progress, message: `queued: ${ordinal(at + 1)} in line (${reason})` };
+    return record;
   }
 
   /** Starts a job; `title` names this one ("Training run: <name>") where the kind's title alone would not say which. */
@@ -122,18 +146,23 @@ export class JobManager {
     if (!existsSync(this.entry.file)) {
       throw new LabError('internal', `job worker script not found at ${this.entry.file}`);
     }
+    if (this.waiting.length >= this.limits.queued) {
+      throw new LabError('busy', `${kind} job: ${this.waiting.length} jobs are already waiting (the limit is ${this.limits.queued}); start it once some have run`);
+    }
     const id = `${new Date().toISOString().replace(/[-:.TZ]/g, '').slice(0, 14)}-${kind}-${randomUUID().slice(0, 8)}`;
     const dirRel = join('jobs', id);
     const now = new Date().toISOString();
+    // Straight to running when nothing waits and the limits allow it; else in line, oldest first.
+    const reason = this.waiting.length ? 'jobs started before it go first' : waitReason(this.limits, this.runningKinds(), process.memoryUsage.rss(), kind);
     const job: StoreJob = {
       id,
       kind,
       title: opts.title ?? spec.title,
       params: parsed.data as Record<string, unknown>,
-      status: 'running',
-      progress: { fraction: 0, message: 'starting' },
+      status: reason === null ? 'running' : 'queued',
+      progress: { fraction: 0, message: reason === null ? 'starting' : 'queued' },
       createdAt: now,
-      startedAt: now,
+      ...(reason === null ? { startedAt: now } : {}),
       ...(spec.streams ? { stream: join(dirRel, 'stream.jsonl') } : {}),
       owner: { pid: process.pid, session: this.session },
     };
@@ -145,7 +174,6 @@ export class JobManager {
       release?.();
       throw err;
     }
-
     const input: WorkerInput = {
       jobId: id,
       kind,
@@ -154,6 +182,54 @@ export class JobManager {
       dir: join(this.home, dirRel),
       streams: spec.streams,
     };
+    if (reason === null) {
+      this.spawn(job, input, release);
+      return publicRecord(job);
+    }
+    this.waiting.push({ job, input, ...(release ? { release } : {}) });
+    this.emitQueue();
+    this.pump();
+    return this.get(id);
+  }
+
+  /** Kinds of the jobs running in this process. */
+  private runningKinds(): string[] {
+    return [...this.live.values()].map((l) => l.job.kind);
+  }
+
+  /** Starts the waiting jobs the limits allow now; looks again later while memory alone holds one back. */
+  private pump(): void {
+    const rss = process.memoryUsage.rss();
+    const starts = startable(this.limits, this.waiting.map((w) => w.job.kind), this.runningKinds(), rss);
+    for (const i of starts.reverse()) {
+      const [w] = this.waiting.splice(i, 1);
+      const now = new Date().toISOString();
+      w!.job.status = 'running';
+      w!.job.startedAt = now;
+      w!.job.progress = { fraction: 0, message: 'starting' };
+      const { id } = w!.job;
+      void this.db.update((data) => {
+        const stored = data.jobs.find((j) => j.id === id);
+        if (stored?.status === 'queued') Object.assign(stored, { status: 'running', startedAt: now, progress: w!.job.progress });
+      });
+      this.spawn(w!.job, w!.input, w!.release);
+    }
+    if (starts.length) this.emitQueue();
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    if (this.waiting.length && this.live.size > 0) {
+      this.pollTimer = setTimeout(() => this.pump(), QUEUE_POLL_MS);
+      this.pollTimer.unref();
+    }
+  }
+
+  /** Tells clients each waiting job's place in line (it changes as jobs ahead start or leave). */
+  private emitQueue(): void {
+    for (const w of this.waiting) this.emit(w.job);
+  }
+
+  private spawn(job: StoreJob, input: WorkerInput, release: (() => void) | undefined): void {
+    const { id } = job;
     const worker = spawnWorker(this.entry.file, input);
     const live: Live = { worker, job, lastPersist: 0, lastEmit: 0, cancelRequested: false, ...(release ? { release } : {}) };
     this.live.set(id, live);
@@ -167,11 +243,33 @@ export class JobManager {
       }
     });
     this.emit(job);
-    return publicRecord(job);
+  }
+
+  /** The job as this process knows it now: running or waiting here; undefined for any other. */
+  private current(id: string): StoreJob | undefined {
+    return this.live.get(id)?.job ?? this.waiting.find((w) => w.job.id === id)?.job;
+  }
+
+  /** A waiting job leaves the queue without running (cancelled, or the app closing). */
+  private async dropWaiting(id: string, status: 'cancelled' | 'interrupted', error?: string): Promise<StoreJob | undefined> {
+    const at = this.waiting.findIndex((w) => w.job.id === id);
+    if (at < 0) return undefined;
+    const [w] = this.waiting.splice(at, 1);
+    w!.release?.();
+    const job = endedJob(w!.job, status, error === undefined ? {} : { error });
+    await this.db.update((data) => {
+      const i = data.jobs.findIndex((j) => j.id === id);
+      if (i >= 0) data.jobs[i] = structuredClone(job);
+    });
+    this.emit(job);
+    this.emitQueue();
+    return job;
   }
 
   async cancel(id: string): Promise<JobRecord> {
     const job = this.find(id);
+    const dropped = await this.dropWaiting(id, 'cancelled');
+    if (dropped) return publicRecord(dropped);
     const live = this.live.get(id);
     if (!live) return publicRecord(job);
     live.cancelRequested = true;
@@ -194,6 +292,8 @@ export class JobManager {
 
   /** Stops every running job at shutdown; they are marked interrupted, as after a crash. */
   async stopAll(): Promise<void> {
+    clearTimeout(this.pollTimer);
+    for (const w of [...this.waiting].reverse()) await this.dropWaiting(w.job.id, 'interrupted', 'the app was closed while this job waited');
     await Promise.all(
       [...this.live.entries()].map(async ([id, live]) => {
         live.cancelRequested = true;
@@ -215,8 +315,8 @@ export class JobManager {
   }
 
   private find(id: string): StoreJob {
-    const live = this.live.get(id);
-    if (live) return live.job;
+    const current = this.current(id);
+    if (current) return current;
     const job = this.db.data.jobs.find((j) => j.id === id);
     if (!job) throw new LabError('not_found', `no job with id '${id}'`);
     return job;
@@ -279,10 +379,11 @@ export class JobManager {
       if (status === 'succeeded') registerArtefacts(data, job);
     });
     this.emit(job);
+    this.pump();
   }
 
   private emit(job: StoreJob): void {
-    const record = publicRecord(job);
+    const record = this.publicWithQueue(job);
     for (const listener of this.listeners) listener(record);
   }
 }

@@ -8,12 +8,12 @@
 //      "summary": {the step's metrics}}
 //   then one sailor.traj/1 trajectory per line, with the extension fields `group`, `advantage`,
 //   `policy_version` and `staleness`; a group's trajectories appear in the order of its `rewards`.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { RL_GROUP_STATUSES, type RlGroupPlan, type RlGroupStatus, type RlRollout, type RlStepPlan, type RlStepView, type TrajSummary } from '../contract';
 import { TRAJ_FORMAT, type Trajectory } from '../formats';
-import { inputError } from '../errors';
-import { readJsonl } from '../store/files';
-import { Fields, isObj, type Obj } from '../util/fields';
+import { inputError, jsonSyntaxMessage } from '../errors';
+import { firstInputLine, readJsonl } from '../store/files';
+import { describeValue, Fields, isObj, type Obj } from '../util/fields';
 import { rolloutSteps, rolloutsFile } from './layout';
 
 // Where the files are is written down once, in layout.ts.
@@ -49,7 +49,7 @@ class HeaderFields extends Fields {
   }
 
   status(v: unknown, field: string): RlGroupStatus {
-    if (!(RL_GROUP_STATUSES as readonly unknown[]).includes(v)) throw this.fail(field, `expected one of ${RL_GROUP_STATUSES.join(', ')}, got ${JSON.stringify(v)}`);
+    if (!(RL_GROUP_STATUSES as readonly unknown[]).includes(v)) throw this.fail(field, `expected one of ${RL_GROUP_STATUSES.join(', ')}, got ${describeValue(v)}`);
     return v as RlGroupStatus;
   }
 }
@@ -78,8 +78,8 @@ function group(f: HeaderFields, raw: unknown, field: string, step: number): RlGr
 export function checkRlHeader(value: unknown, file: string, line = 1): RlStepHeader {
   const f = new HeaderFields(file, line);
   const h = f.obj(value, '');
-  if (h.format !== TRAJ_FORMAT) throw f.fail('format', `expected '${TRAJ_FORMAT}', got ${JSON.stringify(h.format)}`);
-  if (h.kind !== RL_KIND) throw f.fail('kind', `expected '${RL_KIND}', got ${JSON.stringify(h.kind)}`);
+  if (h.format !== TRAJ_FORMAT) throw f.fail('format', `expected '${TRAJ_FORMAT}', got ${describeValue(h.format)}`);
+  if (h.kind !== RL_KIND) throw f.fail('kind', `expected '${RL_KIND}', got ${describeValue(h.kind)}`);
   const step = f.int(h.step, 'step');
   const p = f.obj(h.plan, 'plan');
   const groups = f.arr(p.groups, 'plan.groups').map((g, i) => group(f, g, `plan.groups[${i}]`, step));
@@ -92,7 +92,7 @@ export function checkRlHeader(value: unknown, file: string, line = 1): RlStepHea
     refilled: p.refilled === undefined ? 0 : f.int(p.refilled, 'plan.refilled'),
     skip: p.skip === undefined ? false : p.skip === true,
   };
-  if (p.skip !== undefined && typeof p.skip !== 'boolean') throw f.fail('plan.skip', `expected true or false, got ${JSON.stringify(p.skip)}`);
+  if (p.skip !== undefined && typeof p.skip !== 'boolean') throw f.fail('plan.skip', `expected true or false, got ${describeValue(p.skip)}`);
   const summary: Record<string, number> = {};
   if (h.summary !== undefined) for (const [k, v] of Object.entries(f.obj(h.summary, 'summary'))) if (typeof v === 'number' && Number.isFinite(v)) summary[k] = v;
   return {
@@ -110,14 +110,12 @@ export function checkRlHeader(value: unknown, file: string, line = 1): RlStepHea
 /** Reads only the header line of a step's rollouts file (cheap: the trajectories are not parsed). */
 export function readRlHeader(file: string): RlStepHeader {
   if (!existsSync(file)) throw inputError(file, 'no such file');
-  const text = readFileSync(file, 'utf8');
-  const nl = text.indexOf('\n');
-  const first = (nl < 0 ? text : text.slice(0, nl)).trim();
+  const first = firstInputLine(file).trim();
   let value: unknown;
   try {
     value = JSON.parse(first);
   } catch (err) {
-    throw inputError(file, `not valid JSON (${(err as Error).message})`, { line: 1 });
+    throw inputError(file, `not valid JSON (${jsonSyntaxMessage(err)})`, { line: 1 });
   }
   return checkRlHeader(value, file);
 }

@@ -160,7 +160,8 @@ export class RunsService {
     if ((artefact.info as StoredRunInfo).verl) throw new LabError('conflict', `run ${id} was imported from verl; import it again with follow to read on`);
     const status = this.summary(artefact).status;
     if (status === 'running') throw new LabError('conflict', `run ${id} is already running`);
-    if (status === 'finished') throw new LabError('conflict', `run ${id} has finished; start a new run to train further`);
+    // Not a conflict that passes (as 'already running' does): nothing about this run will ever resume it (CLI exit 2).
+    if (status === 'finished') throw new LabError('bad_request', `run ${id} has finished; start a new run to train further`);
     return this.launch(artefact, true);
   }
 

@@ -5,13 +5,13 @@
 //   evals/step-N.jsonl         each validation dump as an evaluation
 // Everything is read and checked before anything is written (a bad line anywhere stops the import with its
 // file and line named); the run directory is then written under a temporary name and renamed into place.
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VerlImportSource } from '../contract';
 import type { MetricRecord, Trajectory } from '../formats';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
 import { inputError, LabError } from '../errors';
-import { readJsonl, writeFileAtomic, writeJsonAtomic } from '../store/files';
+import { readInputFrom, readJsonl, writeFileAtomic, writeJsonAtomic } from '../store/files';
 import { writeTrajectorySet } from '../store/traj-set';
 import { evalFile, metricsFile, rolloutsFile, RUN_FORMAT, runDir, runFile } from './layout';
 import { mapVerlMetrics, parseVerlLines, parseVerlMetricsText, splitCompleteLines, type VerlRecord } from './verl-metrics';
@@ -33,28 +33,21 @@ export interface VerlRunFiles {
 
 const POLICY = 'verl';
 
+/** A user's file as text: a regular file (a FIFO or a device is refused by name), capped before it is read. */
 function readText(path: string, what: string): string {
-  if (!existsSync(path)) throw new LabError('not_found', `${what}: no file ${path}`);
-  if (!statSync(path).isFile()) throw new LabError('bad_request', `${what}: ${path} is not a file`);
-  return readTextAt(path, 0).text;
+  try {
+    return readTextAt(path, 0).text;
+  } catch (err) {
+    if (err instanceof LabError && err.code === 'not_found') throw new LabError('not_found', `${what}: no file ${path}`);
+    if (err instanceof LabError) throw new LabError(err.code, `${what}: ${err.message}`, err.details);
+    throw err;
+  }
 }
 
-/** The bytes of a file from `offset` on, as text. */
+/** The bytes of a file from `offset` on, as text (checked and capped like every file a user names). */
 export function readTextAt(path: string, offset: number): { text: string; size: number } {
-  const fd = openSync(path, 'r');
-  try {
-    const size = statSync(path).size;
-    const buf = Buffer.alloc(Math.max(0, size - offset));
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, offset + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return { text: buf.subarray(0, got).toString('utf8'), size: offset + got };
-  } finally {
-    closeSync(fd);
-  }
+  const { bytes, size } = readInputFrom(path, offset);
+  return { text: bytes.toString('utf8'), size };
 }
 
 /** A dump or episode file read strictly: a torn last line is refused, not skipped. */

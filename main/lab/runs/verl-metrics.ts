@@ -3,7 +3,8 @@
 // infinity arrives as null. The names that mean what a lab chart means are renamed onto the lab's names
 // (VERL_METRIC_NAMES); every other metric is kept under its own name and shows in the dashboard's "all metrics".
 // Pure: the reading of files is in verl-import.ts.
-import { inputError } from '../errors';
+import { excerpt, inputError, jsonSyntaxMessage } from '../errors';
+import { describeValue } from '../util/fields';
 
 /**
  * verl's name -> the lab's name, for metrics that measure the same thing (docs/formats.md, 'Runs and the data
@@ -55,11 +56,11 @@ export function checkVerlLine(value: unknown, file: string, line: number): VerlR
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw inputError(file, `not a verl metrics file: ${FILE_SHAPE}`, { line });
   const v = value as Record<string, unknown>;
   if (!('data' in v) || !('step' in v)) {
-    const keys = Object.keys(v).slice(0, 6).join(', ') || 'none';
+    const keys = Object.keys(v).slice(0, 6).map((k) => (/^[\x20-\x7e]{0,40}$/.test(k) ? k : excerpt(k, 40))).join(', ') || 'none';
     throw inputError(file, `not a verl metrics file: ${FILE_SHAPE}; this line has the keys ${keys}`, { line });
   }
-  if (typeof v.step !== 'number' || !Number.isInteger(v.step) || v.step < 0) throw inputError(file, `expected a whole number >= 0, got ${JSON.stringify(v.step)}`, { line, field: 'step' });
-  if (typeof v.data !== 'object' || v.data === null || Array.isArray(v.data)) throw inputError(file, `expected an object of metrics, got ${JSON.stringify(v.data)}`, { line, field: 'data' });
+  if (typeof v.step !== 'number' || !Number.isInteger(v.step) || v.step < 0) throw inputError(file, `expected a whole number >= 0, got ${describeValue(v.step)}`, { line, field: 'step' });
+  if (typeof v.data !== 'object' || v.data === null || Array.isArray(v.data)) throw inputError(file, `expected an object of metrics, got ${describeValue(v.data)}`, { line, field: 'data' });
   const data: Record<string, number> = {};
   let dropped = 0;
   for (const [k, x] of Object.entries(v.data as Record<string, unknown>)) {
@@ -85,7 +86,7 @@ export function parseVerlLines(lines: readonly string[], file: string, firstLine
     try {
       value = JSON.parse(raw) as unknown;
     } catch (err) {
-      throw inputError(file, `not valid JSON (${(err as Error).message})`, { line: firstLine + i });
+      throw inputError(file, `not valid JSON (${jsonSyntaxMessage(err)})`, { line: firstLine + i });
     }
     out.push(checkVerlLine(value, file, firstLine + i));
   });

@@ -14,6 +14,7 @@ import { parseTurn, type AgentStep } from '../agent/react';
 import { exactMatch, formatScore } from '../agent/reward';
 import { approxTokens } from '../agent/text';
 import { inputError } from '../errors';
+import { describeValue } from '../util/fields';
 import { groupAdvantages } from '../rl/advantages';
 
 /** A Qwen/Hermes tool message between two assistant turns, special tokens kept or dropped (sailor_reward.py). */
@@ -94,10 +95,10 @@ export function checkDumpLine(value: unknown, file: string, line: number): DumpL
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw inputError(file, 'not a verl generations dump: expected one {"input", "output", "gts", "score", "step"} per line', { line });
   const v = value as Record<string, unknown>;
   for (const k of ['input', 'output'] as const) {
-    if (typeof v[k] !== 'string') throw inputError(file, `not a verl generations dump: expected a string, got ${JSON.stringify(v[k])?.slice(0, 40)}`, { line, field: k });
+    if (typeof v[k] !== 'string') throw inputError(file, `not a verl generations dump: expected a string, got ${describeValue(v[k])}`, { line, field: k });
   }
-  if (typeof v.score !== 'number') throw inputError(file, `expected a number, got ${JSON.stringify(v.score)}`, { line, field: 'score' });
-  if (typeof v.step !== 'number' || !Number.isInteger(v.step)) throw inputError(file, `expected a whole number, got ${JSON.stringify(v.step)}`, { line, field: 'step' });
+  if (typeof v.score !== 'number') throw inputError(file, `expected a number, got ${describeValue(v.score)}`, { line, field: 'score' });
+  if (typeof v.step !== 'number' || !Number.isInteger(v.step)) throw inputError(file, `expected a whole number, got ${describeValue(v.step)}`, { line, field: 'step' });
   const { input, output, gts, score, step, request_id, uid, ...extra } = v;
   return {
     input: input as string,
@@ -124,7 +125,7 @@ const textOf = (content: unknown): string =>
 export function checkEpisodeLine(value: unknown, file: string, line: number): EpisodeLine {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw inputError(file, 'not an episode file: expected one {"request_id", "qa_id", "turns"} per line', { line });
   const v = value as Record<string, unknown>;
-  if (typeof v.request_id !== 'string') throw inputError(file, `not an episode file: expected a string, got ${JSON.stringify(v.request_id)}`, { line, field: 'request_id' });
+  if (typeof v.request_id !== 'string') throw inputError(file, `not an episode file: expected a string, got ${describeValue(v.request_id)}`, { line, field: 'request_id' });
   if (!Array.isArray(v.turns)) throw inputError(file, 'expected the list of chat messages', { line, field: 'turns' });
   // Assistant messages in order; a tool message is the observation of the assistant turn before it.
   const turns: Turn[] = [];

@@ -16,6 +16,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   corrupt: 409,
   unsupported: 409,
   cancelled: 409,
+  busy: 429,
   internal: 500,
 };
 

@@ -10,7 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { EVENT_NAMES, wireErrorOf, type WireError } from '../contract';
 import type { LabCore } from '../core';
-import { errorMessage, LabError, type ErrorCode } from '../errors';
+import { boundedMessage, errorMessage, LabError, type ErrorCode } from '../errors';
+import { jsonTextTooDeep, MAX_JSON_DEPTH } from '../util/json-shape';
 import { CSP } from './csp';
 import { bearerToken, MAX_BODY, readBody, sameToken, send, sendJson, STATUS_OF } from './http-util';
 
@@ -88,6 +89,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       const text = body.text;
       let params: unknown = {};
       if (text.trim() !== '') {
+        if (jsonTextTooDeep(text)) throw new LabError('bad_request', `${method}: the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
         try {
           params = JSON.parse(text);
         } catch {
@@ -98,7 +100,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       sendJson(res, 200, { ok: true, result: result ?? null });
     } catch (err) {
       const code: ErrorCode = err instanceof LabError ? err.code : 'internal';
-      const error: WireError = wireErrorOf(code, errorMessage(err), err instanceof LabError ? err.details : undefined);
+      const error: WireError = wireErrorOf(code, boundedMessage(errorMessage(err)), err instanceof LabError ? err.details : undefined);
       sendJson(res, STATUS_OF[code], { ok: false, error });
     }
   }

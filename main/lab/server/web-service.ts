@@ -7,7 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { SimWeb } from '../agent/web';
 import { accessPages, pageContents, retrieve } from '../agent/retrieval';
-import { errorMessage, LabError, type ErrorCode } from '../errors';
+import { boundedMessage, errorMessage, LabError, type ErrorCode } from '../errors';
+import { jsonTextTooDeep, MAX_JSON_DEPTH } from '../util/json-shape';
 import { describeValue, isObj, type Obj } from '../util/fields';
 import { bearerToken, MAX_BODY, readBody, sameToken, send, sendJson, STATUS_OF } from './http-util';
 
@@ -25,8 +26,33 @@ export interface RunningWebService {
   close(): Promise<void>;
 }
 
-/** Per-request caps: a trainer batches, but one request must not hold the event loop for long. */
-export const SERVICE_LIMITS = { maxQueries: 512, maxTopk: 100, maxUrls: 512, maxQueryChars: 4096 };
+/**
+ * Per-request caps: a trainer batches, but one request must not hold the event loop for long nor make an answer
+ * many times its size (512 queries x topk 100 was a 33 MB answer that blocked the service for a second).
+ * `maxResults` bounds queries x topk, `maxResponseBytes` any answer, `maxInFlight` the requests read or answered
+ * at once (the rest are told 503 at once, with Retry-After, rather than held in memory).
+ */
+export const SERVICE_LIMITS = { maxQueries: 512, maxTopk: 100, maxUrls: 512, maxQueryChars: 4096, maxResults: 4096, maxResponseBytes: 8 << 20, maxInFlight: 16 };
+
+/** A request over a per-request cap: 413, naming the cap. */
+function overCap(route: string, message: string): LabError {
+  return new LabError('bad_request', `${route}: ${message}`, { status: 413 });
+}
+
+/** The least a bearer key must have: a key guessed in a few tries guards nothing on 0.0.0.0. */
+export const KEY_RULES = { minLength: 16, minDistinct: 8, minBits: 64 };
+
+/**
+ * What is wrong with a bearer key, or null: blank, shorter than 16 characters, or too predictable (fewer than 8
+ * distinct characters, or under 64 bits by length x log2(distinct characters), the most a key so made can hold).
+ */
+export function weakKeyReason(key: string): string | null {
+  if (key.trim() === '') return 'it is blank';
+  if (key.length < KEY_RULES.minLength) return `it has ${key.length} characters; use at least ${KEY_RULES.minLength}`;
+  const distinct = new Set(key).size;
+  if (distinct < KEY_RULES.minDistinct || key.length * Math.log2(distinct) < KEY_RULES.minBits) return `it is too predictable (${distinct} distinct characters); use a random one, such as the key printed when none is set`;
+  return null;
+}
 
 export const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
 
@@ -70,6 +96,9 @@ export const ROUTES: Record<string, RouteHandler> = {
   '/retrieve': (web, body) => {
     const queries = stringList('/retrieve', body, 'queries', SERVICE_LIMITS.maxQueries, false);
     const topk = optionalInt('/retrieve', body, 'topk', 3, 1, SERVICE_LIMITS.maxTopk);
+    if (queries.length * topk > SERVICE_LIMITS.maxResults) {
+      throw overCap('/retrieve', `queries x topk = ${queries.length} x ${topk} = ${queries.length * topk}, over the ${SERVICE_LIMITS.maxResults} results one request may ask for: send fewer queries per request`);
+    }
     const withScores = optionalBool('/retrieve', body, 'return_scores', false);
     return {
       result: queries.map((q) =>
@@ -100,8 +129,8 @@ export function unforgeableHost(host: string | undefined): boolean {
   return name === 'localhost' || /^\d{1,3}(?:\.\d{1,3}){3}$/.test(name) || /^\[[0-9a-f:.]+\]$/i.test(name);
 }
 
-function sendError(res: ServerResponse, code: ErrorCode, message: string, status = STATUS_OF[code]): void {
-  sendJson(res, status, { error: { code, message } });
+function sendError(res: ServerResponse, code: ErrorCode, message: string, status = STATUS_OF[code], headers: Record<string, string> = {}): void {
+  send(res, status, JSON.stringify({ error: { code, message: boundedMessage(message) } }), 'application/json; charset=utf-8', headers);
 }
 
 /** A failed listen as a message the user can act on (a port in use, an address this machine does not have). */
@@ -116,6 +145,9 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
   const host = opts.host ?? '127.0.0.1';
   const loopback = isLoopback(host);
   if (!loopback && !opts.apiKey) throw new LabError('bad_request', `serving on ${host} (not loopback) needs an API key`);
+  const weak = opts.apiKey === undefined ? null : weakKeyReason(opts.apiKey);
+  if (weak) throw new LabError('bad_request', `the API key is too weak: ${weak}`);
+  let inFlight = 0;
 
   /** On loopback without a key: no browser Origin, and a Host that no DNS rebinding can forge. */
   function trusted(req: IncomingMessage): boolean {
@@ -130,6 +162,10 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
       sendError(res, 'bad_request', `${route}: the request body is over ${MAX_BODY} bytes`, 413);
       return;
     }
+    if (jsonTextTooDeep(body.text)) {
+      sendError(res, 'bad_request', `${route}: the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+      return;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(body.text);
@@ -142,10 +178,13 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
       return;
     }
     try {
-      sendJson(res, 200, handler(opts.web, parsed));
+      const text = JSON.stringify(handler(opts.web, parsed));
+      if (text.length > SERVICE_LIMITS.maxResponseBytes) throw overCap(route, `the answer is ${text.length} bytes, over the ${SERVICE_LIMITS.maxResponseBytes}-byte cap on one answer: ask for fewer results per request`);
+      send(res, 200, text, 'application/json; charset=utf-8');
     } catch (err) {
       const code: ErrorCode = err instanceof LabError ? err.code : 'internal';
-      sendError(res, code, errorMessage(err));
+      const status = err instanceof LabError && typeof err.details?.status === 'number' ? err.details.status : STATUS_OF[code];
+      sendError(res, code, errorMessage(err), status);
     }
   }
 
@@ -169,6 +208,14 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
       send(res, 405, JSON.stringify({ error: { code: 'bad_request', message: `${path}: use POST with a JSON body` } }), 'application/json; charset=utf-8', { allow: 'POST' });
       return;
     }
+    if (inFlight >= SERVICE_LIMITS.maxInFlight) {
+      res.setHeader('connection', 'close');
+      sendError(res, 'busy', `${path}: ${inFlight} requests are in flight, the most this service takes at once (${SERVICE_LIMITS.maxInFlight}): retry shortly`, 503, { 'retry-after': '1' });
+      req.resume();
+      return;
+    }
+    inFlight++;
+    res.once('close', () => inFlight--);
     answer(req, res, path, handler).catch(() => res.destroy());
   }
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { ArtefactRecord, JobRecord } from '../contract';
 
 export type { ArtefactRecord };
-import { LabError } from '../errors';
+import { jsonSyntaxMessage, LabError } from '../errors';
 import { removeAbandonedTemps, writeJsonAtomic } from './files';
 import { pidExists, waitLock } from './lockfile';
 
@@ -124,7 +124,7 @@ export class StoreFile implements SyncAdapter<StoreData> {
       return checkStoreData(this.file, JSON.parse(text));
     } catch (err) {
       if (!(err instanceof SyntaxError)) throw err;
-      throw new LabError('corrupt', `${this.file}: not valid JSON (${err.message}). ${MOVE_ASIDE}`);
+      throw new LabError('corrupt', `${this.file}: not valid JSON (${jsonSyntaxMessage(err)}). ${MOVE_ASIDE}`);
     }
   }
 

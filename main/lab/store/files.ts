@@ -1,11 +1,12 @@
 // File primitives with crash safety. Every whole-file write goes to a temporary file in the same
 // directory, is flushed, then renamed over the target: a reader sees the old or the new file, never half.
 // JSON Lines streams are append-only; a line torn by a crash is detected on read and skipped.
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
-import { inputError, LabError } from '../errors';
+import { inputError, jsonSyntaxMessage, LabError } from '../errors';
 
 let tmpCounter = 0;
 
@@ -88,15 +89,93 @@ export function writeJsonAtomic(path: string, value: unknown, pretty = false): v
   writeFileAtomic(path, JSON.stringify(value, null, pretty ? 2 : undefined) + '\n');
 }
 
-function readText(path: string): string {
+// ---------- reading a path someone gave us ----------
+
+/**
+ * Caps on what the lab reads from one file: a whole JSON file becomes one string, so it stays well under V8's
+ * string limit (about 512 M characters); JSON Lines are read line by line, so the cap is on the records kept.
+ * `SAILOR_MAX_INPUT_BYTES` lowers (or raises) both, for tests and for a machine with less memory.
+ */
+export function inputCaps(): { jsonBytes: number; jsonlBytes: number; lineBytes: number } {
+  const env = Number(process.env.SAILOR_MAX_INPUT_BYTES);
+  const override = Number.isSafeInteger(env) && env > 0 ? env : undefined;
+  return { jsonBytes: override ?? 256 * MiB, jsonlBytes: override ?? GiB, lineBytes: Math.min(override ?? 64 * MiB, 64 * MiB) };
+}
+const MiB = 1 << 20;
+const GiB = 1 << 30;
+
+const bytesText = (n: number): string => (n >= GiB ? `${+(n / GiB).toFixed(2)} GiB` : n >= MiB ? `${+(n / MiB).toFixed(1)} MiB` : `${n} bytes`);
+
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/**
+ * Opens a file a user named for reading: regular files only. The open never blocks (a FIFO with no writer would
+ * hang the process, and with it a server's every client), and the check is on what was opened (a link to
+ * /dev/zero is a device), so nothing can swap the file between the check and the read. Caller closes `fd`.
+ */
+export function openInputFile(path: string): { fd: number; size: number } {
+  let fd: number;
   try {
-    return readFileSync(path, 'utf8');
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new LabError('not_found', `${path}: no such file`);
-    if (code === 'EISDIR') throw inputError(path, 'is a directory, expected a file');
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new LabError('not_found', `${path}: no such file`);
+    if (code === 'EISDIR') throw inputError(path, 'is a directory, expected a regular file');
+    if (code === 'EACCES' || code === 'EPERM') throw inputError(path, 'not readable (permission denied)');
+    if (code === 'ELOOP') throw inputError(path, 'is a symbolic link loop');
     throw err;
   }
+  const st = fstatSync(fd);
+  if (!st.isFile()) {
+    closeSync(fd);
+    throw inputError(path, `is ${kindOf(st)}, expected a regular file`);
+  }
+  return { fd, size: st.size };
+}
+
+function overCap(path: string, size: number, cap: number, what: string): LabError {
+  return inputError(path, `is ${bytesText(size)}, over the ${bytesText(cap)} the lab reads as ${what} (set SAILOR_MAX_INPUT_BYTES to change it)`);
+}
+
+/** Bytes of `fd` from `offset`, at most `max` (a file that grows while read is cut there). */
+function readFd(fd: number, offset: number, max: number): Buffer {
+  const buf = Buffer.alloc(max);
+  let got = 0;
+  while (got < max) {
+    const n = readSync(fd, buf, got, max - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+
+/** A user's file as bytes, checked (regular file) and capped before a byte is read. */
+export function readInputBytes(path: string, cap = inputCaps().jsonlBytes, what = 'one file'): Buffer {
+  return readInputFrom(path, 0, cap, what).bytes;
+}
+
+/** The bytes of a user's file from `offset` on, checked and capped; `size` is the offset reached. */
+export function readInputFrom(path: string, offset: number, cap = inputCaps().jsonBytes, what = 'one file'): { bytes: Buffer; size: number } {
+  const { fd, size } = openInputFile(path);
+  try {
+    const want = Math.max(0, size - offset);
+    if (want > cap) throw overCap(path, want, cap, what);
+    const bytes = readFd(fd, offset, want);
+    return { bytes, size: offset + bytes.length };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readText(path: string): string {
+  return readInputBytes(path, inputCaps().jsonBytes, 'one JSON document').toString('utf8');
 }
 
 /** Reads a JSON file; a syntax error names the file (and the position JSON.parse reports). */
@@ -105,8 +184,47 @@ export function readJsonFile(path: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw inputError(path, `not valid JSON (${(err as Error).message})`);
+    throw inputError(path, `not valid JSON (${jsonSyntaxMessage(err)})`);
   }
+}
+
+/**
+ * The lines of a user's JSON Lines file, read in chunks: never one string of the whole file, so a file of any
+ * size up to the cap is read (a 2 GB dataset as one string is over V8's limit). `last` marks a final line with
+ * no newline after it. A line over the line cap stops the read, naming it.
+ */
+export function* inputLines(path: string, caps = inputCaps(), chunkBytes = 4 * MiB): Generator<{ line: number; text: string; last: boolean }> {
+  const { fd, size } = openInputFile(path);
+  try {
+    if (size > caps.jsonlBytes) throw overCap(path, size, caps.jsonlBytes, 'JSON Lines');
+    const decoder = new StringDecoder('utf8');
+    const chunk = Buffer.alloc(Math.min(chunkBytes, Math.max(1, size)));
+    let pending = '';
+    let line = 0;
+    let offset = 0;
+    for (;;) {
+      const n = offset < caps.jsonlBytes ? readSync(fd, chunk, 0, Math.min(chunk.length, caps.jsonlBytes - offset), offset) : 0;
+      offset += n;
+      pending += n > 0 ? decoder.write(chunk.subarray(0, n)) : decoder.end();
+      let start = 0;
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n', start)) {
+        yield { line: ++line, text: pending.slice(start, nl), last: false };
+        start = nl + 1;
+      }
+      pending = pending.slice(start);
+      if (pending.length > caps.lineBytes) throw inputError(path, `a line over ${bytesText(caps.lineBytes)}: the lab reads shorter lines`, { line: line + 1 });
+      if (n === 0) break;
+    }
+    if (pending !== '') yield { line: ++line, text: pending, last: true };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The first line of a user's file (a set's header), without reading the rest. */
+export function firstInputLine(path: string): string {
+  for (const { text } of inputLines(path)) return text; // leaving the loop closes the file
+  return '';
 }
 
 export interface JsonlLine {
@@ -126,24 +244,16 @@ export interface JsonlRead {
  * append and is reported as `tornTail` instead, so streams stay readable after a kill.
  */
 export function readJsonl(path: string): JsonlRead {
-  const text = readText(path);
-  const lines = text.split('\n');
-  const endsClean = text.length === 0 || text.endsWith('\n');
   const records: JsonlLine[] = [];
-  let tornTail = false;
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i]!.trim();
+  for (const { line, text, last } of inputLines(path)) {
+    const raw = text.trim();
     if (raw === '') continue;
     try {
-      records.push({ line: i + 1, value: JSON.parse(raw) as unknown });
+      records.push({ line, value: JSON.parse(raw) as unknown });
     } catch (err) {
-      const isLast = i === lines.length - 1;
-      if (isLast && !endsClean) {
-        tornTail = true;
-        break;
-      }
-      throw inputError(path, `not valid JSON (${(err as Error).message})`, { line: i + 1 });
+      if (last) return { records, tornTail: true };
+      throw inputError(path, `not valid JSON (${jsonSyntaxMessage(err)})`, { line });
     }
   }
-  return { records, tornTail };
+  return { records, tornTail: false };
 }

@@ -4,7 +4,7 @@
 // it drops a named entity, a quoted fragment, a number, a period's part ("early"), a hemisphere or a UTC offset of
 // the template (facts changed), when it grows more than 20 % longer (padding), or when the endpoint fails; the
 // reason is returned so the caller can count it.
-import { LabError } from '../errors';
+import { excerpt, LabError } from '../errors';
 import { mentionsAny } from './obfuscate';
 import { wordCount } from './style';
 
@@ -80,6 +80,7 @@ export async function chatComplete(cfg: LlmConfig, messages: { role: 'system' | 
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (cfg.apiKey) headers.authorization = `Bearer ${cfg.apiKey}`;
   let res: Response;
+  let text: string;
   try {
     res = await fetch(url, {
       method: 'POST',
@@ -87,18 +88,19 @@ export async function chatComplete(cfg: LlmConfig, messages: { role: 'system' | 
       body: JSON.stringify({ model: cfg.model, messages, temperature: cfg.temperature ?? 0.7 }),
       signal: AbortSignal.timeout(timeoutMs),
     });
+    // Inside the try: a server that sends its headers and then stalls times out here, and must be named too.
+    text = await res.text();
   } catch (err) {
     const e = err as Error;
     if (e.name === 'TimeoutError' || e.name === 'AbortError') throw new LabError('internal', `LLM ${url}: no answer within ${timeoutMs} ms`);
     throw new LabError('internal', `LLM ${url}: request failed (${e.message}${e.cause instanceof Error ? `: ${e.cause.message}` : ''})`);
   }
-  const text = await res.text();
-  if (!res.ok) throw new LabError('internal', `LLM ${url}: HTTP ${res.status} ${res.statusText}${text ? `: ${text.slice(0, 200)}` : ''}`);
+  if (!res.ok) throw new LabError('internal', `LLM ${url}: HTTP ${res.status} ${res.statusText}${text ? `: ${excerpt(text)}` : ''}`);
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    throw new LabError('internal', `LLM ${url}: response is not JSON: ${text.slice(0, 200)}`);
+    throw new LabError('internal', `LLM ${url}: response is not JSON: ${excerpt(text)}`);
   }
   const content = (body as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
   if (typeof content !== 'string') throw new LabError('internal', `LLM ${url}: response has no choices[0].message.content`);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { ArtefactRecord, ComparisonFile } from '../contract';
 import { runEvalProtocol, type EvalProtocol } from '../contract/eval-protocol';
 import { LabError } from '../errors';
+import { isInfrastructureFailure } from '../formats/index';
 import { writeJsonAtomic } from '../store/files';
 import { artefactRel } from '../store/layout';
 import { resolveCheckpoint } from '../runs/layout';
@@ -53,7 +54,8 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
     const byQa = new Map<string, { correct: number; n: number; trajIds: string[] }>();
     for (const t of trajs) {
       const row = byQa.get(t.qa_id) ?? { correct: 0, n: 0, trajIds: [] };
-      row.n++;
+      // An infrastructure failure is no sample of the model's: kept in the list, left out of n.
+      if (!isInfrastructureFailure(t.termination)) row.n++;
       if (t.reward.answer >= 1) row.correct++;
       row.trajIds.push(t.id);
       byQa.set(t.qa_id, row);

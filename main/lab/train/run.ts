@@ -7,7 +7,7 @@ import { writeTrajectorySet } from '../store/traj-set';
 import type { PolicyFactory } from '../agent/policies';
 import { rolloutDataset } from '../agent/rollout';
 import type { Policy, Toolset } from '../agent/runtime';
-import { evaluate, sampleFromTrajectory } from '../agent/eval';
+import { evaluate, modelTrajectories, sampleFromTrajectory } from '../agent/eval';
 import type { GPT } from '../model/gpt';
 import type { Tokenizer } from '../model/tokenizer';
 import { openMetrics } from '../runs/metrics';
@@ -77,7 +77,8 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
     ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
   );
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), config.eval.samples);
-  const mean = (f: (t: Trajectory) => number): number => trajs.reduce((a, t) => a + f(t), 0) / Math.max(1, trajs.length);
+  const scored = modelTrajectories(trajs); // infrastructure failures counted apart, never as the model's zeros
+  const mean = (f: (t: Trajectory) => number): number => scored.reduce((a, t) => a + f(t), 0) / Math.max(1, scored.length);
   const summary: Record<string, number> = {
     'eval/pass@1': report['pass@1'],
     'eval/pass@k': report['pass@k'],
@@ -88,6 +89,7 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
     'reward/format': mean((t) => t.reward.format),
     'reward/answer': mean((t) => t.reward.answer),
     'timing/eval_s': (performance.now() - t0) / 1000,
+    ...(scored.length < trajs.length ? { 'eval/infrastructure_failures': trajs.length - scored.length } : {}),
   };
   writeTrajectorySet(evalFile(ctx.home, runId, step), { kind: 'eval', run: runId, step, policy: spec, summary, report }, trajs);
   return summary;

@@ -1,7 +1,7 @@
 // Validating parsed JSON field by field, with errors that name the file, the line (for JSON Lines) and
 // the field path: `d.jsonl:7: query.patterns[0].rel: expected a string, got 5`. Shared by every reader
 // of the lab's file formats.
-import { inputError, type LabError } from '../errors';
+import { excerpt, inputError, type LabError } from '../errors';
 
 export type Obj = Record<string, unknown>;
 
@@ -12,7 +12,7 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'nothing (the field is missing)';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  if (typeof value === 'string') return excerpt(value, 40);
   if (typeof value === 'object') return 'an object';
   return `${typeof value} ${String(value)}`;
 }

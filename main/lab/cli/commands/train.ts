@@ -52,6 +52,9 @@ async function withImportedData(core: LabCore, configPath: string): Promise<Reco
   const datasetFile = fileOf('datasetFile');
   const heldOutFile = fileOf('heldOutFile');
   const rlFile = fileOf('rlFile');
+  // Named by the key a CLI config uses (the schema's own message would say data.datasetId, which it never had).
+  if (!datasetFile && data.datasetId === undefined) throw inputError(configPath, 'missing: the training questions, a sailor.qa/1 file (path relative to this config), or data.datasetId', { field: 'data.datasetFile' });
+  if (!graphFile && data.graphId === undefined) throw inputError(configPath, 'missing: the graph, a sailor.graph/1 file (path relative to this config), or data.graphId', { field: 'data.graphFile' });
   if (graphFile) data.graphId = (await importArtefact(core.db, core.home, 'graphs', graphFile)).id;
   if (datasetFile) data.datasetId = (await importArtefact(core.db, core.home, 'datasets', datasetFile, { graphId: data.graphId })).id;
   if (heldOutFile) data.heldOutDatasetId = (await importArtefact(core.db, core.home, 'datasets', heldOutFile, { graphId: data.graphId })).id;

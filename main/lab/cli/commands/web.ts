@@ -3,13 +3,21 @@
 import { randomBytes } from 'node:crypto';
 import { readGraphFile } from '../../kg/io';
 import { SimWeb } from '../../agent/web';
-import { isLoopback, ROUTES, startWebService } from '../../server/web-service';
+import { isLoopback, ROUTES, startWebService, weakKeyReason } from '../../server/web-service';
+import { LabError } from '../../errors';
 import { type CliCommand, optInt, optString, reqString, untilSignal } from '../command';
 
-/** The bearer key for a non-loopback address: $SAILOR_WEB_KEY when set (a restart keeps it), else a fresh one. */
+/**
+ * The bearer key for a non-loopback address: $SAILOR_WEB_KEY when set (a restart keeps it), else a fresh random
+ * one. A set key that is blank or weak is refused before the service starts, never printed and then used.
+ */
 function serviceKey(host: string): string | undefined {
   if (isLoopback(host)) return undefined;
-  return process.env.SAILOR_WEB_KEY || randomBytes(24).toString('base64url');
+  const given = process.env.SAILOR_WEB_KEY;
+  if (given === undefined || given === '') return randomBytes(24).toString('base64url'); // set empty: as if unset
+  const weak = weakKeyReason(given);
+  if (weak) throw new LabError('bad_request', `SAILOR_WEB_KEY is refused: ${weak} (unset it and a random key is made and printed)`);
+  return given;
 }
 
 const webServe: CliCommand = {

@@ -45,6 +45,8 @@ export interface CheckpointStats {
   rewardFormat: number | null;
   /** Fraction of trajectories per termination. */
   termination: Record<string, number>;
+  /** Samples the infrastructure failed (policy_error, tool_error): in no rate above, counted apart. */
+  infraFailures: number;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -70,10 +72,12 @@ export function statsOf(c: ComparisonView['checkpoints'][number]): CheckpointSta
     termination = Object.fromEntries(Object.entries(raw).map(([k, n]) => [k, total ? n / total : 0]));
   }
   const pass1 = num(ev['pass@1']);
+  const infraFailures = num(ev.infrastructure_failures) ?? num(counts.infrastructure_failures) ?? 0;
+  const scored = trajectories === null ? null : trajectories - infraFailures;
   return {
     ref: c.ref,
     setId: c.setId,
-    pass1Interval: pass1 !== null && trajectories ? wilsonInterval(Math.round(pass1 * trajectories), trajectories) : null,
+    pass1Interval: pass1 !== null && scored ? wilsonInterval(Math.round(pass1 * scored), scored) : null,
     questions: num(ev.questions) ?? num(counts.questions),
     trajectories,
     k: num(ev.k),
@@ -89,6 +93,7 @@ export function statsOf(c: ComparisonView['checkpoints'][number]): CheckpointSta
     rewardAnswer: num(counts['reward/answer']),
     rewardFormat: num(counts['reward/format']),
     termination,
+    infraFailures,
   };
 }
 
@@ -146,7 +151,7 @@ export function metricRows(stats: readonly CheckpointStats[]): MetricRow[] {
     rows.push({ ...r, better, best: r.sub ? [] : bestOf(r.values, better) });
   };
   const k = Math.max(1, ...stats.map((s) => s.k ?? 1));
-  add({ key: 'pass@1', label: 'pass@1', hint: 'mean accuracy over all samples', group: 'accuracy', format: 'pct', values: stats.map((s) => s.pass1) });
+  add({ key: 'pass@1', label: 'pass@1', hint: 'mean accuracy over the samples the model answered (infrastructure failures left out, counted under termination)', group: 'accuracy', format: 'pct', values: stats.map((s) => s.pass1) });
   add({ key: 'pass@k', label: k > 1 ? `pass@${k}` : 'pass@k (k = 1)', hint: `unbiased pass@k with k = ${k} (the samples per question)`, group: 'accuracy', format: 'pct', values: stats.map((s) => s.passk) });
   if (k > 1) add({ key: 'cons@k', label: `cons@${k}`, hint: 'majority vote of the k samples is correct', group: 'accuracy', format: 'pct', values: stats.map((s) => s.consk) });
   add({ key: 'solved', label: 'questions solved', hint: 'questions with at least one correct sample', group: 'accuracy', format: 'count', values: stats.map((s) => s.solved) });
