@@ -20,3 +20,5 @@ export function appRoot(): string {
 
 export const resourcesDir = (): string => join(appRoot(), 'resources');
 export const rendererDistDir = (): string => join(appRoot(), 'out', 'renderer');
+/** electron-vite's command line, which builds out/ (`npm run build`); run it with process.execPath. */
+export const electronViteCli = (): string => join(appRoot(), 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');

@@ -8,7 +8,7 @@ import type { CliCommand, CliIO } from '../command';
 import { optInt, optString, printResult, untilSignal } from '../command';
 import { LabCore } from '../../core';
 import { defaultHome } from '../../home';
-import { appRoot, rendererDistDir } from '../../paths';
+import { appRoot, electronViteCli, rendererDistDir } from '../../paths';
 import { startServer } from '../../server/http';
 import { electronStatus } from '../../electron-status';
 import { selectBackend } from '../../model/backend';
@@ -21,8 +21,7 @@ const require = createRequire(import.meta.url);
 function ensureRendererBuilt(io: CliIO): void {
   if (existsSync(join(rendererDistDir(), 'index.html'))) return;
   io.err('sailor serve: the web app is not built yet; building it now (one time, about a minute)…\n');
-  const cli = join(appRoot(), 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
-  const run = spawnSync(process.execPath, [cli, 'build'], { cwd: appRoot(), stdio: ['ignore', 'inherit', 'inherit'] });
+  const run = spawnSync(process.execPath, [electronViteCli(), 'build'], { cwd: appRoot(), stdio: ['ignore', 'inherit', 'inherit'] });
   if (run.status !== 0 || !existsSync(join(rendererDistDir(), 'index.html'))) {
     throw new LabError('internal', 'building the web app failed (see above); try `npm run build`');
   }

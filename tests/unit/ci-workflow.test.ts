@@ -1,0 +1,112 @@
+// The GitHub Actions workflows cannot run on this machine; what can be checked here is: they parse, they run
+// the README's test command on the three platforms with the Electron test required, and every script, file
+// and command-line tool their steps name exists in this checkout.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { appRoot } from '../../main/lab/paths';
+
+const root = appRoot();
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+
+interface Step { name?: string; uses?: string; run?: string; if?: string; with?: Record<string, unknown> }
+interface Job { 'runs-on': string; strategy?: { matrix: { os: string[] } }; env?: Record<string, string>; steps: Step[] }
+interface Workflow { name: string; on: Record<string, unknown>; jobs: Record<string, Job> }
+
+const dir = join(root, '.github', 'workflows');
+const workflows = readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).map((f) => ({ file: f, doc: parse(readFileSync(join(dir, f), 'utf8')) as Workflow }));
+const ci = workflows.find((w) => w.file === 'ci.yml')!.doc;
+const steps = (job: Job): Step[] => job.steps;
+const commands = (job: Job): string[] => steps(job).flatMap((s) => (s.run ?? '').split('\n')).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+
+/** The README's test command: the code block under "## Test". */
+function readmeTestCommand(): string {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = /## Test\s+```bash\n([^`]+)```/.exec(readme);
+  return block![1]!.trim();
+}
+
+const FILE = /(?:^|\s)((?:[\w.-]+\/)+[\w.-]+\.(?:ts|mjs|cjs|js|sh|py|json|yml))(?=\s|$)/g;
+
+/** What a command line names that must exist here (npm scripts, npx tools, files it reads) and the files it writes. */
+function namedThings(line: string): { scripts: string[]; tools: string[]; files: string[]; writes: string[] } {
+  const scripts = [...line.matchAll(/\bnpm run ([\w:-]+)/g)].map((m) => m[1]!);
+  if (/\bnpm test\b/.test(line)) scripts.push('test');
+  const tools = [...line.matchAll(/\bnpx ([\w@./-]+)/g)].map((m) => m[1]!);
+  const [input, output = ''] = line.split('>');
+  const files = [...input!.matchAll(FILE)].map((m) => m[1]!);
+  const writes = [...output.matchAll(FILE)].map((m) => m[1]!);
+  return { scripts, tools, files, writes };
+}
+
+const hasTool = (name: string): boolean => name in pkg.bin || existsSync(join(root, 'node_modules', '.bin', name));
+
+describe('GitHub Actions workflows', () => {
+  it('parse, each with jobs of steps', () => {
+    expect(workflows.length).toBeGreaterThan(0);
+    for (const { file, doc } of workflows) {
+      expect(Object.keys(doc.jobs).length, file).toBeGreaterThan(0);
+      for (const [id, job] of Object.entries(doc.jobs)) expect(job.steps.length, `${file} ${id}`).toBeGreaterThan(0);
+    }
+  });
+
+  it('run the README test command on Linux, macOS and Windows, Linux in a virtual display, the Electron test required', () => {
+    const test = ci.jobs.test!;
+    expect(test.strategy!.matrix.os).toEqual(['ubuntu-latest', 'macos-latest', 'windows-latest']);
+    expect(test.env!.SAILOR_REQUIRE_ELECTRON).toBe('1');
+    const command = readmeTestCommand();
+    expect(command).toBe('npm test');
+    const runs = steps(test).filter((s) => s.run?.trim().endsWith(command));
+    expect(runs.map((s) => [s.if, s.run!.trim()])).toEqual([
+      ["runner.os == 'Linux'", `xvfb-run -a ${command}`],
+      ["runner.os != 'Linux'", command],
+    ]);
+    expect(commands(test)).toContain('npx install-electron'); // the binary, fetched before the tests
+  });
+
+  it('package the app on every run, keep the installers on tags, and check the packaged app', () => {
+    const lines = commands(ci.jobs.test!);
+    expect(lines.some((l) => l.includes('npm run dist -- --dir'))).toBe(true);
+    expect(lines).toContain('npx vitest run tests/unit/packaging.test.ts');
+    const keep = steps(ci.jobs.test!).find((s) => s.uses?.startsWith('actions/upload-artifact'))!;
+    expect(keep.if).toBe("startsWith(github.ref, 'refs/tags/v')");
+    expect(ci.on).toHaveProperty('push.tags', ['v*']);
+  });
+
+  it('measure the native backend: tfjs-node installed, doctor and the train bench as JSON, kept as an artefact', () => {
+    const lines = commands(ci.jobs['native-backend']!);
+    expect(lines.some((l) => /npm install --no-save .*@tensorflow\/tfjs-node@/.test(l))).toBe(true);
+    expect(lines.some((l) => l.startsWith('npx sailor doctor --json >'))).toBe(true);
+    expect(lines.some((l) => /^npx tsx bench\/train\.ts .*--json >/.test(l))).toBe(true);
+    expect(steps(ci.jobs['native-backend']!).some((s) => s.uses?.startsWith('actions/upload-artifact'))).toBe(true);
+  });
+
+  it('name only scripts, tools and files that exist here', () => {
+    const missing: string[] = [];
+    for (const { file, doc } of workflows) {
+      for (const job of Object.values(doc.jobs)) {
+        const written = new Set<string>(); // by an earlier command of the job
+        for (const line of commands(job)) {
+          const named = namedThings(line);
+          named.writes.forEach((f) => written.add(f));
+          for (const s of named.scripts) if (!(s in pkg.scripts)) missing.push(`${file}: npm script '${s}' in: ${line}`);
+          for (const t of named.tools) if (!hasTool(t)) missing.push(`${file}: tool '${t}' in: ${line}`);
+          for (const f of named.files) if (!existsSync(join(root, f)) && !written.has(f)) missing.push(`${file}: file '${f}' in: ${line}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('would catch a missing script, tool or file', () => {
+    expect(namedThings('npm run nope && npx no-such-tool bench/no-such.ts > bench/results/x.json')).toEqual({
+      scripts: ['nope'],
+      tools: ['no-such-tool'],
+      files: ['bench/no-such.ts'],
+      writes: ['bench/results/x.json'],
+    });
+    expect(hasTool('no-such-tool')).toBe(false);
+    expect(hasTool('sailor')).toBe(true);
+  });
+});
