@@ -88,6 +88,8 @@ interface BackendFigures {
   embedding: string;
   matmulGflops: number;
   trainStepMs: number;
+  /** One thread's step in CPU milliseconds (median): its cost when other processes share the cores. */
+  trainStepCpuMs: number;
   /** One thread. */
   trainTokensPerS: number;
   /** Every core: `workers` threads sharing each batch. */
@@ -106,6 +108,8 @@ interface TorchFigures {
   version: string;
   tokensPerS1: number;
   tokensPerS2: number;
+  /** One thread's step in CPU milliseconds (median). */
+  cpuStepMs1: number;
 }
 
 async function benchBackend(name: 'wasm' | 'cpu'): Promise<BackendFigures | null> {
@@ -139,19 +143,25 @@ async function benchBackend(name: 'wasm' | 'cpu'): Promise<BackendFigures | null
       T,
       0,
     );
-  const timeSteps = async (replicas?: Replicas): Promise<number> => {
+  // Median wall and CPU milliseconds of a step. CPU time (this process's, every thread) is what the step
+  // costs when other processes share the cores: wall time then counts the waits for one.
+  const timeSteps = async (replicas?: Replicas): Promise<{ wall: number; cpu: number }> => {
     // Warm-up: every thread's heap grows to its peak and its code is compiled in the first steps.
     for (let i = 0; i < 4; i++) await trainStep(model, opt, batch(), tc, replicas);
     const stepMs: number[] = [];
+    const cpuMs: number[] = [];
     for (let i = 0; i < timedSteps; i++) {
       const b = batch();
       const t0 = performance.now();
+      const c0 = process.cpuUsage();
       await trainStep(model, opt, b, tc, replicas);
+      const c = process.cpuUsage(c0);
       stepMs.push(performance.now() - t0);
+      cpuMs.push((c.user + c.system) / 1000);
     }
-    return median(stepMs);
+    return { wall: median(stepMs), cpu: median(cpuMs) };
   };
-  const trainStepMs = await timeSteps();
+  const { wall: trainStepMs, cpu: trainStepCpuMs } = await timeSteps();
   const trainTokensPerS = (B * T) / (trainStepMs / 1000);
   const mfu = estimateMfu(cfg, trainTokensPerS, ceiling);
   log(`  train tiny (${B}x${T}, ${(paramCount(cfg) / 1e6).toFixed(2)}M params, embedding ${embeddingMode(cfg)}), one thread: ${trainStepMs.toFixed(0)} ms/step, ${trainTokensPerS.toFixed(0)} tok/s, MFU ${(mfu * 100).toFixed(1)}% (${(flopsPerToken(cfg) / 1e6).toFixed(2)} MFLOP/token)`);
@@ -160,7 +170,7 @@ async function benchBackend(name: 'wasm' | 'cpu'): Promise<BackendFigures | null
   if (workers > 1) {
     const replicas = await Replicas.start(model, workers - 1);
     try {
-      const ms = await timeSteps(replicas);
+      const ms = (await timeSteps(replicas)).wall;
       trainTokensPerSAllCores = (B * T) / (ms / 1000);
       log(`  train tiny on ${workers} threads (data-parallel): ${ms.toFixed(0)} ms/step, ${trainTokensPerSAllCores.toFixed(0)} tok/s (x${(trainTokensPerSAllCores / trainTokensPerS).toFixed(2)} one thread)`);
     } finally {
@@ -207,6 +217,7 @@ async function benchBackend(name: 'wasm' | 'cpu'): Promise<BackendFigures | null
     embedding: embeddingMode(cfg),
     matmulGflops: ceiling / 1e9,
     trainStepMs,
+    trainStepCpuMs,
     trainTokensPerS,
     trainTokensPerSAllCores,
     workers,
@@ -261,8 +272,8 @@ function benchTorch(): TorchFigures | null {
     log(`\ntorch: not measured (${python}: ${why}); install it with \`pip install torch\` or point $PYTHON at a Python that has it`);
     return null;
   }
-  const out = JSON.parse(r.stdout) as { torch: string; tokensPerS: Record<string, number> };
-  return { version: out.torch, tokensPerS1: out.tokensPerS['1']!, tokensPerS2: out.tokensPerS['2']! };
+  const out = JSON.parse(r.stdout) as { torch: string; tokensPerS: Record<string, number>; cpuStepMs: Record<string, number> };
+  return { version: out.torch, tokensPerS1: out.tokensPerS['1']!, tokensPerS2: out.tokensPerS['2']!, cpuStepMs1: out.cpuStepMs['1']! };
 }
 
 log(`node ${process.version}, tfjs ${tf.version.tfjs}, ${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -275,7 +286,7 @@ for (const b of backends) {
 const torch = benchTorch();
 log(`\nload average after: ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 if (asJson) {
-  console.log(JSON.stringify({ tokenizer, backends: results, torch: torch && { version: torch.version, tokensPerS1: torch.tokensPerS1, tokensPerS2: torch.tokensPerS2 } }));
+  console.log(JSON.stringify({ tokenizer, backends: results, torch }));
 } else {
   console.log('\nbackend | train ms/step | train tok/s, 1 thread | all cores (threads) | MFU | fwd tok/s | sample tok/s: 1 seq, cache | group of 8 | no cache');
   for (const r of results) {
@@ -286,7 +297,7 @@ if (asJson) {
   if (torch) {
     console.log(`\nPyTorch ${torch.version}, same shape: ${torch.tokensPerS1.toFixed(0)} tok/s on 1 thread, ${torch.tokensPerS2.toFixed(0)} on 2`);
     for (const r of results) {
-      console.log(`${r.backend} / PyTorch: one core ${(r.trainTokensPerS / torch.tokensPerS1).toFixed(2)}, all cores ${(r.trainTokensPerSAllCores / torch.tokensPerS2).toFixed(2)}`);
+      console.log(`${r.backend} / PyTorch: one core ${(r.trainTokensPerS / torch.tokensPerS1).toFixed(2)}, all cores ${(r.trainTokensPerSAllCores / torch.tokensPerS2).toFixed(2)}; one core by CPU time ${(torch.cpuStepMs1 / r.trainStepCpuMs).toFixed(2)} (${r.trainStepCpuMs.toFixed(0)} against ${torch.cpuStepMs1.toFixed(0)} ms a step)`);
     }
   }
 }

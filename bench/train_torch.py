@@ -2,7 +2,8 @@
 
 Same shape and step as the lab's trainer: token and learned position embeddings, pre-norm blocks with smeared
 attention keys, GELU (tanh) MLP, tied head, masked next-token cross-entropy, global-norm clipping, AdamW.
-Prints one JSON object: {"torch": version, "tokensPerS": {"1": ..., "2": ...}, "stepMs": {...}}.
+Prints one JSON object: {"torch": version, "tokensPerS": {"1": ..., "2": ...}, "stepMs": {...}, "cpuStepMs": {...}}
+(cpuStepMs: the process's CPU time a step, median; on one thread what a step costs when the cores are shared).
 
     python3 bench/train_torch.py [--threads 1,2] [--steps 10] [--vocab 2048] [--block 256] [--batch 8]
 """
@@ -76,12 +77,15 @@ def tokens_per_s(args, threads):
     for _ in range(3):
         step()
     times = []
+    cpu = []
     for _ in range(args.steps):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         step()
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
     med = sorted(times)[len(times) // 2]
-    return B * T / med, med * 1000
+    return B * T / med, med * 1000, sorted(cpu)[len(cpu) // 2] * 1000
 
 
 def main():
@@ -95,11 +99,12 @@ def main():
     ap.add_argument("--heads", type=int, default=4)
     ap.add_argument("--width", type=int, default=64)
     args = ap.parse_args()
-    out = {"torch": torch.__version__, "tokensPerS": {}, "stepMs": {}}
+    out = {"torch": torch.__version__, "tokensPerS": {}, "stepMs": {}, "cpuStepMs": {}}
     for n in (int(t) for t in args.threads.split(",")):
-        tps, ms = tokens_per_s(args, n)
+        tps, ms, cpu_ms = tokens_per_s(args, n)
         out["tokensPerS"][str(n)] = tps
         out["stepMs"][str(n)] = ms
+        out["cpuStepMs"][str(n)] = cpu_ms
     print(json.dumps(out))
 
 

@@ -121,15 +121,12 @@ export function attentionBackward(
 
 /** simd.wat's attention exports: one head per call (byte addresses; D a multiple of 16). */
 export interface SimdAttention {
-  attnForward(q: number, k: number, v: number, reach: number, y: number, probs: number, scratch: number, T: number, D: number, ld: number, scale: number, slope: number): void;
+  attnForward(q: number, k: number, v: number, reach: number, y: number, probs: number, T: number, D: number, ld: number, scale: number, slope: number): void;
   attnBackward(
     q: number, k: number, v: number, probs: number, reach: number, dy: number, dq: number, dk: number, dv: number, scratch: number, T: number,
     D: number, ld: number, scale: number,
   ): void;
 }
-
-/** Floats of scratch one SIMD head needs: a transposed [D, T4] copy of k or v, D splats and a row of T4. */
-const scratchFloats = (T: number, D: number): number => D * paddedWidth(T) + 4 * D + paddedWidth(T);
 
 interface AttentionAttrs {
   scale: number;
@@ -150,16 +147,14 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
       attentionForward(io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, reach), { B, H, T, D }, scale, slopes.length ? slopes : null, y, probs);
       return [...outs];
     }
-    const scratch = io.alloc(backend, [scratchFloats(T, D)]);
     const at = (t: Info): number => io.offset!(backend, t);
-    const [qa, ka, va, ra, ya, pa, sa] = [q, k, v, reach, outs[0], outs[1], scratch].map(at) as number[];
+    const [qa, ka, va, ra, ya, pa] = [q, k, v, reach, outs[0], outs[1]].map(at) as number[];
     for (let b = 0; b < B; b++) {
       for (let h = 0; h < H; h++) {
         const head = 4 * (b * T * H + h) * D;
-        simd!.attnForward(qa! + head, ka! + head, va! + head, ra! + 4 * b * T, ya! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), sa!, T, D, H * D, scale, slopes[h] ?? 0);
+        simd!.attnForward(qa! + head, ka! + head, va! + head, ra! + 4 * b * T, ya! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), T, D, H * D, scale, slopes[h] ?? 0);
       }
     }
-    io.free!(backend, scratch);
     return [...outs];
   }) as unknown as tf.KernelFunc;
 
@@ -174,7 +169,7 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
       );
       return outs;
     }
-    const scratch = io.alloc(backend, [scratchFloats(T, D)]);
+    const scratch = io.alloc(backend, [paddedWidth(T)]); // a row of dP and dS
     for (const o of outs.slice(1)) (io.view(backend, o) as Float32Array).fill(0); // dk and dv accumulate
     const at = (t: Info): number => io.offset!(backend, t);
     const [qa, ka, va, pa, ra, dya, dqa, dka, dva, sa] = [q, k, v, probs, reach, dy, ...outs, scratch].map(at) as number[];

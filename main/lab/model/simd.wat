@@ -7,11 +7,14 @@
 
   ;; e^x on four lanes for x <= 0 (Cephes expf): x = k ln2 + r, |r| <= ln2 / 2, e^r by a degree-6
   ;; polynomial, 2^k through the exponent bits. Below -87 the result is 2^-126 e^(..) or so: as good as 0
-  ;; next to the row's largest term, which is e^0 = 1.
+  ;; next to the row's largest term, which is e^0 = 1. k comes from adding 1.5 2^23, which rounds x log2 e to
+  ;; the nearest integer (ties to even, as f32x4.nearest) and leaves k + 0x4B400000 in the sum's bits: 2^k's
+  ;; bits are then (bits + 127) << 23, with no float-to-int conversion (several instructions a lane on x64).
   (func $exp4 (param $x v128) (result v128)
-    (local $k v128) (local $r v128) (local $p v128)
-    (local.set $x (f32x4.max (local.get $x) (f32x4.splat (f32.const -87.0))))
-    (local.set $k (f32x4.nearest (f32x4.mul (local.get $x) (f32x4.splat (f32.const 1.44269504088896341)))))
+    (local $t v128) (local $k v128) (local $r v128) (local $p v128)
+    (local.set $x (f32x4.pmax (local.get $x) (f32x4.splat (f32.const -87.0))))
+    (local.set $t (f32x4.add (f32x4.mul (local.get $x) (f32x4.splat (f32.const 1.44269504088896341))) (f32x4.splat (f32.const 12582912.0))))
+    (local.set $k (f32x4.sub (local.get $t) (f32x4.splat (f32.const 12582912.0))))
     (local.set $r (f32x4.sub (local.get $x) (f32x4.mul (local.get $k) (f32x4.splat (f32.const 0.693359375)))))
     (local.set $r (f32x4.sub (local.get $r) (f32x4.mul (local.get $k) (f32x4.splat (f32.const -2.12194440e-4)))))
     (local.set $p (f32x4.splat (f32.const 1.9875691500e-4)))
@@ -23,8 +26,7 @@
     (local.set $p (f32x4.add
       (f32x4.add (f32x4.mul (f32x4.mul (local.get $p) (local.get $r)) (local.get $r)) (local.get $r))
       (f32x4.splat (f32.const 1.0))))
-    (f32x4.mul (local.get $p)
-      (i32x4.shl (i32x4.add (i32x4.trunc_sat_f32x4_s (local.get $k)) (i32x4.splat (i32.const 127))) (i32.const 23))))
+    (f32x4.mul (local.get $p) (i32x4.shl (i32x4.add (local.get $t) (i32x4.splat (i32.const 127))) (i32.const 23))))
 
   ;; dst[0..n) = softmax(src[0..n)) (byte addresses of float32 rows). Returns the row's maximum m, the sum
   ;; s of e^(x - m) and the sum of e^(x - m) (x - m): log-softmax of x_t is x_t - m - log s, and the
@@ -38,7 +40,7 @@
     (local.set $vmax (f32x4.splat (f32.const -inf)))
     (block $end (loop $next
       (br_if $end (i32.ge_u (local.get $j) (local.get $n4)))
-      (local.set $vmax (f32x4.max (local.get $vmax) (v128.load (i32.add (local.get $src) (i32.shl (local.get $j) (i32.const 2))))))
+      (local.set $vmax (f32x4.pmax (local.get $vmax) (v128.load (i32.add (local.get $src) (i32.shl (local.get $j) (i32.const 2))))))
       (local.set $j (i32.add (local.get $j) (i32.const 4)))
       (br $next)))
     (local.set $max (f32.max
@@ -207,66 +209,75 @@
 
   ;; ---------- attention, one head per call (attention.ts) ----------
   ;; q, k, v, y, dq, dk, dv are T rows of D float32 with D a multiple of 16, ld floats apart (a head of a
-  ;; [B, T, H, D] tensor: ld = H D); probs rows are T4 = T rounded up to 4 wide; reach is i32 [T], the last key each query sees. scratch holds a [D, T4] transposed copy of k
-  ;; or v (keys along the lanes, so four scores come out of one pass over d), D splatted values of the query
-  ;; row and a row of T4 floats. Keys past a query's reach are never touched.
+  ;; [B, T, H, D] tensor: ld = H D); probs rows are T4 = T rounded up to 4 wide; reach is i32 [T], the last key
+  ;; each query sees; the backward's scratch is a row of T4 floats. Keys past a query's reach are never touched.
 
-  ;; dst [D, T4] = src (T rows of D, ld apart) transposed, zero past column T.
-  (func $transposePad (param $src i32) (param $dst i32) (param $T i32) (param $D i32) (param $T4 i32) (param $ld i32)
-    (local $d i32) (local $t i32)
+  ;; out[j] = x . m_j for j < n (n >= 1): x a row of D floats, m rows of D floats ld apart, D a multiple of 16.
+  ;; Keys go four at a time, 16 channels of x held in registers against four key rows, and the four partial
+  ;; vectors are summed across their lanes by shuffles; the last group's rows past n read row n - 1 (their
+  ;; lanes, up to the multiple of 4, get a finite value the callers mask or weight by 0).
+  (func $rowDots (param $x i32) (param $m i32) (param $n i32) (param $D i32) (param $ld i32) (param $out i32)
+    (local $dc i32) (local $dBytes i32) (local $rowBytes i32) (local $j i32) (local $last i32) (local $a0 i32) (local $a1 i32) (local $a2 i32) (local $a3 i32)
+    (local $x0 v128) (local $x1 v128) (local $x2 v128) (local $x3 v128) (local $p0 v128) (local $p1 v128) (local $p2 v128) (local $p3 v128)
+    (local $s v128) (local $o i32)
+    (local.set $rowBytes (i32.shl (local.get $ld) (i32.const 2)))
+    (local.set $dBytes (i32.shl (local.get $D) (i32.const 2)))
     (block $dDone (loop $dLoop
-      (br_if $dDone (i32.ge_u (local.get $d) (local.get $D)))
-      (local.set $t (i32.const 0))
-      (block $tDone (loop $tLoop
-        (br_if $tDone (i32.ge_u (local.get $t) (local.get $T4)))
-        (f32.store (i32.add (local.get $dst) (i32.shl (i32.add (i32.mul (local.get $d) (local.get $T4)) (local.get $t)) (i32.const 2)))
-          (if (result f32) (i32.lt_u (local.get $t) (local.get $T))
-            (then (f32.load (i32.add (local.get $src) (i32.shl (i32.add (i32.mul (local.get $t) (local.get $ld)) (local.get $d)) (i32.const 2)))))
-            (else (f32.const 0))))
-        (local.set $t (i32.add (local.get $t) (i32.const 1)))
-        (br $tLoop)))
-      (local.set $d (i32.add (local.get $d) (i32.const 1)))
+      (br_if $dDone (i32.ge_u (local.get $dc) (local.get $dBytes)))
+      (local.set $a0 (i32.add (local.get $x) (local.get $dc)))
+      (local.set $x0 (v128.load (local.get $a0)))
+      (local.set $x1 (v128.load offset=16 (local.get $a0)))
+      (local.set $x2 (v128.load offset=32 (local.get $a0)))
+      (local.set $x3 (v128.load offset=48 (local.get $a0)))
+      (local.set $last (i32.add (i32.add (local.get $m) (local.get $dc)) (i32.mul (i32.sub (local.get $n) (i32.const 1)) (local.get $rowBytes))))
+      (local.set $a0 (i32.add (local.get $m) (local.get $dc)))
+      (local.set $j (i32.const 0))
+      (block $jDone (loop $jLoop
+        (br_if $jDone (i32.ge_u (local.get $j) (local.get $n)))
+        (local.set $a1 (select (i32.add (local.get $a0) (local.get $rowBytes)) (local.get $last) (i32.lt_u (i32.add (local.get $j) (i32.const 1)) (local.get $n))))
+        (local.set $a2 (select (i32.add (local.get $a1) (local.get $rowBytes)) (local.get $last) (i32.lt_u (i32.add (local.get $j) (i32.const 2)) (local.get $n))))
+        (local.set $a3 (select (i32.add (local.get $a2) (local.get $rowBytes)) (local.get $last) (i32.lt_u (i32.add (local.get $j) (i32.const 3)) (local.get $n))))
+        (local.set $p0 (f32x4.add
+          (f32x4.add (f32x4.mul (local.get $x0) (v128.load (local.get $a0))) (f32x4.mul (local.get $x1) (v128.load offset=16 (local.get $a0))))
+          (f32x4.add (f32x4.mul (local.get $x2) (v128.load offset=32 (local.get $a0))) (f32x4.mul (local.get $x3) (v128.load offset=48 (local.get $a0))))))
+        (local.set $p1 (f32x4.add
+          (f32x4.add (f32x4.mul (local.get $x0) (v128.load (local.get $a1))) (f32x4.mul (local.get $x1) (v128.load offset=16 (local.get $a1))))
+          (f32x4.add (f32x4.mul (local.get $x2) (v128.load offset=32 (local.get $a1))) (f32x4.mul (local.get $x3) (v128.load offset=48 (local.get $a1))))))
+        (local.set $p2 (f32x4.add
+          (f32x4.add (f32x4.mul (local.get $x0) (v128.load (local.get $a2))) (f32x4.mul (local.get $x1) (v128.load offset=16 (local.get $a2))))
+          (f32x4.add (f32x4.mul (local.get $x2) (v128.load offset=32 (local.get $a2))) (f32x4.mul (local.get $x3) (v128.load offset=48 (local.get $a2))))))
+        (local.set $p3 (f32x4.add
+          (f32x4.add (f32x4.mul (local.get $x0) (v128.load (local.get $a3))) (f32x4.mul (local.get $x1) (v128.load offset=16 (local.get $a3))))
+          (f32x4.add (f32x4.mul (local.get $x2) (v128.load offset=32 (local.get $a3))) (f32x4.mul (local.get $x3) (v128.load offset=48 (local.get $a3))))))
+        ;; [p0, p1, p2, p3] summed across lanes: pairs (lanes 0 + 2, 1 + 3) interleaved, then halves added
+        (local.set $p0 (f32x4.add
+          (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $p0) (local.get $p1))
+          (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $p0) (local.get $p1))))
+        (local.set $p2 (f32x4.add
+          (i8x16.shuffle 0 1 2 3 16 17 18 19 4 5 6 7 20 21 22 23 (local.get $p2) (local.get $p3))
+          (i8x16.shuffle 8 9 10 11 24 25 26 27 12 13 14 15 28 29 30 31 (local.get $p2) (local.get $p3))))
+        (local.set $s (f32x4.add
+          (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $p0) (local.get $p2))
+          (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $p0) (local.get $p2))))
+        (local.set $o (i32.add (local.get $out) (i32.shl (local.get $j) (i32.const 2))))
+        (v128.store (local.get $o) (if (result v128) (local.get $dc)
+          (then (f32x4.add (v128.load (local.get $o)) (local.get $s)))
+          (else (local.get $s))))
+        (local.set $a0 (i32.add (local.get $a3) (local.get $rowBytes)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $jLoop)))
+      (local.set $dc (i32.add (local.get $dc) (i32.const 64)))
       (br $dLoop))))
 
-  ;; dst[d] = splat(src[d]) for d < D: one 16-byte lane group per value.
-  (func $splatRow (param $src i32) (param $dst i32) (param $D i32)
-    (local $d i32)
-    (block $done (loop $next
-      (br_if $done (i32.ge_u (local.get $d) (local.get $D)))
-      (v128.store (i32.add (local.get $dst) (i32.shl (local.get $d) (i32.const 4)))
-        (f32x4.splat (f32.load (i32.add (local.get $src) (i32.shl (local.get $d) (i32.const 2))))))
-      (local.set $d (i32.add (local.get $d) (i32.const 1)))
-      (br $next))))
-
-  ;; Four products of a splatted row with columns j .. j + 3 of a transposed [D, T4] matrix:
-  ;; out[l] = sum_d row[d] mT[d][j + l]. Four channels an iteration (D is a multiple of 16).
-  (func $dot4 (param $splats i32) (param $mT i32) (param $j i32) (param $D i32) (param $T4 i32) (result v128)
-    (local $s i32) (local $end i32) (local $acc v128) (local $col i32) (local $stride i32)
-    (local.set $col (i32.add (local.get $mT) (i32.shl (local.get $j) (i32.const 2))))
-    (local.set $stride (i32.shl (local.get $T4) (i32.const 2)))
-    (local.set $s (local.get $splats))
-    (local.set $end (i32.add (local.get $splats) (i32.shl (local.get $D) (i32.const 4))))
-    (block $done (loop $next
-      (br_if $done (i32.ge_u (local.get $s) (local.get $end)))
-      (local.set $acc (f32x4.add (local.get $acc) (f32x4.add
-        (f32x4.add
-          (f32x4.mul (v128.load (local.get $s)) (v128.load (local.get $col)))
-          (f32x4.mul (v128.load offset=16 (local.get $s)) (v128.load (i32.add (local.get $col) (local.get $stride)))))
-        (f32x4.add
-          (f32x4.mul (v128.load offset=32 (local.get $s)) (v128.load (i32.add (local.get $col) (i32.shl (local.get $stride) (i32.const 1)))))
-          (f32x4.mul (v128.load offset=48 (local.get $s)) (v128.load (i32.add (local.get $col) (i32.mul (local.get $stride) (i32.const 3)))))))))
-      (local.set $col (i32.add (local.get $col) (i32.shl (local.get $stride) (i32.const 2))))
-      (local.set $s (i32.add (local.get $s) (i32.const 64)))
-      (br $next)))
-    (local.get $acc))
-
   ;; out[0 .. D) = sum_{j < n} w[j] m[j][0 .. D) for n rows of D, ld floats apart: a weighted sum of rows,
-  ;; 16 channels at a time in four registers.
+  ;; 16 channels at a time in four registers, four rows a pass with their weights loaded as one vector and
+  ;; each lane splatted by a shuffle; the rest of n one row at a time.
   (func $weightedRows (param $w i32) (param $m i32) (param $n i32) (param $D i32) (param $ld i32) (param $out i32)
-    (local $dc i32) (local $j i32) (local $a i32) (local $rowBytes i32) (local $dBytes i32) (local $wj v128)
+    (local $dc i32) (local $j i32) (local $n4 i32) (local $a i32) (local $rowBytes i32) (local $dBytes i32) (local $w4 v128) (local $wj v128)
     (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
     (local.set $rowBytes (i32.shl (local.get $ld) (i32.const 2)))
     (local.set $dBytes (i32.shl (local.get $D) (i32.const 2)))
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
     (block $dDone (loop $dLoop
       (br_if $dDone (i32.ge_u (local.get $dc) (local.get $dBytes)))
       (local.set $a0 (v128.const i32x4 0 0 0 0))
@@ -276,7 +287,36 @@
       (local.set $a (i32.add (local.get $m) (local.get $dc)))
       (local.set $j (i32.const 0))
       (block $jDone (loop $jLoop
-        (br_if $jDone (i32.ge_u (local.get $j) (local.get $n)))
+        (br_if $jDone (i32.ge_u (local.get $j) (local.get $n4)))
+        (local.set $w4 (v128.load (i32.add (local.get $w) (i32.shl (local.get $j) (i32.const 2)))))
+        (local.set $wj (i8x16.shuffle 0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 (local.get $w4) (local.get $w4)))
+        (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (local.get $wj) (v128.load (local.get $a)))))
+        (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (local.get $wj) (v128.load offset=16 (local.get $a)))))
+        (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (local.get $wj) (v128.load offset=32 (local.get $a)))))
+        (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (local.get $wj) (v128.load offset=48 (local.get $a)))))
+        (local.set $a (i32.add (local.get $a) (local.get $rowBytes)))
+        (local.set $wj (i8x16.shuffle 4 5 6 7 4 5 6 7 4 5 6 7 4 5 6 7 (local.get $w4) (local.get $w4)))
+        (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (local.get $wj) (v128.load (local.get $a)))))
+        (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (local.get $wj) (v128.load offset=16 (local.get $a)))))
+        (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (local.get $wj) (v128.load offset=32 (local.get $a)))))
+        (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (local.get $wj) (v128.load offset=48 (local.get $a)))))
+        (local.set $a (i32.add (local.get $a) (local.get $rowBytes)))
+        (local.set $wj (i8x16.shuffle 8 9 10 11 8 9 10 11 8 9 10 11 8 9 10 11 (local.get $w4) (local.get $w4)))
+        (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (local.get $wj) (v128.load (local.get $a)))))
+        (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (local.get $wj) (v128.load offset=16 (local.get $a)))))
+        (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (local.get $wj) (v128.load offset=32 (local.get $a)))))
+        (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (local.get $wj) (v128.load offset=48 (local.get $a)))))
+        (local.set $a (i32.add (local.get $a) (local.get $rowBytes)))
+        (local.set $wj (i8x16.shuffle 12 13 14 15 12 13 14 15 12 13 14 15 12 13 14 15 (local.get $w4) (local.get $w4)))
+        (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (local.get $wj) (v128.load (local.get $a)))))
+        (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (local.get $wj) (v128.load offset=16 (local.get $a)))))
+        (local.set $a2 (f32x4.add (local.get $a2) (f32x4.mul (local.get $wj) (v128.load offset=32 (local.get $a)))))
+        (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (local.get $wj) (v128.load offset=48 (local.get $a)))))
+        (local.set $a (i32.add (local.get $a) (local.get $rowBytes)))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $jLoop)))
+      (block $tDone (loop $tLoop
+        (br_if $tDone (i32.ge_u (local.get $j) (local.get $n)))
         (local.set $wj (f32x4.splat (f32.load (i32.add (local.get $w) (i32.shl (local.get $j) (i32.const 2))))))
         (local.set $a0 (f32x4.add (local.get $a0) (f32x4.mul (local.get $wj) (v128.load (local.get $a)))))
         (local.set $a1 (f32x4.add (local.get $a1) (f32x4.mul (local.get $wj) (v128.load offset=16 (local.get $a)))))
@@ -284,7 +324,7 @@
         (local.set $a3 (f32x4.add (local.get $a3) (f32x4.mul (local.get $wj) (v128.load offset=48 (local.get $a)))))
         (local.set $a (i32.add (local.get $a) (local.get $rowBytes)))
         (local.set $j (i32.add (local.get $j) (i32.const 1)))
-        (br $jLoop)))
+        (br $tLoop)))
       (local.set $a (i32.add (local.get $out) (local.get $dc)))
       (v128.store (local.get $a) (local.get $a0))
       (v128.store offset=16 (local.get $a) (local.get $a1))
@@ -308,20 +348,18 @@
 
   ;; Forward for one head: probs[i] = softmax(scale q_i k_j - slope |i - j|, j < n_i), 0 past n_i;
   ;; y_i = sum_j probs[i][j] v_j.
-  (func (export "attnForward") (param $q i32) (param $k i32) (param $v i32) (param $reach i32) (param $y i32) (param $probs i32) (param $scratch i32)
+  (func (export "attnForward") (param $q i32) (param $k i32) (param $v i32) (param $reach i32) (param $y i32) (param $probs i32)
     (param $T i32) (param $D i32) (param $ld i32) (param $scale f32) (param $slope f32)
-    (local $T4 i32) (local $kT i32) (local $splats i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32) (local $a i32)
+    (local $T4 i32) (local $rowBytes i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32) (local $a i32)
     (local $jv v128) (local $nv v128) (local $iv v128) (local $s v128) (local $x v128) (local $e v128) (local $vmax v128) (local $vsum v128)
     (local $max f32)
     (local.set $T4 (i32.and (i32.add (local.get $T) (i32.const 3)) (i32.const -4)))
-    (local.set $kT (local.get $scratch))
-    (local.set $splats (i32.add (local.get $kT) (i32.shl (i32.mul (local.get $D) (local.get $T4)) (i32.const 2))))
-    (call $transposePad (local.get $k) (local.get $kT) (local.get $T) (local.get $D) (local.get $T4) (local.get $ld))
+    (local.set $rowBytes (i32.shl (local.get $ld) (i32.const 2)))
     (block $iDone (loop $iLoop
       (br_if $iDone (i32.ge_u (local.get $i) (local.get $T)))
       (local.set $n (call $visible (local.get $reach) (local.get $i) (local.get $T)))
       (local.set $row (i32.add (local.get $probs) (i32.shl (i32.mul (local.get $i) (local.get $T4)) (i32.const 2))))
-      (call $splatRow (i32.add (local.get $q) (i32.shl (i32.mul (local.get $i) (local.get $ld)) (i32.const 2))) (local.get $splats) (local.get $D))
+      (call $rowDots (i32.add (local.get $q) (i32.mul (local.get $i) (local.get $rowBytes))) (local.get $k) (local.get $n) (local.get $D) (local.get $ld) (local.get $row))
       ;; scores, -inf on the lanes past n, and their maximum
       (local.set $jv (v128.const i32x4 0 1 2 3))
       (local.set $nv (i32x4.splat (local.get $n)))
@@ -331,11 +369,11 @@
       (block $sDone (loop $sLoop
         (br_if $sDone (i32.ge_u (local.get $j) (local.get $n)))
         (local.set $s (f32x4.sub
-          (f32x4.mul (call $dot4 (local.get $splats) (local.get $kT) (local.get $j) (local.get $D) (local.get $T4)) (f32x4.splat (local.get $scale)))
+          (f32x4.mul (v128.load (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2)))) (f32x4.splat (local.get $scale)))
           (f32x4.mul (f32x4.splat (local.get $slope)) (f32x4.abs (f32x4.sub (local.get $iv) (f32x4.convert_i32x4_s (local.get $jv)))))))
         (local.set $s (v128.bitselect (local.get $s) (f32x4.splat (f32.const -inf)) (i32x4.lt_s (local.get $jv) (local.get $nv))))
         (v128.store (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))) (local.get $s))
-        (local.set $vmax (f32x4.max (local.get $vmax) (local.get $s)))
+        (local.set $vmax (f32x4.pmax (local.get $vmax) (local.get $s)))
         (local.set $jv (i32x4.add (local.get $jv) (i32x4.splat (i32.const 4))))
         (local.set $j (i32.add (local.get $j) (i32.const 4)))
         (br $sLoop)))
@@ -376,31 +414,27 @@
   ;; dq_i = sum_j dS_ij k_j, dk_j += dS_ij q_i, dv_j += P_ij dy_i. dk and dv must be zero on entry.
   (func (export "attnBackward") (param $q i32) (param $k i32) (param $v i32) (param $probs i32) (param $reach i32) (param $dy i32)
     (param $dq i32) (param $dk i32) (param $dv i32) (param $scratch i32) (param $T i32) (param $D i32) (param $ld i32) (param $scale f32)
-    (local $T4 i32) (local $vT i32) (local $splats i32) (local $ds i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32)
+    (local $T4 i32) (local $ds i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32)
     (local $a i32) (local $dc i32) (local $qi i32) (local $jrow i32) (local $rowBytes i32) (local $dBytes i32)
     (local $acc v128) (local $vdelta v128) (local $delta v128) (local $sj v128) (local $pj v128)
     (local $q0 v128) (local $q1 v128) (local $q2 v128) (local $q3 v128) (local $g0 v128) (local $g1 v128) (local $g2 v128) (local $g3 v128)
     (local.set $T4 (i32.and (i32.add (local.get $T) (i32.const 3)) (i32.const -4)))
     (local.set $rowBytes (i32.shl (local.get $ld) (i32.const 2)))
     (local.set $dBytes (i32.shl (local.get $D) (i32.const 2)))
-    (local.set $vT (local.get $scratch))
-    (local.set $splats (i32.add (local.get $vT) (i32.shl (i32.mul (local.get $D) (local.get $T4)) (i32.const 2))))
-    (local.set $ds (i32.add (local.get $splats) (i32.shl (local.get $D) (i32.const 4))))
-    (call $transposePad (local.get $v) (local.get $vT) (local.get $T) (local.get $D) (local.get $T4) (local.get $ld))
+    (local.set $ds (local.get $scratch))
     (block $iDone (loop $iLoop
       (br_if $iDone (i32.ge_u (local.get $i) (local.get $T)))
       (local.set $n (call $visible (local.get $reach) (local.get $i) (local.get $T)))
       (local.set $row (i32.add (local.get $probs) (i32.shl (i32.mul (local.get $i) (local.get $T4)) (i32.const 2))))
       (local.set $qi (i32.mul (local.get $i) (local.get $rowBytes)))
-      (call $splatRow (i32.add (local.get $dy) (local.get $qi)) (local.get $splats) (local.get $D))
-      ;; dP into the ds row, and delta = sum_j dP_ij P_ij (P is 0 on the lanes past n)
+      (call $rowDots (i32.add (local.get $dy) (local.get $qi)) (local.get $v) (local.get $n) (local.get $D) (local.get $ld) (local.get $ds))
+      ;; dP_ij = dy_i . v_j in the ds row; delta = sum_j dP_ij P_ij (P is 0 on the lanes past n)
       (local.set $vdelta (v128.const i32x4 0 0 0 0))
       (local.set $j (i32.const 0))
       (block $pDone (loop $pLoop
         (br_if $pDone (i32.ge_u (local.get $j) (local.get $n)))
         (local.set $a (i32.shl (local.get $j) (i32.const 2)))
-        (local.set $acc (call $dot4 (local.get $splats) (local.get $vT) (local.get $j) (local.get $D) (local.get $T4)))
-        (v128.store (i32.add (local.get $ds) (local.get $a)) (local.get $acc))
+        (local.set $acc (v128.load (i32.add (local.get $ds) (local.get $a))))
         (local.set $vdelta (f32x4.add (local.get $vdelta) (f32x4.mul (local.get $acc) (v128.load (i32.add (local.get $row) (local.get $a))))))
         (local.set $j (i32.add (local.get $j) (i32.const 4)))
         (br $pLoop)))
