@@ -45,6 +45,9 @@ export interface BatchDecoderStats {
   prefills: number;
   /** Most rows decoded in one step. */
   maxRows: number;
+  /** Seconds spent prefilling prompts and in decoding steps (sampling included). */
+  prefillS: number;
+  decodeS: number;
 }
 
 const MASKED = -1e9;
@@ -79,8 +82,7 @@ export class BatchDecoder {
   private logits: tf.Tensor2D | null = null;
   private queue: Request[] = [];
   private running: Promise<void> | null = null;
-  private wteT: tf.Tensor | undefined;
-  readonly stats: BatchDecoderStats = { steps: 0, tokens: 0, prefills: 0, maxRows: 0 };
+  readonly stats: BatchDecoderStats = { steps: 0, tokens: 0, prefills: 0, maxRows: 0, prefillS: 0, decodeS: 0 };
 
   /** `maxRows`: rows decoded at once at most; further turns wait for a row to finish. */
   constructor(
@@ -111,11 +113,14 @@ export class BatchDecoder {
 
   private async loop(): Promise<void> {
     try {
-      this.wteT = this.model.config.tiedHead ? tf.tidy(() => tf.transpose(this.model.params.get('wte')!)) : undefined;
       while (this.rows.length > 0 || this.queue.length > 0) {
+        let t = performance.now();
         this.admit();
+        this.stats.prefillS += (performance.now() - t) / 1000;
         if (this.rows.length === 0) continue;
+        t = performance.now();
         await this.step();
+        this.stats.decodeS += (performance.now() - t) / 1000;
         // Episodes whose turn ended run their tool call and ask again before the next step.
         await new Promise<void>((r) => setImmediate(r));
       }
@@ -124,8 +129,6 @@ export class BatchDecoder {
       for (const q of [...this.queue.splice(0), ...this.rows]) q.reject(err);
       this.clear();
     } finally {
-      this.wteT?.dispose();
-      this.wteT = undefined;
       this.running = null;
     }
   }
@@ -138,7 +141,7 @@ export class BatchDecoder {
     const parts: { kv: LayerKV[]; logits: tf.Tensor2D }[] = [];
     for (const q of joining) {
       try {
-        parts.push(decodeStep(this.model, q.prompt, 1, undefined, this.wteT));
+        parts.push(decodeStep(this.model, q.prompt, 1, undefined));
       } catch (err) {
         q.reject(err);
         continue;
@@ -220,7 +223,9 @@ export class BatchDecoder {
       ctx.ragged = { positions, keyMask: tf.tensor4d(mask, [this.rows.length, 1, 1, width + 1]) };
       const B = this.rows.length;
       const { h, kv } = hidden(this.model, tf.tensor2d(Int32Array.from(next), [B, 1], 'int32'), ctx, this.kv);
-      return { logits: head(this.model, tf.reshape(h, [B, this.model.config.nEmbd]), this.wteT) as tf.Tensor2D, kv };
+      // wte^T made per step: the weights may change between steps (async RL updates the model it plays).
+      const wteT = this.model.config.tiedHead ? tf.transpose(this.model.params.get('wte')!) : undefined;
+      return { logits: head(this.model, tf.reshape(h, [B, this.model.config.nEmbd]), wteT) as tf.Tensor2D, kv };
     });
     disposeKv(this.kv);
     this.kv = out.kv;
