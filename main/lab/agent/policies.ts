@@ -18,6 +18,8 @@ export interface PolicyFactory {
   reconstruct?: Reconstructor;
   /** Loads what the policy needs (a checkpoint's weights) before any episode; rejects when it cannot. */
   ready?: () => Promise<void>;
+  /** Episodes it serves best at once (a model decoding every turn in flight as one batch); rolloutDataset's default concurrency. */
+  inFlight?: number;
 }
 
 export interface PolicyContext {

@@ -87,7 +87,11 @@ export async function rolloutOne(qa: QA, sample: number, factory: PolicyFactory,
   return traj;
 }
 
-/** Runs `n` attempts per QA (QA-major order), `concurrency` episodes at a time; calls `progress` after each. */
+/**
+ * Runs `n` attempts per QA (QA-major order), `concurrency` episodes at a time (default: what the policy serves
+ * best, PolicyFactory.inFlight, else 1); calls `progress` after each. Each attempt has its own seeded stream,
+ * so the trajectories do not depend on the concurrency.
+ */
 export async function rolloutDataset(
   qas: readonly QA[],
   factory: PolicyFactory,
@@ -108,6 +112,6 @@ export async function rolloutDataset(
       progress?.(++done, jobs.length);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? 1, jobs.length)) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? factory.inFlight ?? 1, jobs.length)) }, worker));
   return out;
 }

@@ -267,6 +267,19 @@ export interface Ctx {
   site: number;
   /** bidirectionalObservations after a KV cache: the last key each new position may see ([B * T], absolute). */
   reach?: Int32Array;
+  /** Decoding one token per row for rows of different pasts (batch-decoder.ts): see RaggedRows. */
+  ragged?: RaggedRows;
+}
+
+/**
+ * A decoding step over rows whose caches hold different numbers of positions, stored right-aligned in one
+ * [B, .., Tk] cache (row b's keys in the last `positions[b]` columns, zeros before them). Each row's new
+ * token stands at its own position; `keyMask` [B, 1, 1, Tk + 1] (0 / -1e9) hides the padding columns.
+ * Right alignment keeps the distance from every query to key column j the same (Tk - j) in every row.
+ */
+export interface RaggedRows {
+  positions: Int32Array;
+  keyMask: tf.Tensor4D;
 }
 
 function dropout(x: tf.Tensor, ctx: Ctx): tf.Tensor {
@@ -413,6 +426,7 @@ function embed(model: GPT, ids: tf.Tensor2D, pos0: number, ctx: Ctx): tf.Tensor 
   const flat = tf.reshape(ids, [B * T]) as tf.Tensor1D;
   const tok = tf.reshape(lookup(p(model, 'wte'), flat, embeddingMode(ctx.cfg), V), [B, T, C]);
   if (ctx.cfg.positions === 'rotary') return dropout(tok, ctx); // positions enter in attention
+  if (ctx.ragged) return tf.add(tok, tf.reshape(tf.gather(p(model, 'wpe'), tf.tensor1d(ctx.ragged.positions, 'int32')), [B, 1, C]));
   return dropout(tf.add(tok, tf.slice(p(model, 'wpe'), [pos0, 0], [T, C])), ctx);
 }
 

@@ -9,7 +9,7 @@ import type { WebOptions } from '../agent/web';
 import type { RunConfig } from '../contract/run-config';
 import { checkpointDir, checkpointRef, checkpointSteps, resolveCheckpoint } from '../runs/layout';
 import type { LoadedCheckpoint } from '../model/checkpoint';
-import { runLimits } from './eval-setup';
+import { EPISODES_IN_FLIGHT, runLimits } from './eval-setup';
 import type { GPT } from '../model/gpt';
 import type { Tokenizer } from '../model/tokenizer';
 
@@ -52,11 +52,12 @@ type ModelLoad = () => Promise<{ model: GPT; tokenizer: Tokenizer | null; where:
 function modelPolicy(spec: string, kind: string, backend: RunConfig['backend'], temperature: number, loadModel: ModelLoad): PolicyFactory {
   let loaded: Promise<Policy> | null = null;
   const load = async (): Promise<Policy> => {
-    const [{ selectBackend }, { checkpointPolicy }] = await Promise.all([import('../model/backend'), import('./policy')]);
+    const [{ selectBackend }, { checkpointPolicy }, { BatchDecoder }] = await Promise.all([import('../model/backend'), import('./policy'), import('../model/batch-decoder')]);
     await selectBackend(backend === 'auto' ? {} : { only: [backend] });
     const { model, tokenizer, where } = await loadModel();
     if (!tokenizer) throw new LabError('corrupt', `${where} has no tokenizer`);
-    return checkpointPolicy(model, tokenizer, { name: spec, temperature });
+    // Every episode in flight decodes its turns in one batch (rolloutDataset plays `inFlight` at once).
+    return checkpointPolicy(model, tokenizer, { name: spec, temperature, decoder: new BatchDecoder(model) });
   };
   const policy: Policy = {
     name: spec,
@@ -69,6 +70,7 @@ function modelPolicy(spec: string, kind: string, backend: RunConfig['backend'], 
     spec,
     kind,
     forQA: () => policy,
+    inFlight: EPISODES_IN_FLIGHT,
     ready: async () => {
       loaded ??= load();
       await loaded;

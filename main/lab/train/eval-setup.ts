@@ -4,6 +4,12 @@
 import type { RunConfig } from '../contract/run-config';
 import { seedFrom } from '../util/rng';
 
+/**
+ * Episodes a checkpoint policy plays at once, their turns decoded as one batch (model/batch-decoder.ts); more
+ * rows a step cost little more than one on a CPU (bench/rollouts.ts measured it: docs/performance.md).
+ */
+export const EPISODES_IN_FLIGHT = 64;
+
 /** One turn (think + action) of a trained policy, at most, in tokens. */
 export const TURN_TOKENS = 96;
 

@@ -5,6 +5,7 @@
 // tokens (stop token included) and their sampling log-probs, so the trainer rebuilds nothing from text.
 import type { GPT } from '../model/gpt';
 import { generate, type FinishReason } from '../model/generate';
+import type { BatchDecoder } from '../model/batch-decoder';
 import type { Tokenizer } from '../model/tokenizer';
 import { buildMaskedTokens } from '../model/mask';
 import type { Policy, GenerateOptions } from '../agent/runtime';
@@ -12,9 +13,9 @@ import type { AgentStep } from '../agent/react';
 import { createRng } from '../util/rng';
 import { policyView, promptBudget, windowIndices } from './view';
 
-import { TURN_TOKENS } from './eval-setup';
+import { EPISODES_IN_FLIGHT, TURN_TOKENS } from './eval-setup';
 
-export { TURN_TOKENS };
+export { EPISODES_IN_FLIGHT, TURN_TOKENS };
 
 /**
  * The tags that end a turn: a tool call, an answer, the end of the episode; and <tool_response>: the policy
@@ -31,6 +32,11 @@ export interface CheckpointPolicyOptions {
   maxTurnTokens?: number;
   /** Called after every turn with what was sampled (RL keeps it for the loss). */
   onTurn?: (turn: SampledTurn) => void;
+  /**
+   * Decode the turns in this shared batch (continuous batching) instead of one at a time: the same tokens for
+   * the same stream. Pays when many episodes run at once (rolloutDataset's concurrency, EPISODES_IN_FLIGHT).
+   */
+  decoder?: BatchDecoder;
 }
 
 /** One generated turn in token ids. */
@@ -80,13 +86,14 @@ export function checkpointPolicy(model: GPT, tok: Tokenizer, opts: CheckpointPol
     name: opts.name,
     async generate(_context: string, g: GenerateOptions): Promise<string> {
       const prompt = policyPrompt(tok, g.turns.question, g.turns.steps, model.config.blockSize, maxNew);
-      const out = await generate(model, prompt, {
+      const sampling = {
         maxNewTokens: Math.min(maxNew, Math.max(1, g.maxNewTokens)),
         temperature: opts.temperature,
         topP: opts.topP ?? 1,
         rng: g.rng ?? createRng(0),
         stopTokens: stops,
-      });
+      };
+      const out = await (opts.decoder ? opts.decoder.sample(prompt, sampling) : generate(model, prompt, sampling));
       opts.onTurn?.({ prompt, tokens: out.tokens, logProbs: out.logProbs, finish: out.finishReason });
       return tok.decode(out.tokens.filter((t) => t !== eos));
     },

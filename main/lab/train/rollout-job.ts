@@ -16,10 +16,10 @@ import { simToolset } from '../agent/env';
 import { evaluate, sampleFromTrajectory, trajectorySummary } from '../agent/eval';
 import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../agent/policies';
 import { llmApiKey, LLM_URL_ENV } from '../agent/llm-env';
-import { preparePolicy, requireSomeModelEpisodes, rolloutOne, type RolloutOptions } from '../agent/rollout';
+import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOptions } from '../agent/rollout';
 import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
 import { rolloutParams, type RolloutParams } from '../contract/jobs';
-import { throwIfCancelled, yieldToEvents, type JobContext } from '../jobs/context';
+import { throwIfCancelled, type JobContext } from '../jobs/context';
 
 function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number, temperature?: number): PolicyFactory {
   const pctx: PolicyContext = {
@@ -92,20 +92,13 @@ export async function rollOutSet(
     limits: { maxToolCalls, ...(maxNewTokens === undefined ? {} : { maxNewTokens }) },
   };
 
-  const total = qas.length * p.n;
-  const trajs: Trajectory[] = [];
-  let solved = 0;
-  for (const [i, qa] of qas.entries()) {
-    for (let attempt = 0; attempt < p.n; attempt++) {
-      throwIfCancelled(ctx);
-      const traj = await rolloutOne(qa, attempt, factory, tools, opts);
-      traj.attempt = attempt; // a field docs/formats.md allows on `sailor.traj/1`: which attempt at its question
-      trajs.push(traj);
-      if (traj.reward.answer >= 1) solved++;
-    }
-    progress(Math.min(0.97, trajs.length / total), `QA ${i + 1} of ${qas.length} (${trajs.length}/${total} trajectories, ${solved} correct)`, i + 1, qas.length);
-    await yieldToEvents(); // let a cancel message in between questions
-  }
+  // The policy's episodes in flight at once (a checkpoint decodes their turns as one batch), QA-major order.
+  const trajs = await rolloutDataset(qas, factory, tools, opts, (done, total) => {
+    throwIfCancelled(ctx);
+    progress(Math.min(0.97, done / total), `${done} of ${total} trajectories (${qas.length} QAs × ${p.n})`, Math.floor(done / p.n), qas.length);
+  });
+  // A field docs/formats.md allows on `sailor.traj/1`: which attempt at its question.
+  trajs.forEach((t, i) => (t.attempt = i % p.n));
 
   requireSomeModelEpisodes(trajs, factory.spec);
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);

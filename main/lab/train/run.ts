@@ -13,7 +13,8 @@ import type { Tokenizer } from '../model/tokenizer';
 import { openMetrics } from '../runs/metrics';
 import { evalFile, metricsFile } from '../runs/layout';
 import type { JobContext } from '../jobs/context';
-import { checkpointPolicy, TURN_TOKENS } from './policy';
+import { BatchDecoder } from '../model/batch-decoder';
+import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from './policy';
 import { evalSeed } from './eval-setup';
 
 /** Test and bench seams of a training run (the job passes none). */
@@ -67,10 +68,13 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
   const { ctx, runId, config, model, tok } = run;
   const t0 = performance.now();
   const spec = `ckpt:${runId}/${step}`;
+  // Every episode in flight decodes its turns in one batch: the same trajectories as one at a time, sooner.
+  const decoder = new BatchDecoder(model);
   const factory: PolicyFactory = {
     spec,
     kind: 'ckpt',
-    forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS }),
+    forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS, decoder }),
+    inFlight: EPISODES_IN_FLIGHT,
   };
   const trajs: Trajectory[] = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: evalSeed(config.rng), limits: run.limits }, (done, total) =>
     // The bar stays where training is; the message says what is happening.

@@ -86,7 +86,8 @@ function rolloutOptions(ctx: CommandContext, n: number): RolloutOptions {
     judge: judgeModel ? chatJudge(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'judge-model'), apiKey: llmApiKey(), model: judgeModel }))) : undefined,
     seed: optInt(ctx, 'rng', 0),
     limits: { maxToolCalls: optInt(ctx, 'max-tool-calls', checkpointOf(ctx) ? runEnvironment(resolveCheckpoint(checkpointOf(ctx)!).config).maxToolCalls : 30, { min: 1 }), maxTokens: optInt(ctx, 'max-tokens', 32_000, { min: 1 }) },
-    concurrency: optInt(ctx, 'concurrency', 1, { min: 1, max: 64 }),
+    // Unset: the policy's own (a checkpoint batches its episodes' turns), else one at a time.
+    ...(optString(ctx, 'concurrency') === undefined ? {} : { concurrency: optInt(ctx, 'concurrency', 1, { min: 1, max: 64 }) }),
   };
 }
 

@@ -1,0 +1,139 @@
+// Acting speed: a policy's episodes one at a time (each turn decoded alone, as before continuous batching)
+// against every episode in flight decoding its turns in one batch (model/batch-decoder.ts), on the same
+// held-out questions, seeds and simulated web, greedy. Reports episodes/s of both, whether the outcomes are
+// identical question by question, and the decoder's tokens/s on a fixed batch beside the PyTorch peer's
+// (bench/sample_torch.py: the same shape decoding the same batch with a KV cache; null without PyTorch).
+// The two modes alternate `--repeat` times, so a shared machine's load falls on both alike.
+// Run: npx tsx bench/rollouts.ts --graph G.json --held HELD.jsonl [--checkpoint DIR] [--tokenizer FILE]
+//        [--questions 300] [--in-flight 64] [--repeat 1] [--json]
+// Without --checkpoint the bundled base model plays; docs/performance.md says which policy the figures used.
+import { parseArgs } from 'node:util';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Trajectory } from '../main/lab/formats';
+import { readJsonFile } from '../main/lab/store/files';
+import { selectBackend } from '../main/lab/model/backend';
+import { readGraphFile } from '../main/lab/kg/io';
+import { readDataset } from '../main/lab/synth/dataset';
+import { SimWeb } from '../main/lab/agent/web';
+import { simToolset } from '../main/lab/agent/env';
+import type { PolicyFactory } from '../main/lab/agent/policies';
+import { rolloutDataset } from '../main/lab/agent/rollout';
+import { Tokenizer } from '../main/lab/model/tokenizer';
+import { loadCheckpoint } from '../main/lab/model/checkpoint';
+import { BatchDecoder } from '../main/lab/model/batch-decoder';
+import { parseRunConfig } from '../main/lab/contract/run-config';
+import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from '../main/lab/train/policy';
+import { runEnvironment } from '../main/lab/train/checkpoints';
+import { createRng } from '../main/lab/util/rng';
+
+const { values } = parseArgs({
+  options: {
+    graph: { type: 'string' },
+    held: { type: 'string' },
+    checkpoint: { type: 'string', default: 'resources/base-model' },
+    tokenizer: { type: 'string' },
+    questions: { type: 'string', default: '300' },
+    'in-flight': { type: 'string', default: String(EPISODES_IN_FLIGHT) },
+    repeat: { type: 'string', default: '1' },
+    'decode-batch': { type: 'string', default: '64' },
+    json: { type: 'boolean', default: false },
+  },
+});
+if (!values.graph || !values.held) throw new Error('usage: bench/rollouts.ts --graph G.json --held HELD.jsonl [--checkpoint DIR] [--tokenizer FILE] [--questions N] [--in-flight N] [--repeat N] [--json]');
+const log = (...xs: unknown[]): void => console.error(...xs);
+const { report: backend } = await selectBackend({ only: ['wasm'] });
+const env = runEnvironment(parseRunConfig({ name: 'bench', data: { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' } }));
+const tools = simToolset(new SimWeb(readGraphFile(values.graph), env.web));
+const limits = { maxToolCalls: env.maxToolCalls, maxNewTokens: env.maxNewTokens };
+const qas = readDataset(values.held).qas.slice(0, Number(values.questions));
+const tokFile = values.tokenizer ?? [join(values.checkpoint!, 'tokenizer.json'), 'resources/base-model/tokenizer.json'].find(existsSync)!;
+const tok = Tokenizer.fromJSON(readJsonFile(tokFile));
+const { model } = await loadCheckpoint(values.checkpoint!);
+const inFlight = Number(values['in-flight']);
+
+/** The policy's episodes over the questions, one at a time or `inFlight` at once through one BatchDecoder. */
+async function play(batched: boolean): Promise<{ seconds: number; trajs: Trajectory[]; tokens: number; maxRows: number; decoder?: BatchDecoder }> {
+  const decoder = batched ? new BatchDecoder(model) : undefined;
+  let tokens = 0;
+  const factory: PolicyFactory = {
+    spec: 'bench',
+    kind: 'ckpt',
+    forQA: () => checkpointPolicy(model, tok, { name: 'bench', temperature: 0, maxTurnTokens: TURN_TOKENS, decoder, onTurn: (t) => (tokens += t.tokens.length) }),
+  };
+  const t0 = performance.now();
+  const trajs = await rolloutDataset(qas, factory, tools, { n: 1, seed: 7, limits, concurrency: batched ? inFlight : 1 });
+  return { seconds: (performance.now() - t0) / 1000, trajs, tokens, maxRows: decoder?.stats.maxRows ?? 1, decoder };
+}
+
+const runs: { one: number[]; batched: number[] } = { one: [], batched: [] };
+let mismatches: string[] = [];
+let turnsTokens = 0;
+let passAt1 = 0;
+let maxRows = 0;
+for (let r = 0; r < Number(values.repeat); r++) {
+  const one = await play(false);
+  log(`one at a time: ${qas.length} episodes in ${one.seconds.toFixed(1)} s`);
+  const many = await play(true);
+  const st = many.decoder!.stats;
+  log(`batched (${inFlight} in flight, at most ${many.maxRows} rows a step): ${qas.length} episodes in ${many.seconds.toFixed(1)} s; prefill ${st.prefillS.toFixed(1)} s (${st.prefills}), decode ${st.decodeS.toFixed(1)} s (${st.steps} steps, ${st.tokens} tokens)`);
+  runs.one.push(qas.length / one.seconds);
+  runs.batched.push(qas.length / many.seconds);
+  // Identical outcomes question by question: the same answer, termination, turns and reward.
+  const key = (t: Trajectory): string => JSON.stringify([t.prediction, t.termination, t.steps.length, t.reward.answer, t.tokens.generated]);
+  mismatches = one.trajs.flatMap((t, i) => (key(t) === key(many.trajs[i]!) ? [] : [t.qa_id]));
+  turnsTokens = many.tokens;
+  passAt1 = one.trajs.filter((t) => t.reward.answer >= 1).length / qas.length;
+  maxRows = many.maxRows;
+}
+
+// Decoding alone: B prompts of 128 tokens, 64 new tokens each, greedy, no stop; the peer decodes the same.
+const B = Number(values['decode-batch']);
+const P = 128;
+const N = 64;
+async function decodeTokensPerS(): Promise<number> {
+  const rng = createRng(5);
+  const prompts = Array.from({ length: B }, () => Array.from({ length: P }, () => rng.int(model.config.vocabSize)));
+  let best = Infinity;
+  for (let r = 0; r < 3; r++) {
+    const dec = new BatchDecoder(model);
+    const t0 = performance.now();
+    await Promise.all(prompts.map((p) => dec.sample(p, { maxNewTokens: N, temperature: 0 })));
+    best = Math.min(best, (performance.now() - t0) / 1000);
+  }
+  return (B * N) / best;
+}
+const batchedTokensPerS = await decodeTokensPerS();
+function torchTokensPerS(): number | null {
+  const c = model.config;
+  const args = ['bench/sample_torch.py', '--batch', String(B), '--prompt', String(P), '--new', String(N), '--vocab', String(c.vocabSize), '--block', String(c.blockSize),
+    '--layers', String(c.nLayer), '--heads', String(c.nHead), '--width', String(c.nEmbd), ...(c.distanceBias ? ['--distance-bias'] : [])];
+  try {
+    return (JSON.parse(execFileSync('python3', args, { encoding: 'utf8' })) as { tokensPerS: number }).tokensPerS;
+  } catch (err) {
+    log(`PyTorch peer not run: ${(err as Error).message.split('\n')[0]}`);
+    return null;
+  }
+}
+const torch = torchTokensPerS();
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const result = {
+  backend: backend.chosen,
+  policy: values.checkpoint,
+  questions: qas.length,
+  inFlight,
+  maxRows,
+  episodesPerS: { oneAtATime: median(runs.one), batched: median(runs.batched) },
+  batchedOverOne: median(runs.batched.map((b, i) => b / runs.one[i]!)),
+  runs,
+  identicalOutcomes: mismatches.length === 0,
+  mismatches,
+  passAt1,
+  turnTokens: turnsTokens,
+  tokensPerS: { batched: batchedTokensPerS, torch, shape: { batch: B, prompt: P, new: N } },
+  batchedOverTorch: torch ? batchedTokensPerS / torch : null,
+};
+if (values.json) console.log(JSON.stringify(result));
+else console.log(JSON.stringify(result, null, 2));
