@@ -15,7 +15,18 @@ export interface GeneratorSettings {
   input: Omit<SynthInput, 'count' | 'rng' | 'excludeEdges' | 'onProgress'> & { steps?: number };
 }
 
-type HeaderOptions = { kinds?: string[]; probs?: Record<string, number>; max_constraints?: number; max_tighten?: number; min_edges?: number; max_edges?: number; anchor_prob?: number; per_shape?: number; steps?: number };
+/** A dataset header's `options`, as `sailor synth` writes them. */
+interface HeaderOptions {
+  kinds?: string[];
+  probs?: Record<string, number>;
+  max_constraints?: number;
+  max_tighten?: number;
+  min_edges?: number;
+  max_edges?: number;
+  anchor_prob?: number;
+  per_shape?: number;
+  steps?: number;
+}
 
 /**
  * The generator settings of a dataset: its header's `options` (as `sailor synth` writes them), else the shape of
