@@ -2,7 +2,7 @@
 // tested through agent/eval in agent-scoring.test.ts), which way a metric is better, and how a comparison's
 // protocol differs from a run's own evaluation. Every number worked out by hand in the comments.
 import { describe, expect, it } from 'vitest';
-import { formatP, lowerIsBetter, mcnemarExactP, metricDirection, protocolDifferences, runEvalProtocol, wilsonInterval, type EvalProtocol } from '../../main/lab/contract';
+import { curveKs, formatP, headroomSentence, lowerIsBetter, mcnemarExactP, metricDirection, passAtK, passAtKCurve, protocolDifferences, runEvalProtocol, wilsonInterval, type EvalProtocol } from '../../main/lab/contract';
 
 describe('mcnemarExactP', () => {
   it('is the two-sided binomial tail of the discordant counts', () => {
@@ -53,5 +53,39 @@ describe('eval protocol', () => {
     // 300 and 500 of a 120-question set both ask all 120.
     expect(protocolDifferences(run, { ...run, questions: 500 }, { available: 120 })).toEqual([]);
     expect(protocolDifferences(run, { ...run, datasetId: 'other' }, { dataset: (id) => `«${id}»` })).toEqual(["questions from «other», the dashboard evaluates on the run's held-out set «held»"]);
+  });
+});
+
+describe('passAtK and the headroom curve', () => {
+  it('is 1 - C(n-c, k) / C(n, k), worked by hand', () => {
+    // n = 4, c = 1, k = 2: 1 - C(3,2)/C(4,2) = 1 - 3/6 = 0.5.
+    expect(passAtK(4, 1, 2)).toBeCloseTo(0.5, 12);
+    // n = 10, c = 3, k = 4: 1 - C(7,4)/C(10,4) = 1 - 35/210 = 5/6.
+    expect(passAtK(10, 3, 4)).toBeCloseTo(5 / 6, 12);
+    // k = 1 is the share correct; too few wrong samples for k draws: 1; none right: 0.
+    expect(passAtK(32, 5, 1)).toBeCloseTo(5 / 32, 12);
+    expect(passAtK(8, 7, 2)).toBe(1);
+    expect(passAtK(32, 0, 32)).toBe(0);
+  });
+
+  it('stays exact where the binomial coefficients are huge', () => {
+    // n = 64, c = 1, k = 32: C(63,32)/C(64,32) = (64-32)/64 = 0.5, with C(64,32) ≈ 1.8e18 never formed.
+    expect(passAtK(64, 1, 32)).toBeCloseTo(0.5, 12);
+    // n = 1000, c = 2, k = 500: C(998,500)/C(1000,500) = (500 × 499) / (1000 × 999) = 249500 / 999000.
+    expect(passAtK(1000, 2, 500)).toBeCloseTo(1 - 249500 / 999000, 12);
+  });
+
+  it('averages over questions at k = 1, 2, 4, ... n and says what RL can add', () => {
+    expect(curveKs(32)).toEqual([1, 2, 4, 8, 16, 32]);
+    expect(curveKs(12)).toEqual([1, 2, 4, 8, 12]);
+    // Two questions of 4 samples: 2 right (pass@1 0.5, pass@2 1 - 1/6, pass@4 1) and 0 right (0, 0, 0).
+    const curve = passAtKCurve([{ n: 4, correct: 2 }, { n: 4, correct: 0 }]);
+    expect(curve.map((p) => p.k)).toEqual([1, 2, 4]);
+    expect(curve[0]!.passAtK).toBeCloseTo(0.25, 12);
+    expect(curve[1]!.passAtK).toBeCloseTo(5 / 12, 12);
+    expect(curve[2]!.passAtK).toBeCloseTo(0.5, 12);
+    expect(headroomSentence(curve)).toBe('pass@1 0.25, pass@4 0.50: RL can add at most about +0.25 here');
+    expect(headroomSentence(curve, 0.3)).toBe('greedy pass@1 0.30, pass@4 0.50: RL can add at most about +0.20 here');
+    expect(headroomSentence([])).toBe('no samples: headroom not measured');
   });
 });

@@ -7,6 +7,7 @@ import { isInfrastructureFailure, type Termination, type Trajectory } from '../f
 import type { AgentStep } from './react';
 import { normalizeAnswer } from './text';
 import { toolCallsByName } from './runtime';
+import { passAtK, passAtKCurve, type PassAtKPoint } from '../contract/stats';
 
 export interface EvalSample {
   qa_id: string;
@@ -18,15 +19,8 @@ export interface EvalSample {
   tokens: number; // generated tokens
 }
 
-/** Unbiased pass@k from n samples of which c are correct: 1 - C(n-c, k) / C(n, k). */
-export function passAtK(n: number, c: number, k: number): number {
-  if (k <= 0 || n <= 0) return 0;
-  if (k > n) k = n;
-  if (n - c < k) return 1;
-  let fail = 1;
-  for (let i = n - c + 1; i <= n; i++) fail *= 1 - k / i;
-  return 1 - fail;
-}
+/** Unbiased pass@k (Chen et al. 2021): the contract's, shared with the renderer's headroom curve. */
+export { passAtK } from '../contract/stats';
 
 /** The most frequent normalised prediction among samples (nulls ignored); ties go to the earliest. */
 export function majority(samples: readonly Pick<EvalSample, 'prediction'>[]): number {
@@ -114,6 +108,14 @@ export function evaluate(samples: readonly EvalSample[], k: number): EvalReport 
     solved: { questions: solvedQuestions, ...behaviour(solved) },
     infrastructure_failures: samples.length - scored.length,
   };
+}
+
+/**
+ * The headroom curve of a sample set: pass@k for k = 1, 2, 4, ... n, each question estimated from its own n
+ * samples (how far RL's reweighting of what the policy samples could lift pass@1, docs/learning.md 4b).
+ */
+export function headroomCurve(samples: readonly EvalSample[]): PassAtKPoint[] {
+  return passAtKCurve([...groupByQuestion(samples).values()].map((g) => ({ n: g.length, correct: g.filter((s) => s.correct).length })));
 }
 
 /** A trajectory as an eval sample: correct when its answer reward reaches `threshold` (1 for exact match). */

@@ -1,6 +1,7 @@
 // The statistics a comparison of checkpoints reports, shared by main (evaluation reports) and the renderer
-// (Compare's summary): a confidence interval for a success rate and a paired test on two checkpoints'
-// answers to the same questions. Pure, no imports: the renderer bundles this file.
+// (Compare's summary): a confidence interval for a success rate, a paired test on two checkpoints'
+// answers to the same questions, and pass@k with the headroom it leaves RL. Pure, no imports: the renderer
+// bundles this file.
 
 /**
  * The Wilson score interval of a success rate, `successes` of `n` (95% at z = 1.96): unlike the normal
@@ -40,4 +41,56 @@ export function mcnemarExactP(b: number, c: number): number {
 export function formatP(p: number): string {
   if (p < 0.001) return 'p < 0.001';
   return `p = ${p < 0.01 ? p.toFixed(3) : p.toFixed(2)}`;
+}
+
+/**
+ * Unbiased pass@k from n samples of which c are correct (Chen et al. 2021): 1 - C(n-c, k) / C(n, k), the
+ * chance that k samples drawn without replacement from the n include a correct one. The ratio is computed as
+ * the product of (1 - k / i) over i = n-c+1 .. n, which never forms a binomial coefficient (C(32, 16) is
+ * already 6e8) and stays in [0, 1]. k above n is read as n.
+ */
+export function passAtK(n: number, c: number, k: number): number {
+  if (k <= 0 || n <= 0) return 0;
+  if (k > n) k = n;
+  if (n - c < k) return 1;
+  let fail = 1;
+  for (let i = n - c + 1; i <= n; i++) fail *= 1 - k / i;
+  return 1 - fail;
+}
+
+/** The k of a headroom curve: 1, 2, 4, ... up to n (n itself last when it is no power of two). */
+export function curveKs(n: number): number[] {
+  const ks: number[] = [];
+  for (let k = 1; k <= n; k *= 2) ks.push(k);
+  if (n >= 1 && ks[ks.length - 1] !== n) ks.push(n);
+  return ks;
+}
+
+/** One point of a pass@k curve: the mean over questions of the unbiased pass@k. */
+export interface PassAtKPoint {
+  k: number;
+  passAtK: number;
+}
+
+/**
+ * The pass@k curve of a set of questions, each sampled n times with `correct[q]` right: the mean over
+ * questions of passAtK(n, c, k) for k = 1, 2, 4, ... n. Questions may have different n (each is estimated
+ * from its own); a k above a question's n counts that question at its n.
+ */
+export function passAtKCurve(samples: readonly { n: number; correct: number }[], ks: readonly number[] = curveKs(Math.max(0, ...samples.map((s) => s.n)))): PassAtKPoint[] {
+  return ks.map((k) => ({ k, passAtK: samples.length ? samples.reduce((a, s) => a + passAtK(s.n, s.correct, k), 0) / samples.length : 0 }));
+}
+
+/**
+ * What RL can add, in one sentence: RL with verifiable rewards reweights what the policy already samples, so
+ * pass@k at the largest k measured bounds what sharpening can lift pass@1 to (docs/learning.md 4b). `greedy`,
+ * when given, is the starting point (the held-out figure a run reports); otherwise pass@1 of the samples.
+ */
+export function headroomSentence(curve: readonly PassAtKPoint[], greedy?: number): string {
+  if (curve.length === 0) return 'no samples: headroom not measured';
+  const top = curve[curve.length - 1]!;
+  const start = greedy ?? curve[0]!.passAtK;
+  const gain = Math.max(0, top.passAtK - start);
+  const from = greedy === undefined ? `pass@1 ${start.toFixed(2)}` : `greedy pass@1 ${start.toFixed(2)}`;
+  return `${from}, pass@${top.k} ${top.passAtK.toFixed(2)}: RL can add at most about +${gain.toFixed(2)} here`;
 }

@@ -7,7 +7,8 @@ import { readGraphFile } from '../../kg/io';
 import { writeTrajectorySet } from '../../store/traj-set';
 import { readQaDataset, readTrajectories } from '../../agent/data';
 import { simToolset } from '../../agent/env';
-import { evaluate, type EvalReport, sampleFromTrajectory, trajectorySummary } from '../../agent/eval';
+import { evaluate, type EvalReport, headroomCurve, sampleFromTrajectory, trajectorySummary } from '../../agent/eval';
+import { headroomSentence } from '../../contract/stats';
 import { llmReconstructor } from '../../agent/thoughts';
 import { chatJudge } from '../../agent/reward';
 import { chatFn, chatTool } from '../../agent/tools';
@@ -214,9 +215,13 @@ export const agentCommands: CliCommand[] = [
         const out = optString(ctx, 'out');
         if (out) writeTrajectorySet(out, { policy: run.factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n }, trajs);
       }
-      const report: EvalReport = evaluate(trajs.map((t) => sampleFromTrajectory(t)), k);
-      printResult(ctx, report, () =>
+      const samples = trajs.map((t) => sampleFromTrajectory(t));
+      const report: EvalReport = evaluate(samples, k);
+      // With several samples a question: the headroom curve, pass@k at k = 1, 2, 4, ... n.
+      const curve = samples.length > report.questions ? headroomCurve(samples) : null;
+      printResult(ctx, curve ? { ...report, curve, headroom: headroomSentence(curve) } : report, () =>
         [
+          ...(curve ? [`pass@k curve ${curve.map((p) => `${p.k}:${p.passAtK.toFixed(3)}`).join(' ')}`, headroomSentence(curve)] : []),
           `questions ${report.questions}, samples ${report.samples}, k ${k}`,
           `pass@1 ${report['pass@1'].toFixed(3)}  pass@${k} ${report['pass@k'].toFixed(3)}  avg@${k} ${report['avg@k'].toFixed(3)}  cons@${k} ${report['cons@k'].toFixed(3)}`,
           `tool calls ${report.all.tool_calls_mean.toFixed(2)} ${JSON.stringify(report.all.tool_calls_by_type)}, turns ${report.all.turns_mean.toFixed(2)}, tokens ${report.all.tokens_mean.toFixed(0)}`,
