@@ -110,6 +110,37 @@ export const ruleReconstructor: Reconstructor = async (input) => ruleThought(inp
  * ruleThought: nothing that only the step's own result reveals.
  */
 export function terseThought(input: ReconstructInput, opts: { citeGoal?: boolean } = {}): string {
+  const bridge = input.action.name === 'answer' ? undefined : carriedEntity(input);
+  const found = bridge ? `Found: ${bridge}. ` : '';
+  return found + terseStep(input, opts);
+}
+
+/** Names a search or visit targets: its queries, and its URLs' titles (`sim://Vance_Air_Force_Base`). */
+function targets(action: ToolAction): string[] {
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  if (action.name === 'search') return list(action.arguments.query);
+  if (action.name === 'visit') return list(action.arguments.url).map((u) => u.replace(/^sim:\/\//, '').replace(/_/g, ' '));
+  return [];
+}
+
+/**
+ * The bridge entity this step hops to, if any: a name it searches or reads that the previous observation showed,
+ * that the question does not name and no earlier step searched or read. Written first in the thought ("Found:
+ * Enid. Search "Enid"."), the policy picks the bridge once, right after the page that shows it, then copies it
+ * into the query or URL from its own thought; and the name stays in its window after that page has scrolled out.
+ */
+export function carriedEntity(input: ReconstructInput): string | undefined {
+  const prev = input.history.at(-1)?.observation?.toLowerCase();
+  if (!prev) return undefined;
+  const question = input.question.toLowerCase();
+  const before = new Set(input.history.flatMap((s) => targets(s.action)).map((n) => n.toLowerCase()));
+  return targets(input.action).find((n) => {
+    const k = n.toLowerCase();
+    return n.length <= 60 && !n.includes(':') && prev.includes(k) && !question.includes(k) && !before.has(k);
+  });
+}
+
+function terseStep(input: ReconstructInput, opts: { citeGoal?: boolean }): string {
   const { action } = input;
   if (action.name === 'search') {
     const qs = (action.arguments.query as string[] | undefined) ?? [];

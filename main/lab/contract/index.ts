@@ -23,6 +23,7 @@ export * from './eval-protocol';
 export * from './field-issues';
 export * from './quick-preset';
 export * from './trajectories';
+export * from './level-breakdown';
 
 // ---------- shared records ----------
 

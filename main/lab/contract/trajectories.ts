@@ -2,6 +2,7 @@
 // evaluation and behaviour summaries, and a set of them as the inspector and Compare read it.
 import type { QA, Reward, Termination, Trajectory } from '../formats';
 import type { ArtefactRecord, TrajSetInfo } from './index';
+import type { LevelBreakdown } from './level-breakdown';
 /** A segment of the text the model saw: prompt and observation are context (masked out of the loss). */
 export type TextSpanKind = 'prompt' | 'think' | 'action' | 'observation';
 export interface TextSpan {
@@ -34,6 +35,8 @@ export interface TrajEval {
   solved: TrajBehaviour & { questions: number };
   /** Samples left out of every rate above because the infrastructure failed, not the model (policy_error, tool_error). */
   infrastructure_failures?: number;
+  /** Pass@1 by hops and by level, the expert's beside each (a run's in-run evaluations carry it). */
+  breakdown?: LevelBreakdown;
 }
 
 /** One row of a trajectory set: everything the list shows and filters on, without the steps. */

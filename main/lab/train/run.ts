@@ -16,6 +16,7 @@ import type { JobContext } from '../jobs/context';
 import { BatchDecoder } from '../model/batch-decoder';
 import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from './policy';
 import { evalSeed } from './eval-setup';
+import { levelBreakdown, levelOfQuestion, questionScores, breakdownMetrics } from '../contract/level-breakdown';
 
 /** Test and bench seams of a training run (the job passes none). */
 export interface TrainHooks {
@@ -41,6 +42,8 @@ export interface TrainRun {
   /** The progress bar's fraction at a global step. */
   fraction: (step: number) => number;
   hooks: TrainHooks;
+  /** The run's RFT expert: its pass@1 on the held-out questions is each level's ceiling in the evaluation's breakdown. */
+  expert?: PolicyFactory;
 }
 
 /**
@@ -95,6 +98,21 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
     'timing/eval_s': (performance.now() - t0) / 1000,
     ...(scored.length < trajs.length ? { 'eval/infrastructure_failures': trajs.length - scored.length } : {}),
   };
-  writeTrajectorySet(evalFile(ctx.home, runId, step), { kind: 'eval', run: runId, step, policy: spec, summary, report }, trajs);
+  const breakdown = levelBreakdown(questionScores(trajs.map((t) => sampleFromTrajectory(t))), new Map(run.heldOut.map((q) => [q.id, levelOfQuestion(q)])), await expertScores(run));
+  Object.assign(summary, breakdownMetrics(breakdown));
+  writeTrajectorySet(evalFile(ctx.home, runId, step), { kind: 'eval', run: runId, step, policy: spec, summary, report: { ...report, breakdown } }, trajs);
   return summary;
+}
+
+const expertCache = new WeakMap<readonly QA[], Map<string, number>>();
+
+/** The expert's pass@1 per held-out question (one episode each, the evaluation's seed), made once per run. */
+async function expertScores(run: TrainRun): Promise<Map<string, number> | undefined> {
+  if (!run.expert) return undefined;
+  const cached = expertCache.get(run.heldOut);
+  if (cached) return cached;
+  const trajs = await rolloutDataset(run.heldOut, run.expert, run.tools, { n: 1, seed: evalSeed(run.config.rng), limits: run.limits });
+  const scores = questionScores(trajs.map((t) => sampleFromTrajectory(t)));
+  expertCache.set(run.heldOut, scores);
+  return scores;
 }

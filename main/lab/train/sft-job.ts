@@ -78,7 +78,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
   const limits = runLimits(config);
-  const inputs: RunInputs = { ctx, runId, config, rlQas, heldOut, tools, limits, hooks };
+  const inputs: RunInputs = { ctx, runId, config, rlQas, heldOut, tools, limits, hooks, expert: rftExpert(config.rft.style, graph) };
   if (origin.kind === 'checkpoint' && config.sft.steps === 0) return runFromCheckpoint(inputs, resume, origin);
   // The bar is the share of the run's steps done (SFT and RL), as the dashboard counts them.
   const totalSteps = config.sft.steps + (config.rl?.steps ?? 0);
