@@ -22,13 +22,41 @@ function whyNoElectron() {
   return { cli };
 }
 
+// What this script started, stopped with it. npm passes SIGINT and SIGTERM to the shell it runs the script in,
+// not to us: on SIGTERM the shell dies and we are reparented, so a changed parent counts as a stop too.
+// Children run in their own process group, so Ctrl+C in a terminal (SIGINT to the whole foreground group)
+// reaches them once, through us, and not twice. A child that has not exited GRACE_STOP_MS after the signal is killed.
+const GRACE_STOP_MS = 10_000;
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+let current = null;
+let stopping = false;
+const parentAtStart = process.ppid;
+
+function stop(signal) {
+  if (stopping) return;
+  stopping = true;
+  if (!current || current.exitCode !== null || current.signalCode !== null) process.exit(0);
+  // The children stop on SIGINT and SIGTERM; a hang-up (the terminal closed) asks them to stop too.
+  current.kill(signal === 'SIGHUP' ? 'SIGTERM' : signal);
+  setTimeout(() => current.kill('SIGKILL'), GRACE_STOP_MS).unref();
+}
+for (const signal of STOP_SIGNALS) process.on(signal, () => stop(signal));
+setInterval(() => {
+  if (process.ppid !== parentAtStart) stop('SIGTERM');
+}, 500).unref();
+
+/** Spawns the process this script runs now; a stop signal already received reaches it at once. */
+function supervise(args, options) {
+  // On Windows a detached child would get a console window of its own.
+  current = spawn(process.execPath, args, { ...options, detached: process.platform !== 'win32' });
+  if (stopping) current.kill('SIGTERM');
+  return current;
+}
+
 function webMode(reason) {
   console.error(`Sailor Lab: Electron is not available here (${reason}); starting web mode instead.`);
-  const child = spawn(process.execPath, [join(root, 'bin', 'sailor.mjs'), 'serve', ...process.argv.slice(2)], { stdio: 'inherit', cwd: root });
-  const forward = (signal) => child.kill(signal);
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
-  child.on('exit', (code) => process.exit(code ?? 0));
+  const child = supervise([join(root, 'bin', 'sailor.mjs'), 'serve', ...process.argv.slice(2)], { stdio: ['ignore', 'inherit', 'inherit'], cwd: root });
+  child.on('exit', (code) => process.exit(stopping ? 0 : (code ?? 0)));
 }
 
 const found = whyNoElectron();
@@ -39,7 +67,7 @@ if (found.reason) {
   // network for the download, a broken binary) is summarised in one line and web mode starts instead;
   // until then Electron's stderr is held back so a failed download does not spill a stack trace.
   const GRACE_MS = 15_000;
-  const app = spawn(process.execPath, [found.cli, root], { stdio: ['ignore', 'inherit', 'pipe'], cwd: root });
+  const app = supervise([found.cli, root], { stdio: ['ignore', 'inherit', 'pipe'], cwd: root });
   let held = '';
   let holding = true;
   const release = setTimeout(() => {
@@ -52,7 +80,7 @@ if (found.reason) {
   });
   app.on('exit', (code) => {
     clearTimeout(release);
-    if (code !== 0 && holding) {
+    if (code !== 0 && holding && !stopping) {
       const lines = held.split('\n').map((l) => l.trim()).filter(Boolean);
       const cause = lines.find((l) => /failed|error|cannot|unable/i.test(l) && !l.startsWith('at ')) ?? lines.at(-1) ?? `exit code ${code}`;
       webMode(`the desktop app did not start: ${cause.slice(0, 200)}`);

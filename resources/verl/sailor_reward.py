@@ -53,13 +53,28 @@ def normalize_answer(text):
     return " ".join(w for w in words(text) if w not in ("a", "an", "the"))
 
 
+# Standard forms (answer-forms.ts): "City of X" names X, "St." is "Saint", "&" and "and" meet.
+_SETTLEMENT_PREFIXES = ("city of", "town of", "village of", "municipality of", "borough of", "township of")
+_ABBREVIATIONS = {"st": "saint", "mt": "mount", "ft": "fort"}
+
+
+def standard_form(text):
+    ws = [_ABBREVIATIONS.get(w, w) for w in normalize_answer(text).split(" ") if w not in ("", "and")]
+    joined = " ".join(ws)
+    for prefix in _SETTLEMENT_PREFIXES:
+        if joined.startswith(prefix + " "):
+            return joined[len(prefix) + 1 :]
+    return joined
+
+
 def exact_match(prediction, golds):
     if prediction is None:
         return 0
     p = normalize_answer(prediction)
     if p == "":
         return 0
-    return 1 if any(normalize_answer(g) == p for g in golds) else 0
+    ps = standard_form(prediction)
+    return 1 if any(normalize_answer(g) == p or (ps != "" and standard_form(g) == ps) for g in golds) else 0
 
 
 def token_f1(prediction, golds):

@@ -130,6 +130,23 @@ print(json.dumps([[mod.normalize_answer(t) for t in data["texts"]],
     expect(py[2]).toEqual(pairs.map(([a, b, c]) => tokenF1(a, [b, c])));
   });
 
+  it('matches standard forms as the lab does ("City of X" is X, St. is Saint, & is and)', async () => {
+    const pieces = ['City of', 'city  of', 'Town of', 'Village of', 'of', 'St.', 'st', 'Saint', 'Mt', 'Ft.', '&', 'and', 'The', 'Freeport', 'Louis', 'B', ' ', ','];
+    const texts = fc.sample(fc.array(fc.constantFrom(...pieces), { maxLength: 6 }).map((xs) => xs.join(' ')), { numRuns: 400, seed: 29 });
+    // Random pairs, and each text against itself in another form, so that both answers occur.
+    const pairs = texts.flatMap((t, i) => [[t, texts[(i * 5 + 1) % texts.length]!], [t, `City of ${t.replace(/Saint/g, 'St.')}`]] as const);
+    const py = (await runPython(
+      `${LOAD}
+data = json.load(sys.stdin)
+print(json.dumps([mod.exact_match(a, [b]) for a, b in data["pairs"]]))`,
+      { pairs },
+      { env: { SAILOR_REWARD: REWARD_PY } },
+    )) as number[];
+    expect(py).toEqual(pairs.map(([a, b]) => exactMatch(a, [b])));
+    const plainMatches = pairs.filter(([a, b]) => normalizeAnswer(a) !== '' && normalizeAnswer(a) === normalizeAnswer(b)).length;
+    expect(py.filter((x) => x === 1).length).toBeGreaterThan(plainMatches);
+  });
+
   it('parses turns as the lab does: kind, format issues in order, and the answer', async () => {
     const fragments = [
       '<think>', '</think>', '<tool_call>', '</tool_call>', '<answer>', '</answer>', '<tool_response>', '\n', ' ', 'x', 'Paris',

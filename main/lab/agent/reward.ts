@@ -1,10 +1,12 @@
 // Rewards (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'): R = w_f * format + w_a * answer, 0.1 / 0.9 by default. Format:
-// every segment tagged and the turns follow ReAct. Answer: normalised exact match against the answer and its aliases,
+// every segment tagged and the turns follow ReAct. Answer: normalised exact match against the answer and its aliases
+// (the knowledge base's other names), standard forms counting ("City of X" is X, answer-forms.ts),
 // or word-level F1 (ASearcher, for base models), or an LLM judge through the chat adapter.
 import type { QA, Reward, Trajectory } from '../formats/index';
 import type { AgentStep } from './react';
 import type { ChatFn } from './thoughts';
 import { normalizeAnswer } from './text';
+import { namesGold } from './answer-forms';
 import { LabError } from '../errors';
 
 export type AnswerMode = 'em' | 'f1' | 'judge';
@@ -29,12 +31,9 @@ export function goldAnswers(qa: Pick<QA, 'answer' | 'aliases'>): string[] {
   return [qa.answer, ...(qa.aliases ?? [])].filter((a) => typeof a === 'string' && a.trim() !== '');
 }
 
-/** 1 when the normalised prediction equals a normalised gold answer. */
+/** 1 when the prediction names a gold answer: the same normalised text or the same standard form (answer-forms.ts). */
 export function exactMatch(prediction: string | null, golds: readonly string[]): number {
-  if (prediction === null) return 0;
-  const p = normalizeAnswer(prediction);
-  if (p === '') return 0;
-  return golds.some((g) => normalizeAnswer(g) === p) ? 1 : 0;
+  return prediction !== null && namesGold(prediction, golds) ? 1 : 0;
 }
 
 /** Word-level F1 (SQuAD), the best over the gold answers. */
