@@ -23,5 +23,10 @@ export const rendererDistDir = (): string => join(appRoot(), 'out', 'renderer');
 /** electron-vite's command line, which builds out/ (`npm run build`); run it with process.execPath. */
 export const electronViteCli = (): string => join(appRoot(), 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
 
+let version: string | null = null;
+
 /** The app's version: package.json's, which the installers carry too. */
-export const appVersion = (): string => (JSON.parse(readFileSync(join(appRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+export function appVersion(): string {
+  version ??= (JSON.parse(readFileSync(join(appRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}
