@@ -1,20 +1,20 @@
-// Throughput bench for the policy model: `npx tsx bench/train.ts [--backends cpu,wasm] [--steps N] [--json]`.
+// Throughput bench for the policy model: `npx tsx bench/train.ts [--backends cpu,wasm,tensorflow] [--steps N] [--json]`.
 //
 // Per backend: which gradients we rely on exist, a measured matmul ceiling (512x512 float32 GFLOP/s), training
 // tokens/s of the `tiny` shape (vocab 2048, 2 layers, 4 heads, 64 wide, batch 8 x 256) on one thread and on
-// every core (data-parallel replicas), its MFU against that ceiling, forward-only tokens/s, and sampling
+// every core (data-parallel replicas, wasm and cpu; libtensorflow threads itself), its MFU against that ceiling, forward-only tokens/s, and sampling
 // tokens/s: one sequence with and without the KV cache, and a group of 8 decoded as one batch.
 // The peer: the same shape trained in PyTorch (bench/train_torch.py) on 1 and 2 threads, run in the same
 // process tree right after, when `$PYTHON` (default python3) imports torch; the ratios are printed.
 // Also the tokenizer's training speed. Figures depend heavily on machine load (the load average is printed).
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
-import { availableParallelism, cpus, loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../main/lab/model/backend';
 import { generateGroup } from '../main/lab/model/group-sample';
-import { Replicas } from '../main/lab/model/replicas';
+import { defaultWorkers, Replicas } from '../main/lab/model/replicas';
 import { createModel, disposeModel, embeddingMode, estimateMfu, flopsPerToken, forward, paramCount, resolveGPTConfig, type GPT } from '../main/lab/model/gpt';
 import { generate } from '../main/lab/model/generate';
 import { makeBatch } from '../main/lab/model/mask';
@@ -27,7 +27,8 @@ const flag = (name: string): string | undefined => {
   const i = args.indexOf(`--${name}`);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const backends = (flag('backends') ?? 'wasm').split(',') as ('wasm' | 'cpu')[];
+type BenchBackend = 'wasm' | 'cpu' | 'tensorflow' | 'tensorflow-gpu';
+const backends = (flag('backends') ?? 'wasm').split(',') as BenchBackend[];
 const timedSteps = Number(flag('steps') ?? 10);
 const asJson = args.includes('--json');
 const log = (...xs: unknown[]): void => console.error(...xs);
@@ -112,7 +113,7 @@ interface TorchFigures {
   cpuStepMs1: number;
 }
 
-async function benchBackend(name: 'wasm' | 'cpu'): Promise<BackendFigures | null> {
+async function benchBackend(name: BenchBackend): Promise<BackendFigures | null> {
   try {
     await selectBackend({ only: [name] }); // with the lab's fast kernels, as training runs use it
   } catch (err) {
@@ -165,7 +166,7 @@ async function benchBackend(name: 'wasm' | 'cpu'): Promise<BackendFigures | null
   const trainTokensPerS = (B * T) / (trainStepMs / 1000);
   const mfu = estimateMfu(cfg, trainTokensPerS, ceiling);
   log(`  train tiny (${B}x${T}, ${(paramCount(cfg) / 1e6).toFixed(2)}M params, embedding ${embeddingMode(cfg)}), one thread: ${trainStepMs.toFixed(0)} ms/step, ${trainTokensPerS.toFixed(0)} tok/s, MFU ${(mfu * 100).toFixed(1)}% (${(flopsPerToken(cfg) / 1e6).toFixed(2)} MFLOP/token)`);
-  const workers = Math.min(availableParallelism(), B);
+  const workers = defaultWorkers(name, B);
   let trainTokensPerSAllCores = trainTokensPerS;
   if (workers > 1) {
     const replicas = await Replicas.start(model, workers - 1);

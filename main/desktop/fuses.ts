@@ -1,8 +1,9 @@
 // Electron fuses for the packaged app: switches compiled into the Electron binary that no flag, variable or
-// script can turn back at run time. The repo has no packager config yet; this module is both the
-// configuration (unit-tested) and the step a packager runs on its output:
-//   electron-builder: `"afterPack": "main/desktop/fuses.ts"` (run under tsx) calls `afterPack(context)`;
-//   any other packager, or by hand: `npm run fuses -- <path to the packaged Electron binary>`.
+// script can turn back at run time. This module is both the configuration (unit-tested) and the step the
+// packager runs on its output:
+//   electron-builder.yml: `afterPack: main/desktop/fuses.ts` calls `afterPack(context)` (`npm run dist` runs
+//   the builder under tsx, which loads this file); tests/unit/packaging.test.ts reads the fuses back from a
+//   packaged binary; any other packager, or by hand: `npm run fuses -- <path to the packaged Electron binary>`.
 // The ASAR fuses assume the app is packed into resources/app.asar with its integrity hash (electron-builder's default).
 import { flipFuses, FuseV1Options, FuseVersion, type FuseV1Config } from '@electron/fuses';
 import { join } from 'node:path';

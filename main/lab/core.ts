@@ -22,7 +22,7 @@ import { openStoreDb, type StoreDb } from './store/db';
 import { JobManager, type WorkerEntry } from './jobs/manager';
 import { jobSpecs } from './jobs/specs';
 import { electronStatus } from './electron-status';
-import { resourcesDir } from './paths';
+import { appVersion, resourcesDir } from './paths';
 import { ArtefactReader } from './artefacts';
 import { TrajectoryReader } from './traj-reader';
 import { RunsService } from './runs/service';
@@ -42,8 +42,6 @@ export function defaultWorkerEntry(): WorkerEntry {
 
 type Handlers = { [M in MethodName]: (params: ParsedParams<M>) => Promise<MethodResult<M>> | MethodResult<M> };
 type AnyListener = (payload: unknown) => void;
-
-const VERSION = '0.1.0';
 
 export class LabCore {
   private readonly listeners = new Map<EventName, Set<AnyListener>>();
@@ -125,7 +123,7 @@ export class LabCore {
         const electron = electronStatus();
         return {
           name: 'Sailor Lab',
-          version: VERSION,
+          version: appVersion(),
           home: this.home,
           node: process.versions.node,
           platform: `${process.platform}-${process.arch}`,

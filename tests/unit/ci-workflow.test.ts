@@ -11,7 +11,7 @@ const root = appRoot();
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
 
 interface Step { name?: string; uses?: string; run?: string; if?: string; with?: Record<string, unknown> }
-interface Job { 'runs-on': string; strategy?: { matrix: { os: string[] } }; env?: Record<string, string>; steps: Step[] }
+interface Job { 'runs-on': string; strategy?: { matrix: { os: string[] } }; env?: Record<string, string>; defaults?: { run: { 'working-directory': string } }; steps: Step[] }
 interface Workflow { name: string; on: Record<string, unknown>; jobs: Record<string, Job> }
 
 const dir = join(root, '.github', 'workflows');
@@ -63,6 +63,13 @@ describe('GitHub Actions workflows', () => {
       ["runner.os != 'Linux'", command],
     ]);
     expect(commands(test)).toContain('npx install-electron'); // the binary, fetched before the tests
+  });
+
+  it('lay the checkout out as .ci/run expects, with ../shared beside it for the reference samples', () => {
+    const test = ci.jobs.test!;
+    const checkouts = steps(test).filter((s) => s.uses?.startsWith('actions/checkout')).map((s) => s.with?.path);
+    expect(checkouts).toEqual(['sailor-lab', 'shared']);
+    expect(test.defaults!.run['working-directory']).toBe('sailor-lab');
   });
 
   it('package the app on every run, keep the installers on tags, and check the packaged app', () => {

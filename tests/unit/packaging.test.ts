@@ -12,7 +12,7 @@ import viteConfig from '../../electron.vite.config';
 import { builderPlatform, readBuilderConfig, rootCause, targetArches, type BuilderConfig } from '../../main/desktop/dist';
 import { FUSE_CONFIG, packagedBinary } from '../../main/desktop/fuses';
 import { KB_PACKAGES } from '../../main/lab/kb/index';
-import { appRoot } from '../../main/lab/paths';
+import { appRoot, appVersion } from '../../main/lab/paths';
 
 const root = appRoot();
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { productName: string; dependencies: Record<string, string> };
@@ -108,6 +108,7 @@ describe('electron-builder configuration', () => {
     expect(config).not.toHaveProperty('productName');
     expect(config).not.toHaveProperty('extraMetadata');
     expect(pkg.productName).toBe('Sailor Lab');
+    expect(appVersion()).toBe((pkg as unknown as { version: string }).version); // what About and doctor show
   });
 
   it('packs everything the app reads at run time: its bundles, resources/, the knowledge-base packages, the wasm kernels', () => {

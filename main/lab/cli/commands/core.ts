@@ -8,7 +8,7 @@ import type { CliCommand, CliIO } from '../command';
 import { optInt, optString, printResult, untilSignal } from '../command';
 import { LabCore } from '../../core';
 import { defaultHome } from '../../home';
-import { appRoot, electronViteCli, rendererDistDir } from '../../paths';
+import { appRoot, appVersion, electronViteCli, rendererDistDir } from '../../paths';
 import { startServer } from '../../server/http';
 import { electronStatus } from '../../electron-status';
 import { selectBackend } from '../../model/backend';
@@ -77,7 +77,7 @@ const doctor: CliCommand = {
     const { report } = await selectBackend();
     const electron = electronStatus();
     const versions: Record<string, string | null> = {
-      'sailor-lab': '0.1.0',
+      'sailor-lab': appVersion(),
       node: process.versions.node,
       '@tensorflow/tfjs': packageVersion('@tensorflow/tfjs'),
       '@tensorflow/tfjs-backend-wasm': packageVersion('@tensorflow/tfjs-backend-wasm'),
