@@ -96,6 +96,9 @@ describe('infrastructure failures', () => {
     const trajs = readJsonl(out).records.slice(1).map((x) => x.value as Trajectory);
     expect(trajs.map((t) => t.termination)).toEqual(['policy_error', 'answer', 'answer']);
     expect(trajs[0]!.error).toMatch(/500/);
+    // The summary's means are over the two episodes the model ran; the failure is counted apart (issue #33).
+    expect(r.stdout).toMatch(/^infrastructure_failures: 1$/m);
+    expect(r.stdout).toContain(`reward/mean: ${+((trajs[1]!.reward.total + trajs[2]!.reward.total) / 2).toFixed(4)}\n`);
   });
 
   it('a truncated weights.bin fails eval with exit 1 and a message naming the file', { timeout: 120_000 }, async () => {

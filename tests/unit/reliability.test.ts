@@ -198,8 +198,12 @@ describe('#6 web serve: caps on an answer and on requests in flight', () => {
       req.write('{');
       return req;
     });
-    await new Promise((r) => setTimeout(r, 300));
-    const busy = await post('/retrieve', { queries: ['x'] });
+    // The held requests reach the service in their own time (a loaded machine): ask until one is turned away.
+    let busy = await post('/retrieve', { queries: ['x'] });
+    for (let i = 0; i < 100 && busy.status !== 503; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      busy = await post('/retrieve', { queries: ['x'] });
+    }
     expect(busy.status).toBe(503);
     expect(busy.headers.get('retry-after')).toBe('1');
     expect(((await busy.json()) as { error: { message: string } }).error.message).toMatch(/the most this service takes at once \(16\)/);
@@ -259,7 +263,7 @@ describe('#8 #10 export verl: whole or absent; lone surrogates refused', () => {
     // The export runs whole again, and replaces an earlier export whole.
     for (let i = 0; i < 2; i++) expect((await cli(['export', 'verl', '--dataset', dataset, '--out', out])).code).toBe(0);
     expect(readdirSync(out)).toHaveLength(10);
-    expect(readdirSync(d).filter((f) => f !== 'out' && !f.startsWith('.out.tmp-'))).toEqual([]);
+    expect(readdirSync(d)).toEqual(['out']); // what the killed export left beside it went with the next one
   });
 
   it('an --out folder holding other files is refused, untouched', async () => {

@@ -118,7 +118,7 @@ describe('LLM phrasing against a real HTTP endpoint', () => {
     const r = await phraseQuestion(cfg('broken'), input);
     expect(r.outcome).toBe('error');
     expect(r.question).toBe(question);
-    expect(r.detail).toBe(`LLM ${baseUrl}/chat/completions: HTTP 500 Internal Server Error: model exploded`);
+    expect(r.detail).toBe(`LLM ${baseUrl}/chat/completions: HTTP 500 Internal Server Error: "model exploded"`);
     await expect(chatComplete(cfg('broken'), [{ role: 'user', content: 'x' }])).rejects.toThrow(/HTTP 500/);
   });
 
@@ -151,7 +151,7 @@ describe('sailor synth --llm-url', () => {
       expect(await runCli(['synth', '--graph', graph, '--count', '8', '--out', bad, '--llm-url', baseUrl, '--llm-model', 'broken'], io)).toBe(0);
       const [header2, ...qas2] = read(bad);
       expect(header2!.phrasing).toEqual({ error: 8 });
-      expect(io.stderr).toMatch(/HTTP 500 Internal Server Error: model exploded/);
+      expect(io.stderr).toMatch(/HTTP 500 Internal Server Error: "model exploded"/);
       // same seed, same synthesis: the template prose is kept where the endpoint failed
       expect(qas2.map((q) => q.question)).toEqual(qas.map((q) => (q.question as string).replace(/^Here is a puzzle\. /, '')));
       // Each QA records what the rewrite did; a refusal keeps its reason, and the dataset reader keeps both.

@@ -20,14 +20,14 @@ export interface JobLimits {
 const GiB = 1024 ** 3;
 
 /**
- * Defaults for a 2-core laptop: as many jobs as cores (at least two); one of each heavy kind (each loads the
- * knowledge base, a graph or a model), two trainers (two runs side by side are common); memory up to half the
- * machine's, capped at 6 GiB.
+ * Defaults for a 2-core laptop: as many jobs as cores (at least two); one graph build, comparison or estimate at
+ * a time (a graph build loads the whole knowledge base: about 480 MB a worker), two of the lighter kinds (two
+ * runs, or two rollouts, side by side are common); memory up to half the machine's, capped at 6 GiB.
  */
 export function defaultJobLimits(): JobLimits {
   return {
     running: Math.max(2, availableParallelism()),
-    perKind: { train: 2, demo: 4 },
+    perKind: { train: 2, rollout: 2, synth: 2, demo: 4 },
     defaultPerKind: 1,
     queued: 64,
     memoryBytes: Math.min(6 * GiB, totalmem() / 2),

@@ -193,7 +193,7 @@ export function readJsonFile(path: string): unknown {
  * size up to the cap is read (a 2 GB dataset as one string is over V8's limit). `last` marks a final line with
  * no newline after it. A line over the line cap stops the read, naming it.
  */
-export function* inputLines(path: string, caps = inputCaps(), chunkBytes = 4 * MiB): Generator<{ line: number; text: string; last: boolean }> {
+export function *inputLines(path: string, caps = inputCaps(), chunkBytes = 4 * MiB): Generator<{ line: number; text: string; last: boolean }> {
   const { fd, size } = openInputFile(path);
   try {
     if (size > caps.jsonlBytes) throw overCap(path, size, caps.jsonlBytes, 'JSON Lines');
