@@ -2,6 +2,7 @@
 // manager validates a start request with these (jobs/specs.ts names each kind's schema) and the renderer's calls
 // type-check against them (`JobStartParams`). No Node imports: the renderer bundles this file.
 import { z } from 'zod';
+import { artefactId } from './ids';
 
 export const demoParams = z
   .object({
@@ -13,7 +14,6 @@ export const demoParams = z
 export type DemoParams = z.output<typeof demoParams>;
 
 const name = z.string().trim().min(1).max(80).regex(/^[\w .:-]+$/, 'letters, digits, spaces and . _ : - only');
-const artefactId = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/);
 
 export const kgBuildParams = z
   .object({
