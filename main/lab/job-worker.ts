@@ -7,9 +7,10 @@ import { openJsonlAppender } from './store/jsonl';
 import { CancelledError, type JobContext, type JobRunner } from './jobs/context';
 import type { FromWorker, ToWorker, WorkerInput } from './jobs/protocol';
 import { threadChannel } from './util/worker-spawn';
+import { isJobKind, type JobKind } from './contract/jobs';
 
-/** The code behind each job kind, loaded only inside the worker. */
-const JOB_RUNNERS: Record<string, () => Promise<JobRunner>> = {
+/** The code behind each job kind, loaded only inside the worker: a kind without a runner does not compile. */
+const JOB_RUNNERS: { readonly [K in JobKind]: () => Promise<JobRunner> } = {
   demo: async () => (await import('./jobs/demo')).runDemo,
   'kg.build': async () => (await import('./jobs/lab-jobs')).runKgBuild,
   synth: async () => (await import('./jobs/lab-jobs')).runSynth,
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     publish: (name, payload) => send({ type: 'event', name, payload }),
   };
   try {
-    const load = Object.hasOwn(JOB_RUNNERS, input.kind) ? JOB_RUNNERS[input.kind] : undefined;
+    const load = isJobKind(input.kind) ? JOB_RUNNERS[input.kind] : undefined;
     if (!load) throw new Error(`no runner for job kind '${input.kind}'`);
     const run = await load();
     const result = await run(input.params, ctx);

@@ -3,7 +3,7 @@
 // kept at once because a set holds every step of every trajectory.
 import { statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { ArtefactRecord, RlStepView, RunSetKind, TrajDetail, TrajEval, TrajQuestion, TrajSetInfo, TrajSetView, TrajSummary } from './contract';
+import { parseRunSetId, runSetId, type ArtefactRecord, type RlStepView, type RunSetKind, type TrajDetail, type TrajEval, type TrajQuestion, type TrajSetInfo, type TrajSetView, type TrajSummary } from './contract';
 import { TERMINATIONS, TRAJ_FORMAT, type QA, type Trajectory } from './formats';
 import { LabError, inputError } from './errors';
 import type { StoreData } from './store/db';
@@ -12,7 +12,7 @@ import type { ArtefactReader } from './artefacts';
 import { renderTrajectory, type AgentStep } from './agent/react';
 import { evaluate, sampleFromTrajectory } from './agent/eval';
 import { evalFile, evalSteps, rftFile } from './runs/layout';
-import { checkRlHeader, rlSetId, rlStepView, rolloutsFile, rolloutSteps, RL_SET } from './runs/rollouts';
+import { checkRlHeader, rlStepView, rolloutsFile, rolloutSteps } from './runs/rollouts';
 import type { RunConfig } from './contract/run-config';
 import { recordOf } from './util/own';
 
@@ -23,16 +23,6 @@ interface ParsedSet {
   trajectories: Trajectory[];
   summaries: TrajSummary[];
   byId: Map<string, number>;
-}
-
-/** A run set's id (`eval:<run>:<step>`, `rl:<run>:<step>`, `rft:<run>`) as its parts, or null. */
-function parseRunSetId(id: string): { runId: string; kind: RunSetKind; step: number } | null {
-  const e = EVAL_SET.exec(id);
-  if (e) return { runId: e[1]!, kind: 'eval', step: Number(e[2]) };
-  const r = RL_SET.exec(id);
-  if (r) return { runId: r[1]!, kind: 'rl', step: Number(r[2]) };
-  const f = RFT_SET.exec(id);
-  return f ? { runId: f[1]!, kind: 'rft', step: 0 } : null;
 }
 
 const num = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
@@ -108,11 +98,6 @@ function rlFields(t: Trajectory): Pick<TrajSummary, 'group' | 'advantage' | 'pol
   }
   return out;
 }
-
-/** `eval:<run>:<step>`: a run's evaluation, addressed like a stored trajectory set. */
-export const EVAL_SET = /^eval:([A-Za-z0-9._-]+):(\d+)$/;
-/** `rft:<run>`: the expert demonstrations a run's SFT trained on. */
-export const RFT_SET = /^rft:([A-Za-z0-9._-]+)$/;
 
 /** A run record; a run imported from verl has no config (its sets' headers say what they are). */
 type RunRecord = ArtefactRecord<{ config?: RunConfig }>;
@@ -205,7 +190,7 @@ export class TrajectoryReader {
     const n = kind === 'eval' ? config?.eval.samples : kind === 'rl' && typeof g === 'number' ? g : undefined;
     const name = kind === 'eval' ? `evaluation at step ${step}` : kind === 'rl' ? `RL rollouts at step ${step}` : 'RFT data (expert demonstrations)';
     return {
-      id: kind === 'rft' ? `rft:${run.id}` : `${kind}:${run.id}:${step}`,
+      id: runSetId({ kind, runId: run.id, step }),
       name: `${run.name} · ${name}`,
       path: relative(this.home, file),
       createdAt,
@@ -221,7 +206,7 @@ export class TrajectoryReader {
 
   /** `runs.rlStep`: an RL step's plan and summary, each group with its rollouts matched to the set's trajectory ids. */
   rlStep(runId: string, step: number): RlStepView {
-    const { artefact, set } = this.load(rlSetId(runId, step));
+    const { artefact, set } = this.load(runSetId({ kind: 'rl', runId, step }));
     const header = checkRlHeader(set.header, join(this.home, artefact.path));
     const wanted = new Set(header.plan.groups.map((g) => g.qa_id));
     const questions = new Map(this.qas(this.datasetId(artefact, set.header)).filter((q) => wanted.has(q.id)).map((q) => [q.id, q.question]));

@@ -171,7 +171,7 @@ test('Graph, Datasets, rollouts and Compare name the bad field in their words an
     {
       // The form is folded away once trajectory sets exist (the run's evaluations are listed): its toggle opens it.
       section: 'trajectories', form: 'rollout-form', shot: 'rollout-form-error', toggle: 'rollout-toggle',
-      bad: [['rollout-n', '17', 'rollout-error-n', 'n (attempts per question): must be at most 16'], ['rollout-limit', '0', 'rollout-error-limit', 'limit: must be at least 1']],
+      bad: [['rollout-n', '33', 'rollout-error-n', 'n (attempts per question): must be at most 32'], ['rollout-limit', '0', 'rollout-error-limit', 'limit: must be at least 1']],
       fixed: [['rollout-n', '2'], ['rollout-limit', '']],
     },
   ];

@@ -1,8 +1,8 @@
 // The runs store's metric series without a lab (renderer/src/stores/runs.ts): records appended in place,
 // a resumed run's re-done steps replacing the old ones, and the lookups the dashboard makes on them.
 import { describe, expect, it } from 'vitest';
-import { lowerIsBetter } from '@contract';
-import { appendRecords, canResume, lowerBound, type RunMetrics } from '../../renderer/src/stores/runs';
+import { canResume, lowerIsBetter } from '@contract';
+import { appendRecords, lowerBound, type RunMetrics } from '../../renderer/src/stores/runs';
 
 const empty = (): RunMetrics => ({ runId: 'r', steps: [], times: [], byName: new Map(), t0: null, loaded: true, error: null });
 const rec = (step: number, secs: number, metrics: Record<string, number>) => ({ step, time: new Date(Date.UTC(2026, 0, 1) + secs * 1000).toISOString(), metrics });
@@ -44,7 +44,7 @@ describe('lookups', () => {
   it('knows which metrics are better low and which runs can resume', () => {
     expect(['sft/loss', 'actor/grad_norm', 'timing/update_s', 'rollout/staleness_max'].every(lowerIsBetter)).toBe(true);
     expect(['eval/pass@1', 'reward/mean'].some(lowerIsBetter)).toBe(false);
-    expect((['interrupted', 'failed', 'cancelled'] as const).every(canResume)).toBe(true);
+    expect((['created', 'interrupted', 'failed', 'cancelled'] as const).every(canResume)).toBe(true);
     expect((['running', 'finished'] as const).some(canResume)).toBe(false);
   });
 });

@@ -68,7 +68,7 @@ describe('contract validation', () => {
     expect(isJobKind(unknown.kind)).toBe(false);
     // The job manager's table has a spec for every kind, validated with the contract's schema.
     expect(Object.keys(jobSpecs).sort()).toEqual(Object.keys(JOB_PARAMS).sort());
-    for (const [kind, schema] of Object.entries(JOB_PARAMS)) expect(jobSpecs[kind]!.params, kind).toBe(schema);
+    for (const kind of Object.keys(JOB_PARAMS).filter(isJobKind)) expect(jobSpecs[kind].params, kind).toBe(JOB_PARAMS[kind]);
   });
 
   it('types each collection\'s artefact info (checked by tsc)', () => {

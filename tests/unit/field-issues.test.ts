@@ -19,7 +19,7 @@ describe('job params in words', () => {
       { path: 'graphId', message: 'required' },
       { path: 'count', message: 'must be at least 1' },
     ]);
-    expect(jobParamIssues('rollout', { datasetId: 'd', policy: 'oracle', n: 17 })[0]).toEqual({ path: 'n', message: 'must be at most 16' });
+    expect(jobParamIssues('rollout', { datasetId: 'd', policy: 'oracle', n: 33 })[0]).toEqual({ path: 'n', message: 'must be at most 32' });
     for (const i of jobParamIssues('compare', { checkpoints: ['a'], datasetId: 'x y', questions: -6, samples: 'x', rng: -1, name: 'a/b' })) expect(i.message).not.toMatch(RAW);
   });
 

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { LabCore } from '../../main/lab/core';
 import { startServer, type RunningServer } from '../../main/lab/server/http';
-import { METHOD_NAMES, methods, validateParams, type JobRecord, type MethodName } from '../../main/lab/contract';
+import { METHOD_NAMES, isJobKind, methods, validateParams, type JobRecord, type MethodName } from '../../main/lab/contract';
 import { jobSpecs } from '../../main/lab/jobs/specs';
 import { importArtefact } from '../../main/lab/cli/import';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
@@ -120,7 +120,7 @@ function startsWork(method: MethodName, body: string): boolean {
   const checked = validateParams('jobs.start', parsed);
   if (!checked.ok) return false;
   const { kind, params } = checked.value;
-  return Object.hasOwn(jobSpecs, kind) && jobSpecs[kind]!.params.safeParse(params).success;
+  return isJobKind(kind) && jobSpecs[kind].params.safeParse(params).success;
 }
 
 const callArb = fc.constantFrom(...METHOD_NAMES).chain((method) => fc.record({ method: fc.constant(method), body: bodyFor(method) }));

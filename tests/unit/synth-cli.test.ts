@@ -52,7 +52,8 @@ describe('sailor synth', () => {
 
   it('exits 2 on bad options before doing any work', async () => {
     const cases: [string[], RegExp][] = [
-      [['synth', '--graph', graphPath, '--out', dataPath], /--count is required/],
+      [['synth', '--graph', graphPath, '--count', '0', '--out', dataPath], /--count: must be at least 1/],
+      [['synth', '--graph', graphPath, '--out', dataPath, '--min-edges', '60'], /--min-edges: must be at most 50/],
       [['synth', '--graph', graphPath, '--count', '5', '--out', dataPath, '--kinds', 'vague_time,bogus'], /--kinds: unknown kind 'bogus'/],
       [['synth', '--graph', graphPath, '--count', '5', '--out', dataPath, '--probs', 'distractor=2'], /--probs: distractor needs a probability in \[0, 1\], got '2'/],
       [['synth', '--graph', join(dir, 'missing.json'), '--count', '5', '--out', dataPath], /missing\.json: no such file/],

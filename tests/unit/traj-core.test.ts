@@ -146,7 +146,7 @@ describe('rollout job', () => {
 
   it('refuses bad params before a worker starts, with messages that name the field', async () => {
     const cases: Array<[Record<string, unknown>, RegExp]> = [
-      [{ datasetId: 'd-demo', policy: 'oracle', n: 17 }, /rollout job: invalid params: n:/],
+      [{ datasetId: 'd-demo', policy: 'oracle', n: 33 }, /rollout job: invalid params: n:/],
       [{ datasetId: 'd-demo', policy: 'oracle', n: 0 }, /n:/],
       [{ datasetId: 'd-demo', policy: 'random' }, /policy: expected 'oracle', 'base', 'untrained', 'llm:<model>'/],
       // No policy is not the expert: an empty or missing policy is refused, in words that say what to pick.
@@ -154,7 +154,8 @@ describe('rollout job', () => {
       [{ datasetId: 'd-demo', policy: '' }, /policy: choose a policy/],
       [{ datasetId: 'd-demo', policy: '   ' }, /policy: choose a policy/],
       [{ graphId: 'g-demo', policy: 'oracle' }, /datasetId:/],
-      [{ datasetId: 'd-demo', policy: 'oracle', reward: 'judge' }, /reward:/],
+      [{ datasetId: 'd-demo', policy: 'oracle', reward: 'judge' }, /judgeModel: reward judge needs a judge model/],
+      [{ datasetId: 'd-demo', policy: 'oracle', reward: 'exact' }, /reward:/],
       [{ datasetId: 'd-demo', policy: 'oracle', limit: 0 }, /limit:/],
       [{ datasetId: '../etc', policy: 'oracle', n: 1 }, /datasetId:/],
       [{ datasetId: 'd-demo', policy: 'oracle', extra: 1 }, /extra/],

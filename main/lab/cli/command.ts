@@ -2,6 +2,8 @@
 // positionals; the dispatcher (cli/index.ts) parses strictly, so an unknown flag or a missing value is
 // exit 2 with a message naming it, before the command runs. Progress goes to stderr, results to stdout.
 import { LabError } from '../errors';
+import type { JobKind } from '../contract/jobs';
+import type { JobFlags } from './job-flags';
 
 export type OptionSpec = Record<
   string,
@@ -27,6 +29,8 @@ export interface CliCommand {
   usage: string;
   options: OptionSpec;
   positionals?: { min: number; max: number };
+  /** The job whose params this command takes as flags (cli/job-flags.ts), when it has one. */
+  job?: JobFlags<JobKind>;
   /** Returns the exit code (default 0). Throw LabError('bad_request' | 'bad_input', …) for exit 2. */
   run(ctx: CommandContext): Promise<number | void>;
 }

@@ -11,6 +11,7 @@ import type { JobKind, JobParams, JobStartParams } from './jobs';
 import type { RunConfig } from './run-config';
 import type { RlStepView } from './rl-view';
 import { wireIssues, type FieldIssue } from './field-issues';
+import { artefactId, type RunSetKind } from './ids';
 import type { TrajDetail, TrajEval, TrajSetView } from './trajectories';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
@@ -24,6 +25,7 @@ export * from './field-issues';
 export * from './quick-preset';
 export * from './trajectories';
 export * from './level-breakdown';
+export * from './question-styles';
 
 // ---------- shared records ----------
 
@@ -157,12 +159,7 @@ export interface VerlImportSource {
   episodes?: string;
 }
 
-/**
- * Where a run's own trajectory sets come from: an evaluation at a step (`eval:<run>:<step>`), an RL step's
- * rollouts (`rl:<run>:<step>`) or the expert's RFT demonstrations (`rft:<run>`).
- */
-export const RUN_SET_KINDS = ['eval', 'rl', 'rft'] as const;
-export type RunSetKind = (typeof RUN_SET_KINDS)[number];
+export { RUN_SET_KINDS, runSetId, parseRunSetId, ID_PATTERN, type RunSetKind, type RunSetRef } from './ids';
 
 /**
  * A trajectory set: a `rollout` job's (params, policy, counts, evaluation), one checkpoint's set of a `compare`
@@ -223,6 +220,14 @@ export const RUN_STATUS_OF_JOB: Readonly<Record<JobStatus, RunStatus>> = {
   cancelled: 'cancelled',
   interrupted: 'interrupted',
 };
+
+/**
+ * Whether a run may be resumed: one that stopped before finishing, or one whose first start never got a job
+ * (`created`: refused or cut off before its trainer began; resuming it with no checkpoint starts at step 0).
+ */
+export function canResume(status: RunStatus): boolean {
+  return status === 'created' || status === 'interrupted' || status === 'failed' || status === 'cancelled';
+}
 
 /**
  * Below this share of RFT answer turns whose prompt window still shows the answer (`sft/answer_in_window`),
@@ -343,7 +348,7 @@ export interface StreamPage {
 
 // ---------- methods ----------
 
-const Id = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
+const Id = artefactId;
 const Empty = z.object({}).strict();
 /** A file or folder path a verl import reads. */
 const VerlPath = z.string().trim().min(1, 'a path is required').max(4096);

@@ -2,6 +2,7 @@
 // manager validates a start request with these (jobs/specs.ts names each kind's schema) and the renderer's calls
 // type-check against them (`JobStartParams`). No Node imports: the renderer bundles this file.
 import { z } from 'zod';
+import { artefactId } from './ids';
 
 export const demoParams = z
   .object({
@@ -13,15 +14,14 @@ export const demoParams = z
 export type DemoParams = z.output<typeof demoParams>;
 
 const name = z.string().trim().min(1).max(80).regex(/^[\w .:-]+$/, 'letters, digits, spaces and . _ : - only');
-const artefactId = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/);
 
 export const kgBuildParams = z
   .object({
     name: name.optional(),
-    rng: z.number().int().min(0).max(2 ** 32 - 1).default(7),
-    maxEdges: z.number().int().min(10).max(20_000).default(400),
-    seed: z.string().min(1).max(200).optional(),
-    expandProb: z.number().min(0).max(1).optional(),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(7).describe('random seed of the walk (and of the start entity when no seed is given)'),
+    maxEdges: z.number().int().min(10).max(20_000).default(400).describe('stop at this many edges'),
+    seed: z.string().min(1).max(200).optional().describe('KB entity id to start from, e.g. person:wn10908153 (default: a rare entity picked by rng)'),
+    expandProb: z.number().min(0).max(1).optional().describe('probability of expanding from a random existing node instead of the newest'),
   })
   .strict();
 export type KgBuildParams = z.output<typeof kgBuildParams>;
@@ -34,22 +34,16 @@ export const synthParams = z
   .object({
     name: name.optional(),
     graphId: artefactId,
-    count: z.number().int().min(1).max(20_000).default(200),
-    rng: z.number().int().min(0).max(2 ** 32 - 1).default(1),
-    /** 'subgraph' (default): sampled subgraph + obfuscation; 'asearcher': inject/fuzz steps from one-hop lookups. */
-    generator: z.enum(SYNTH_GENERATORS).optional(),
-    /** The asearcher generator's steps per seed. */
-    steps: z.number().int().min(1).max(8).optional(),
-    /** Obfuscation kinds; [] for plain questions (only naming entities can make the answer unique). */
-    kinds: z.array(z.string().min(1)).optional(),
-    /** Subgraph size in edges: small subgraphs give short questions (the quick preset's curriculum). */
-    minEdges: z.number().int().min(1).max(50).optional(),
-    maxEdges: z.number().int().min(1).max(50).optional(),
-    /** Chance of naming one non-answer entity up front; 1 with kinds [] gives named-entity lookups. */
-    anchorProb: z.number().min(0).max(1).optional(),
-    maxConstraints: z.number().int().min(0).max(20).optional(),
-    /** Subgraphs kept per WL hash: more than 1 gives many QAs of one shape (a graph has few 1-edge shapes). */
-    perShape: z.number().int().min(1).max(100_000).optional(),
+    count: z.number().int().min(1).max(20_000).default(200).describe('number of QAs to publish'),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(1).describe('seed of every random choice'),
+    generator: z.enum(SYNTH_GENERATORS).optional().describe('subgraph (sampled subgraphs + obfuscation) or asearcher (inject/fuzz steps from one-hop lookups)'),
+    steps: z.number().int().min(1).max(8).optional().describe('asearcher: inject/fuzz steps per seed'),
+    kinds: z.array(z.string().min(1)).optional().describe('obfuscation kinds to use (default: all; none: plain questions, which only naming entities makes unique)'),
+    minEdges: z.number().int().min(1).max(50).optional().describe('smallest subgraph, in edges (small subgraphs give short questions)'),
+    maxEdges: z.number().int().min(1).max(50).optional().describe('largest subgraph, in edges'),
+    anchorProb: z.number().min(0).max(1).optional().describe('chance of naming one non-answer entity in the question up front (1 with no kinds: named-entity lookups)'),
+    maxConstraints: z.number().int().min(0).max(20).optional().describe('obfuscation fragments injected up front'),
+    perShape: z.number().int().min(1).max(100_000).optional().describe('subgraphs kept per WL hash (more: many QAs of one shape on other entities; a graph has few 1-edge shapes)'),
     /** A dataset on the same graph whose subgraph edges no QA may use: a held-out set disjoint from it. */
     excludeDatasetId: artefactId.optional(),
     /** More such datasets: an RL set disjoint from both the training and the held-out set. */
@@ -76,22 +70,29 @@ export const policySpec = z
   .max(200)
   .regex(/^(oracle|expert|base|untrained(:\d+)?|llm:[\w.:/-]+|ckpt:[\w.:/-]+)$/, "expected 'oracle', 'base', 'untrained', 'llm:<model>' or 'ckpt:<run>/<step>'");
 
+/** How a rollout scores an answer: exact match, word F1, or an LLM judge (`judgeModel`). */
+export const REWARD_MODES = ['em', 'f1', 'judge'] as const;
+/** Attempts per question a rollout may ask for: pass@k is measured up to k = 32. */
+export const ROLLOUT_MAX_SAMPLES = 32;
+/** Tool calls per episode when neither the params nor a checkpoint's run say. */
+export const DEFAULT_MAX_TOOL_CALLS = 30;
+
 export const rolloutParams = z
   .object({
     name: name.optional(),
     /** The graph the simulated web is built from; defaults to the dataset's graph. */
     graphId: artefactId.optional(),
     datasetId: artefactId,
-    policy: policySpec,
-    n: z.number().int().min(1).max(16).default(1),
-    rng: z.number().int().min(0).max(2 ** 32 - 1).default(0),
-    /** Use only the first N QAs of the dataset. */
-    limit: z.number().int().min(1).max(100_000).optional(),
-    reward: z.enum(['em', 'f1']).default('em'),
-    /** Default: 30, or for a checkpoint policy the limit its run trained with. */
-    maxToolCalls: z.number().int().min(1).max(200).optional(),
+    policy: policySpec.describe('oracle | base | untrained[:<seed>] | llm:<model> | ckpt:<run>/<step>'),
+    n: z.number().int().min(1).max(ROLLOUT_MAX_SAMPLES).default(1).describe('attempts per QA'),
+    rng: z.number().int().min(0).max(2 ** 32 - 1).default(0).describe('seed of the per-attempt random streams'),
+    limit: z.number().int().min(1).max(100_000).optional().describe('use only the first N QAs of the dataset'),
+    reward: z.enum(REWARD_MODES).default('em').describe('answer score: em (exact match), f1 (word F1) or judge (an LLM at SAILOR_LLM_URL or --llm-url)'),
+    judgeModel: z.string().trim().min(1).max(200).optional().describe('model of the LLM judge, for reward judge'),
+    maxToolCalls: z.number().int().min(1).max(200).optional().describe("tool calls per episode before the agent must answer (a checkpoint's default: its run's limit)"),
   })
-  .strict();
+  .strict()
+  .refine((p) => p.reward !== 'judge' || p.judgeModel !== undefined, { message: 'reward judge needs a judge model', path: ['judgeModel'] });
 export type RolloutParams = z.output<typeof rolloutParams>;
 
 export const compareParams = z

@@ -3,6 +3,7 @@
 // with the date and the machine (docs/learning.md §3 and §4b). The wizard and the run dashboard show the
 // expectation; `runExpectation` decides whether a run is the preset's and whether it ended far below.
 import { checkRunConfig, PRESET_SHAPES } from './run-config';
+import type { QuestionStyle } from './question-styles';
 
 /** A question set's synthesis as the quick preset asks it (the wizard's data step). */
 export interface PresetQuestions {
@@ -10,7 +11,7 @@ export interface PresetQuestions {
   rng: number;
   /** Subgraph size in edges: 1 is a one-hop lookup. */
   maxEdges: number;
-  style: 'lookup' | 'obfuscated';
+  style: QuestionStyle;
 }
 
 /** One measured held-out pass@1: after `step` SFT steps, or after RL steps on top of them. */

@@ -9,8 +9,8 @@ import { readGraphFile, writeGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
 import { synthesizeWith } from '../synth/asearcher';
 import { edgesOfSplits } from '../synth/splits';
-import { readDataset, writeDataset } from '../synth/dataset';
-import { QA_FORMAT } from '../formats';
+import { readDataset, synthHeader, writeDataset } from '../synth/dataset';
+import { resolveOptions, SYNTH_DEFAULTS, type SynthInput } from '../synth/options';
 import { LabError } from '../errors';
 import { kgBuildParams, synthParams } from '../contract/jobs';
 import type { JobContext } from './context';
@@ -51,25 +51,26 @@ export async function runSynth(raw: unknown, ctx: JobContext): Promise<{ artefac
     : undefined;
   const onProgress = ({ published, target, attempts }: { published: number; target: number; attempts: number }): void =>
     ctx.progress({ fraction: Math.min(0.98, published / target), message: `${published} of ${target} QAs verified (${attempts} attempts)`, done: published, total: target });
-  const { qas, stats } = synthesizeWith(p.generator, graph, {
+  const input: SynthInput = {
     count: p.count,
     rng: p.rng,
     graphName: p.graphId,
-    steps: p.steps,
-    ...(p.kinds ? { kinds: p.kinds as never } : {}), // checked against the known kinds by synthesize
+    ...(p.kinds ? { kinds: p.kinds as never } : {}), // checked against the known kinds by resolveOptions
     ...(p.minEdges !== undefined ? { minEdges: p.minEdges } : {}),
     ...(p.maxEdges !== undefined ? { maxEdges: p.maxEdges } : {}),
     ...(p.anchorProb !== undefined ? { anchorProb: p.anchorProb } : {}),
     ...(p.maxConstraints !== undefined ? { maxConstraints: p.maxConstraints } : {}),
     ...(p.perShape !== undefined ? { perShape: p.perShape } : {}),
     ...(excludeEdges ? { excludeEdges } : {}),
-    onProgress,
-  });
+  };
+  const { qas, stats } = synthesizeWith(p.generator, graph, { ...input, steps: p.steps, onProgress });
   if (qas.length < p.count && !(p.allowFewer && qas.length > 0)) {
     throw new LabError('conflict', `only ${qas.length} of ${p.count} QAs could be verified on this graph; build a larger graph or ask for fewer`);
   }
   const rel = artefactRel('datasets', ctx.jobId);
-  writeDataset(join(ctx.home, rel), { format: QA_FORMAT, graph: p.graphId, rng: p.rng, count: qas.length, stats }, qas);
+  const exclude = excludeEdges ? { datasets: excludedIds, edges: excludeEdges.size } : undefined;
+  const opts = { ...resolveOptions(input), steps: p.steps ?? SYNTH_DEFAULTS.steps };
+  writeDataset(join(ctx.home, rel), synthHeader(p.graphId, p.generator, opts, stats, { exclude }), qas);
   return {
     artefact: {
       id: ctx.jobId,

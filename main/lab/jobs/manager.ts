@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { spawnWorker } from '../util/worker-spawn';
 import type { JobProgress, JobRecord, JobStatus, StreamPage } from '../contract';
 import { fieldIssues, issuesText } from '../contract/field-issues';
+import { isJobKind } from '../contract/jobs';
 import { LabError } from '../errors';
 import type { ArtefactRecord, JobOwner, StoreData, StoreDb, StoreJob } from '../store/db';
 import { heartbeatPath, HEARTBEAT_STALE_MS, ownerAlive, tryLock } from '../store/lockfile';
@@ -133,7 +134,7 @@ export class JobManager {
   /** Starts a job; `title` names this one ("Training run: <name>") where the kind's title alone would not say which. */
   async start(kind: string, rawParams: Record<string, unknown>, opts: { title?: string } = {}): Promise<JobRecord> {
     // Own keys only: a kind such as __proto__ or toString must be unknown, not a lookup through the prototype.
-    const spec = Object.hasOwn(jobSpecs, kind) ? jobSpecs[kind] : undefined;
+    const spec = isJobKind(kind) ? jobSpecs[kind] : undefined;
     if (!spec) {
       throw new LabError('bad_request', `unknown job kind '${kind}'; known kinds: ${Object.keys(jobSpecs).join(', ')}`);
     }
@@ -409,7 +410,7 @@ function endedJob(job: StoreJob, status: JobStatus, extra: { result?: unknown; e
  */
 function registerArtefacts(data: StoreData, job: StoreJob): void {
   const result = job.result as { artefact?: ArtefactRecord; also?: Array<{ collection: ArtefactCollection; artefact: ArtefactRecord }> } | undefined;
-  const collection = Object.hasOwn(jobSpecs, job.kind) ? jobSpecs[job.kind]?.registers : undefined;
+  const collection = isJobKind(job.kind) ? jobSpecs[job.kind].registers : undefined;
   const items = [...(result?.also ?? []), ...(collection && result?.artefact ? [{ collection, artefact: result.artefact }] : [])];
   for (const { collection: c, artefact } of items) {
     const list = data[c];

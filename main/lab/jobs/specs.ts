@@ -6,8 +6,8 @@ import { JOB_PARAMS, type JobKind } from '../contract/jobs';
 
 export type ArtefactCollection = 'comparisons' | 'graphs' | 'datasets' | 'runs' | 'checkpoints' | 'trajectories';
 
-export interface JobSpec<P extends z.ZodType = z.ZodType> {
-  kind: string;
+export interface JobSpec<P extends z.ZodType = z.ZodType, K extends JobKind = JobKind> {
+  kind: K;
   title: string;
   description: string;
   params: P;
@@ -17,7 +17,8 @@ export interface JobSpec<P extends z.ZodType = z.ZodType> {
   registers?: ArtefactCollection;
 }
 
-export const jobSpecs: Record<string, JobSpec> = {
+/** Every kind's spec, keyed by kind: a kind of contract/jobs.ts without one does not compile. */
+export const jobSpecs: { readonly [K in JobKind]: JobSpec<(typeof JOB_PARAMS)[K], K> } = {
   demo: {
     kind: 'demo',
     title: 'Demo job',
@@ -71,4 +72,4 @@ export const jobSpecs: Record<string, JobSpec> = {
     params: JOB_PARAMS.estimate,
     streams: false,
   },
-} satisfies Record<JobKind, JobSpec>;
+};

@@ -9,7 +9,7 @@
 //   then one sailor.traj/1 trajectory per line, with the extension fields `group`, `advantage`,
 //   `policy_version` and `staleness`; a group's trajectories appear in the order of its `rewards`.
 import { existsSync } from 'node:fs';
-import { RL_GROUP_STATUSES, type RlGroupPlan, type RlGroupStatus, type RlRollout, type RlStepPlan, type RlStepView, type TrajSummary } from '../contract';
+import { RL_GROUP_STATUSES, runSetId, type RlGroupPlan, type RlGroupStatus, type RlRollout, type RlStepPlan, type RlStepView, type TrajSummary } from '../contract';
 import { TRAJ_FORMAT, type Trajectory } from '../formats';
 import { inputError, jsonSyntaxMessage } from '../errors';
 import { firstInputLine, readJsonl } from '../store/files';
@@ -32,10 +32,6 @@ export interface RlStepHeader {
   summary: Record<string, number>;
   [extra: string]: unknown;
 }
-
-/** `rl:<run>:<step>`: an RL step's rollouts, addressed like a stored trajectory set. */
-export const RL_SET = /^rl:([A-Za-z0-9._-]+):(\d+)$/;
-export const rlSetId = (runId: string, step: number): string => `rl:${runId}:${step}`;
 
 class HeaderFields extends Fields {
   int(v: unknown, field: string, min = 0): number {
@@ -170,7 +166,7 @@ export function rlStepView(runId: string, header: RlStepHeader, rows: readonly T
   return {
     runId,
     step: header.step,
-    setId: rlSetId(runId, header.step),
+    setId: runSetId({ kind: 'rl', runId, step: header.step }),
     policyVersion: header.policy_version,
     plan: { method, zero_std, duplicated, refilled, skip },
     summary: header.summary,

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { RUN_STATUS_OF_JOB, summarise, type ArtefactRecord, type ParsedParams, type VerlImportSource, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunSummary } from '../contract';
+import { RUN_STATUS_OF_JOB, canResume, summarise, type ArtefactRecord, type ParsedParams, type VerlImportSource, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunSummary } from '../contract';
 import type { MetricRecord } from '../formats';
 import { LabError } from '../errors';
 import type { StoreDb } from '../store/db';
@@ -161,7 +161,7 @@ export class RunsService {
     const status = this.summary(artefact).status;
     if (status === 'running') throw new LabError('conflict', `run ${id} is already running`);
     // Not a conflict that passes (as 'already running' does): nothing about this run will ever resume it (CLI exit 2).
-    if (status === 'finished') throw new LabError('bad_request', `run ${id} has finished; start a new run to train further`);
+    if (!canResume(status)) throw new LabError('bad_request', `run ${id} has finished; start a new run to train further`);
     return this.launch(artefact, true);
   }
 

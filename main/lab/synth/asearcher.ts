@@ -19,7 +19,7 @@ import { wlHash } from '../graph/wl';
 import { makeContext, renderDraft, toQuery, varName, type Context, type Draft } from './draft';
 import { levelOf } from './level';
 import { mentionsAny } from './obfuscate';
-import { resolveOptions, type SynthInput } from './options';
+import { resolveOptions, SYNTH_DEFAULTS, type SynthInput } from './options';
 import { evaluateQuery } from './query';
 import { wordCount } from './style';
 import {
@@ -127,7 +127,7 @@ const TRIES_PER_STEP = 4;
 export function synthesizeAsearcher(graph: Graph, input: AsearcherInput): SynthResult {
   const t0 = performance.now();
   const opts = resolveOptions({ count: input.count, rng: input.rng, graphName: input.graphName, excludeEdges: input.excludeEdges });
-  const steps = input.steps ?? 3;
+  const steps = input.steps ?? SYNTH_DEFAULTS.steps;
   const injectProb = input.injectProb ?? 0.6;
   const check = { seed: opts.rng, maxWords: input.maxWords ?? 60 };
   const ctx = makeContext(graph, opts);

@@ -1,7 +1,9 @@
 // Reading, writing and re-checking `sailor.qa/1` datasets (docs/formats.md, 'sailor.qa/1'). The reader validates
 // every QA and names file, line and field of the first problem: `d.jsonl:7: query.patterns[0].rel: expected a
 // string`.
-import type { FilterOp, Graph, QA, QAHeader, Query } from '../formats';
+import type { FilterOp, Graph, QA, QAHeader, Query, SynthStats } from '../formats';
+import type { SynthGenerator } from '../contract/jobs';
+import type { SynthOptions } from './options';
 import { QA_FORMAT } from '../formats';
 import { inputError } from '../errors';
 import { describeValue, Fields, isObj } from '../util/fields';
@@ -151,6 +153,45 @@ export function readDataset(path: string): Dataset {
   });
   if (qas.length === 0) throw inputError(path, 'no QA records');
   return { header, qas };
+}
+
+/** What a synthesised dataset's header records beyond the options and figures of the run. */
+export interface SynthHeaderExtras {
+  /** The edges held out: the datasets named and how many edges they cover. */
+  exclude?: { datasets: string[]; edges: number };
+  llm?: { base_url: string; model: string };
+  phrasing?: Record<string, number>;
+}
+
+/**
+ * A synthesised dataset's header, one layout for `sailor synth` and the synth job (docs/formats.md,
+ * `sailor.qa/1`): the graph, seed and generator, the options in effect, then the run's figures.
+ */
+export function synthHeader(
+  graph: string, generator: SynthGenerator | undefined, opts: SynthOptions & { steps?: number }, stats: SynthStats, extras: SynthHeaderExtras = {},
+): Record<string, unknown> {
+  const { seconds: _seconds, generator: _generator, requested, published, attempts, shapes, extras: extraQas, tighten_steps, fragments_dropped_for_leak, ...figures } = stats;
+  return {
+    graph,
+    rng: opts.rng,
+    generator: generator ?? 'subgraph',
+    options: {
+      ...(generator === 'asearcher' ? { steps: opts.steps } : {}),
+      kinds: opts.kinds,
+      probs: opts.probs,
+      max_constraints: opts.maxConstraints,
+      max_tighten: opts.maxTighten,
+      min_edges: opts.minEdges,
+      max_edges: opts.maxEdges,
+      anchor_prob: opts.anchorProb,
+      per_shape: opts.perShape,
+      ...(extras.exclude ? { exclude: extras.exclude } : {}),
+      ...(extras.llm ? { llm: extras.llm } : {}),
+    },
+    counts: { requested, published, attempts, shapes, extras: extraQas, tighten_steps, fragments_dropped_for_leak },
+    ...figures, // rejections, topologies, kinds, levels, orbit_coverage, and the asearcher figures
+    ...(extras.phrasing ? { phrasing: extras.phrasing } : {}),
+  };
 }
 
 export function writeDataset(path: string, header: Record<string, unknown>, qas: QA[]): void {

@@ -41,21 +41,34 @@ export interface SynthOptions {
   onProgress?: (p: { published: number; target: number; attempts: number }) => void;
 }
 
+/** What a synthesis run does with an option left out: stated here only (the CLI's help shows these). */
+export const SYNTH_DEFAULTS = {
+  rng: 1,
+  maxConstraints: 3,
+  maxTighten: 6,
+  minEdges: 2,
+  maxEdges: 6,
+  anchorProb: 0.35,
+  perShape: 1,
+  /** The asearcher generator's inject/fuzz steps per seed. */
+  steps: 3,
+} as const;
+
 export type SynthInput = Partial<Omit<SynthOptions, 'probs'>> & { count: number; probs?: Partial<Record<ObfuscationKind, number>> };
 
 export function resolveOptions(input: SynthInput): SynthOptions {
   const o: SynthOptions = {
     count: input.count,
-    rng: input.rng ?? 1,
+    rng: input.rng ?? SYNTH_DEFAULTS.rng,
     graphName: input.graphName ?? 'graph',
     kinds: input.kinds ?? [...OBFUSCATION_KINDS],
     probs: { ...DEFAULT_KIND_PROBS, ...(input.probs ?? {}) },
-    maxConstraints: input.maxConstraints ?? 3,
-    maxTighten: input.maxTighten ?? 6,
-    minEdges: input.minEdges ?? 2,
-    maxEdges: input.maxEdges ?? 6,
-    anchorProb: input.anchorProb ?? 0.35,
-    perShape: input.perShape ?? 1,
+    maxConstraints: input.maxConstraints ?? SYNTH_DEFAULTS.maxConstraints,
+    maxTighten: input.maxTighten ?? SYNTH_DEFAULTS.maxTighten,
+    minEdges: input.minEdges ?? SYNTH_DEFAULTS.minEdges,
+    maxEdges: input.maxEdges ?? SYNTH_DEFAULTS.maxEdges,
+    anchorProb: input.anchorProb ?? SYNTH_DEFAULTS.anchorProb,
+    perShape: input.perShape ?? SYNTH_DEFAULTS.perShape,
     excludeEdges: input.excludeEdges,
     onProgress: input.onProgress,
   };

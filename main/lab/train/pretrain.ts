@@ -22,6 +22,7 @@ import { createOptimizer, resolveTrainConfig, trainStep } from '../model/train';
 import { defaultWorkers, Replicas } from '../model/replicas';
 import { saveCheckpoint, type CheckpointManifest } from '../model/checkpoint';
 import { runConfigSchema } from '../contract/run-config';
+import { QUESTION_STYLES } from '../contract/question-styles';
 import { policyView, turnWindows } from './view';
 import { TURN_TOKENS } from './policy';
 import { runLimits } from './eval-setup';
@@ -91,12 +92,9 @@ export async function pretrain(o: PretrainOptions, hooks: PretrainHooks): Promis
     count: o.episodes,
     rng: o.rng,
     graphName: sourceName,
-    kinds: [],
-    anchorProb: 1,
-    maxConstraints: 0,
+    ...QUESTION_STYLES.lookup.params,
     minEdges: 1,
     maxEdges: 2,
-    perShape: 100_000,
     excludeEdges,
     onProgress: ({ published, target }) => hooks.progress(0.02 + (0.1 * published) / target, `lookups for the episodes: ${published} of ${target}`),
   });

@@ -18,8 +18,10 @@ import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../agent/
 import { llmApiKey, LLM_URL_ENV } from '../agent/llm-env';
 import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOptions } from '../agent/rollout';
 import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
-import { rolloutParams, type RolloutParams } from '../contract/jobs';
-import { throwIfCancelled, type JobContext } from '../jobs/context';
+import { chatJudge, type Judge } from '../agent/reward';
+import { chatFn, chatTool } from '../agent/tools';
+import { DEFAULT_MAX_TOOL_CALLS, rolloutParams, type RolloutParams } from '../contract/jobs';
+import { throwIfCancelled, yieldToEvents, type JobContext } from '../jobs/context';
 
 function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number, temperature?: number): PolicyFactory {
   const pctx: PolicyContext = {
@@ -30,6 +32,14 @@ function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number, temp
   const llmUrl = process.env[LLM_URL_ENV];
   if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: llmApiKey() };
   return resolvePolicy(p.policy, pctx);
+}
+
+/** The LLM judge of `reward: 'judge'`, at the server the llm policies use. */
+function judgeOf(p: RolloutParams): Judge | undefined {
+  if (p.reward !== 'judge') return undefined;
+  const baseUrl = process.env[LLM_URL_ENV];
+  if (!baseUrl) throw new LabError('bad_request', `reward judge needs an OpenAI-compatible server: set ${LLM_URL_ENV}`);
+  return chatJudge(chatFn(chatTool({ baseUrl, apiKey: llmApiKey(), model: p.judgeModel! })));
 }
 
 /** The set's summary with its question count second. */
@@ -70,7 +80,7 @@ export async function rollOutSet(
   if (!graphId) throw new LabError('bad_request', `dataset ${p.datasetId} does not say which graph it came from: pass graphId`);
   // A checkpoint policy runs in the simulated-web settings its run was trained with.
   let webOptions: Partial<WebOptions> = {};
-  let maxToolCalls = p.maxToolCalls ?? 30;
+  let maxToolCalls = p.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
   let maxNewTokens: number | undefined;
   if (isModelPolicy(p.policy)) {
     registerCheckpointPolicies(ctx.home);
@@ -88,7 +98,7 @@ export async function rollOutSet(
   const qas: QA[] = p.limit ? allQas.slice(0, p.limit) : allQas;
   await preparePolicy(factory);
   const opts: RolloutOptions = {
-    n: p.n, seed: protocol.seed ?? p.rng, reward: { mode: p.reward },
+    n: p.n, seed: protocol.seed ?? p.rng, reward: { mode: p.reward }, judge: judgeOf(p),
     limits: { maxToolCalls, ...(maxNewTokens === undefined ? {} : { maxNewTokens }) },
   };
 

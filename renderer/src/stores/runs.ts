@@ -5,7 +5,7 @@
 // (smoothing, log-y, x axis) persist; bulk data always comes from the run store in main.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef, watch } from 'vue';
-import { RUN_STATUS_OF_JOB, checkpointInWords, summarise, type JobRecord, type MethodParams, type RlStepView, type RunDetail, type RunStatus, type RunSummary } from '@contract';
+import { RUN_STATUS_OF_JOB, checkpointInWords, summarise, type JobRecord, type MethodParams, type RlStepView, type RunDetail, type RunSummary } from '@contract';
 import type { MetricRecord } from '@formats';
 import { lab, onLab } from '../api/client';
 import { message } from '../util/errors';
@@ -42,8 +42,6 @@ const SETTINGS_KEY = 'sailor.runs.settings';
 /** Past this many steps, live redraws are throttled to one a second. */
 const LONG_RUN = 20_000;
 const DEFAULT_SETTINGS: RunSettings = { smoothing: 0.6, logY: false, xAxis: 'step' };
-
-export const canResume = (s: RunStatus): boolean => s === 'interrupted' || s === 'failed' || s === 'cancelled';
 
 function loadSettings(): RunSettings {
   try {

@@ -19,6 +19,8 @@ import { SimWeb, URL_SCHEME, extractEvidence } from '../../agent/web';
 import { registerCheckpointPolicies, runEnvironment } from '../../train/checkpoints';
 import { resolveCheckpoint } from '../../runs/layout';
 import { type CliCommand, type CommandContext, type OptionSpec, optInt, optNumber, optString, printResult, reqString, usageError } from '../command';
+import { jobOptions, parseJobFlags, type JobFlags } from '../job-flags';
+import { DEFAULT_MAX_TOOL_CALLS } from '../../contract/jobs';
 
 registerCheckpointPolicies();
 
@@ -48,7 +50,7 @@ function policyFor(ctx: CommandContext, web: SimWeb | null, checkpointTemperatur
   const llmUrl = optString(ctx, 'llm-url') ?? process.env[LLM_URL_ENV];
   const pctx: PolicyContext = {
     anchorName: web ? (id) => web.page(URL_SCHEME + id)?.title : undefined,
-    expert: { maxCalls: optInt(ctx, 'max-tool-calls', 30, { min: 1 }) - 1 },
+    expert: { maxCalls: optInt(ctx, 'max-tool-calls', DEFAULT_MAX_TOOL_CALLS, { min: 1 }) - 1 },
   };
   if (llmUrl) pctx.chat = { baseUrl: llmUrl, apiKey: llmApiKey(), temperature: optNumber(ctx, 'temperature', 1) };
   const temperature = optString(ctx, 'temperature') === undefined ? checkpointTemperature : optNumber(ctx, 'temperature', 0);
@@ -86,7 +88,7 @@ function rolloutOptions(ctx: CommandContext, n: number): RolloutOptions {
     reward: { mode },
     judge: judgeModel ? chatJudge(chatFn(chatTool({ baseUrl: requireLlmUrl(ctx, 'judge-model'), apiKey: llmApiKey(), model: judgeModel }))) : undefined,
     seed: optInt(ctx, 'rng', 0),
-    limits: { maxToolCalls: optInt(ctx, 'max-tool-calls', checkpointOf(ctx) ? runEnvironment(resolveCheckpoint(checkpointOf(ctx)!).config).maxToolCalls : 30, { min: 1 }), maxTokens: optInt(ctx, 'max-tokens', 32_000, { min: 1 }) },
+    limits: { maxToolCalls: optInt(ctx, 'max-tool-calls', checkpointOf(ctx) ? runEnvironment(resolveCheckpoint(checkpointOf(ctx)!).config).maxToolCalls : DEFAULT_MAX_TOOL_CALLS, { min: 1 }), maxTokens: optInt(ctx, 'max-tokens', 32_000, { min: 1 }) },
     // Unset: the policy's own (a checkpoint batches its episodes' turns), else one at a time.
     ...(optString(ctx, 'concurrency') === undefined ? {} : { concurrency: optInt(ctx, 'concurrency', 1, { min: 1, max: 64 }) }),
   };
@@ -118,7 +120,7 @@ const runOpts: OptionSpec = {
   policy: { type: 'string', description: 'oracle | base | untrained[:<seed>] | llm:<model> | ckpt:<run>/<step>' },
   rng: { type: 'string', description: 'seed of the per-attempt random streams', default: '0' },
   limit: { type: 'string', description: 'use only the first N QAs (0: all)', default: '0' },
-  'max-tool-calls': { type: 'string', description: 'tool calls per episode before the agent must answer', default: '30' },
+  'max-tool-calls': { type: 'string', description: 'tool calls per episode before the agent must answer', default: String(DEFAULT_MAX_TOOL_CALLS) },
   'max-tokens': { type: 'string', description: 'context budget per episode (approximate tokens)', default: '32000' },
   concurrency: { type: 'string', description: 'episodes run at once (useful for llm policies)', default: '1' },
   'llm-url': { type: 'string', description: 'OpenAI-compatible base URL for llm:<model> (or SAILOR_LLM_URL)' },
@@ -127,6 +129,12 @@ const runOpts: OptionSpec = {
   'judge-model': { type: 'string', description: 'model of the LLM judge (at --llm-url)' },
   'reconstructor-model': { type: 'string', description: "model that rewrites the expert's thoughts (at --llm-url); default: rules" },
 };
+
+/**
+ * `rollout` takes the rollout job's params as flags; the dataset and graph are files here (--dataset, --graph)
+ * where the job names stored ones. The stand-in only lets the schema check the rest.
+ */
+const rolloutFlags: JobFlags<'rollout'> = { kind: 'rollout', omit: ['name', 'graphId', 'datasetId'], standIns: { datasetId: 'file' }, engineDefaults: { maxToolCalls: DEFAULT_MAX_TOOL_CALLS } };
 
 export const agentCommands: CliCommand[] = [
   {
@@ -171,19 +179,20 @@ export const agentCommands: CliCommand[] = [
   },
   {
     path: ['rollout'],
+    job: rolloutFlags,
     summary: 'runs the ReAct agent on every QA of a dataset and writes sailor.traj/1 trajectories',
     usage: 'rollout --graph G.json --dataset D.jsonl --policy P --out T.jsonl [--n N] [--rng S] [--json]',
     options: {
       ...runOpts,
+      ...jobOptions(rolloutFlags),
       out: { type: 'string', description: 'where to write the trajectories (JSON Lines, header first)' },
-      n: { type: 'string', description: 'attempts per QA', default: '1' },
       json: { type: 'boolean', description: 'print the summary as JSON' },
     },
     async run(ctx) {
+      const { n, rng } = parseJobFlags(ctx, rolloutFlags);
       const out = reqString(ctx, 'out');
-      const n = optInt(ctx, 'n', 1, { min: 1, max: 1000 });
       const { trajs, factory } = await runRollouts(ctx, n);
-      writeTrajectorySet(out, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n, rng: optInt(ctx, 'rng', 0) }, trajs);
+      writeTrajectorySet(out, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n, rng }, trajs);
       const summary = { out, ...trajectorySummary(trajs) };
       printResult(ctx, summary, () => Object.entries(summary).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n'));
     },

@@ -1,14 +1,13 @@
 // `sailor kg build` and `sailor kg stats` (docs/formats.md, 'Command-line contract').
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { optInt, optNumber, optString, printResult, progressLine, reqString, usageError, type CliCommand } from '../command';
+import { printResult, progressLine, reqString, usageError, type CliCommand } from '../command';
+import { jobOptions, parseJobFlags, type JobFlags } from '../job-flags';
 import { loadKbIndex } from '../../kb/index';
 import { EXPAND_DEFAULTS, expandGraph } from '../../kg/expand';
 import { readGraphFile, writeGraphFile } from '../../kg/io';
 import { graphStats } from '../../kg/stats';
 import type { GraphStats } from '../../formats/index';
-
-const DEFAULT_MAX_EDGES = 400;
 
 function humanStats(s: GraphStats): string {
   const list = (counts: Record<string, number>): string =>
@@ -28,30 +27,26 @@ function humanStats(s: GraphStats): string {
   ].join('\n');
 }
 
+/** `kg build` takes the kg.build job's params as flags; the graph goes to --out instead of the store. */
+const buildFlags: JobFlags<'kg.build'> = { kind: 'kg.build', omit: ['name'], engineDefaults: { expandProb: EXPAND_DEFAULTS.expandProb } };
+
 const build: CliCommand = {
   path: ['kg', 'build'],
+  job: buildFlags,
   summary: 'builds a knowledge graph from the bundled knowledge base by random-walk expansion',
   usage: 'kg build --out G.json [--seed ID] [--max-edges N] [--rng S] [--expand-prob P]',
   options: {
     out: { type: 'string', description: 'output graph file (sailor.graph/1)' },
-    seed: { type: 'string', description: 'KB entity id to start from, e.g. person:wn10908153 (default: a rare entity picked by --rng)' },
-    'max-edges': { type: 'string', description: 'stop at this many edges', default: String(DEFAULT_MAX_EDGES) },
-    rng: { type: 'string', description: 'random seed (integer)', default: '1' },
-    'expand-prob': { type: 'string', description: 'probability of expanding from a random existing node instead of the newest', default: String(EXPAND_DEFAULTS.expandProb) },
+    ...jobOptions(buildFlags),
   },
   async run(ctx) {
+    const { seed, maxEdges, rng, expandProb } = parseJobFlags(ctx, buildFlags);
     const out = resolve(reqString(ctx, 'out'));
     if (existsSync(out) && statSync(out).isDirectory()) throw usageError(`--out ${out} is a directory, expected a file path`);
     if (!existsSync(dirname(out))) throw usageError(`--out: folder ${dirname(out)} does not exist`);
-    const maxEdges = optInt(ctx, 'max-edges', DEFAULT_MAX_EDGES, { min: 1, max: 1_000_000 });
-    const rng = optInt(ctx, 'rng', 1, { min: 0, max: 0xffffffff });
-    const expandProb = optNumber(ctx, 'expand-prob', EXPAND_DEFAULTS.expandProb);
-    if (expandProb < 0 || expandProb > 1) throw usageError(`--expand-prob must be between 0 and 1, got ${expandProb}`);
-    const seed = optString(ctx, 'seed');
-    if (seed !== undefined && seed.trim() === '') throw usageError('--seed must not be empty');
 
     const kb = await loadKbIndex({ onProgress: progressLine(ctx.io, 'kb') });
-    const graph = expandGraph(kb, { seed, maxEdges, rng, expandProb, onProgress: progressLine(ctx.io, 'kg') });
+    const graph = expandGraph(kb, { seed, maxEdges, rng, ...(expandProb !== undefined ? { expandProb } : {}), onProgress: progressLine(ctx.io, 'kg') });
     writeGraphFile(out, graph);
     const s = graphStats(graph);
     ctx.io.err(`kg: wrote ${out}: ${s.nodes} nodes, ${s.edges} edges, ${Object.keys(s.types).length} types, cycle rank ${s.cycle_rank}, seed ${String(graph.info?.seed)}\n`);

@@ -5,21 +5,29 @@ import { basename } from 'node:path';
 import type { QA } from '../../formats';
 import { readGraphFile } from '../../kg/io';
 import { synthesizeWith } from '../../synth/asearcher';
-import { SYNTH_GENERATORS, type SynthGenerator } from '../../contract/jobs';
-import { resolveOptions, type SynthInput } from '../../synth/options';
+import { resolveOptions, SYNTH_DEFAULTS, type SynthInput } from '../../synth/options';
 import { edgesOfSplits } from '../../synth/splits';
-import { checkDataset, readDataset, writeDataset } from '../../synth/dataset';
+import { checkDataset, readDataset, synthHeader, writeDataset } from '../../synth/dataset';
 import { isObfuscationKind, type ObfuscationKind } from '../../synth/obfuscate';
 import { phraseQuestion, type PhraseOutcome } from '../../synth/phrase';
-import { optInt, optNumber, optString, printResult, reqString, usageError, type CliCommand } from '../command';
+import { optInt, optString, printResult, reqString, usageError, type CliCommand } from '../command';
+import { jobOptions, parseJobFlags, type JobFlags } from '../job-flags';
 
-function parseKinds(text: string | undefined): ObfuscationKind[] | undefined {
-  if (text === undefined) return undefined;
-  if (text.trim() === 'none') return []; // plain questions: only tightening by naming entities
-  const kinds = text.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const k of kinds) if (!isObfuscationKind(k)) throw usageError(`--kinds: unknown kind '${k}'`);
-  return kinds as ObfuscationKind[];
+function checkKinds(kinds: string[] | undefined): ObfuscationKind[] | undefined {
+  for (const k of kinds ?? []) if (!isObfuscationKind(k)) throw usageError(`--kinds: unknown kind '${k}'`);
+  return kinds as ObfuscationKind[] | undefined;
 }
+
+/**
+ * `synth` takes the synth job's params as flags; the graph and the held-out datasets are files here
+ * (--graph, --exclude) where the job names stored ones, and a short set is exit 1 rather than allowFewer.
+ */
+const synthFlags: JobFlags<'synth'> = {
+  kind: 'synth',
+  omit: ['name', 'graphId', 'excludeDatasetId', 'excludeDatasetIds', 'allowFewer'],
+  standIns: { graphId: 'file' },
+  engineDefaults: { generator: 'subgraph', ...SYNTH_DEFAULTS },
+};
 
 function parseProbs(text: string | undefined): Partial<Record<ObfuscationKind, number>> | undefined {
   if (text === undefined) return undefined;
@@ -51,57 +59,48 @@ function namedInQuestion(qa: QA, nameOf: Map<string, string>): string[] {
 export const synthCommands: CliCommand[] = [
   {
     path: ['synth'],
+    job: synthFlags,
     summary: 'synthesises N verified QAs (sailor.qa/1) from a knowledge graph',
-    usage: 'synth --graph G.json --count N --out D.jsonl [--generator subgraph|asearcher] [--steps N] [--rng S] [--kinds a,b|none] [--probs a=0.5,…] [--exclude TRAIN.jsonl] [--json]',
+    usage: 'synth --graph G.json --out D.jsonl [--count N] [--generator subgraph|asearcher] [--steps N] [--rng S] [--kinds a,b|none] [--probs a=0.5,…] [--exclude TRAIN.jsonl] [--json]',
     options: {
       graph: { type: 'string', description: 'the sailor.graph/1 file' },
-      count: { type: 'string', description: 'number of QAs to publish' },
       out: { type: 'string', description: 'the dataset to write (JSON Lines, written atomically)' },
-      rng: { type: 'string', description: 'seed of every random choice', default: '1' },
-      generator: { type: 'string', description: 'subgraph (sampled subgraphs + obfuscation) or asearcher (inject/fuzz steps from one-hop lookups)', default: 'subgraph' },
-      steps: { type: 'string', description: 'asearcher: inject/fuzz steps per seed', default: '3' },
-      kinds: { type: 'string', description: 'obfuscation kinds to use, comma-separated, or none (default: all)' },
+      ...jobOptions(synthFlags),
       probs: { type: 'string', description: 'per-kind injection probability, e.g. vague_time=0.8,distractor=0.2' },
-      'max-constraints': { type: 'string', description: 'obfuscation fragments injected up front', default: '3' },
-      'max-tighten': { type: 'string', description: 'tightening steps per QA before it counts as ambiguous', default: '6' },
-      'min-edges': { type: 'string', description: 'smallest subgraph, in edges', default: '2' },
-      'max-edges': { type: 'string', description: 'largest subgraph, in edges', default: '6' },
-      'anchor-prob': { type: 'string', description: 'chance of naming one non-answer entity in the question up front', default: '0.35' },
-      'per-shape': { type: 'string', description: 'subgraphs kept per WL hash (more: many QAs of one shape on other entities)', default: '1' },
+      'max-tighten': { type: 'string', description: 'tightening steps per QA before it counts as ambiguous', default: String(SYNTH_DEFAULTS.maxTighten) },
       exclude: { type: 'string', description: 'datasets (comma-separated) whose subgraph edges no QA may use (a held-out set disjoint from its training set)' },
       'llm-url': { type: 'string', description: 'OpenAI-compatible base URL (…/v1) to rephrase questions; key from SAILOR_LLM_API_KEY (or the deprecated SAILOR_LLM_KEY)' },
       'llm-model': { type: 'string', description: 'model name for --llm-url' },
       json: { type: 'boolean', description: 'print the summary as JSON' },
     },
     async run(ctx) {
+      const p = parseJobFlags(ctx, synthFlags);
       const graphPath = reqString(ctx, 'graph');
       const out = reqString(ctx, 'out');
-      const count = optInt(ctx, 'count', NaN, { min: 1 });
-      if (!Number.isFinite(count)) throw usageError('--count is required');
+      const count = p.count;
       const llmUrl = optString(ctx, 'llm-url');
       const llmModel = optString(ctx, 'llm-model');
       if ((llmUrl === undefined) !== (llmModel === undefined)) throw usageError('--llm-url and --llm-model go together');
       const input: SynthInput = {
         count,
-        rng: optInt(ctx, 'rng', 1),
+        rng: p.rng,
         graphName: basename(graphPath),
-        kinds: parseKinds(optString(ctx, 'kinds')),
+        kinds: checkKinds(p.kinds),
         probs: parseProbs(optString(ctx, 'probs')),
-        maxConstraints: optInt(ctx, 'max-constraints', 3, { min: 0, max: 20 }),
-        maxTighten: optInt(ctx, 'max-tighten', 6, { min: 0, max: 50 }),
-        minEdges: optInt(ctx, 'min-edges', 2, { min: 1 }),
-        maxEdges: optInt(ctx, 'max-edges', 6, { min: 1 }),
-        anchorProb: optNumber(ctx, 'anchor-prob', 0.35),
-        perShape: optInt(ctx, 'per-shape', 1, { min: 1 }),
+        maxConstraints: p.maxConstraints,
+        maxTighten: optInt(ctx, 'max-tighten', SYNTH_DEFAULTS.maxTighten, { min: 0, max: 50 }),
+        minEdges: p.minEdges,
+        maxEdges: p.maxEdges,
+        anchorProb: p.anchorProb,
+        perShape: p.perShape,
       };
-      const generator = (optString(ctx, 'generator') ?? 'subgraph') as SynthGenerator;
-      if (!SYNTH_GENERATORS.includes(generator)) throw usageError(`--generator: expected ${SYNTH_GENERATORS.join(' or ')}, got '${generator}'`);
-      const steps = optInt(ctx, 'steps', 3, { min: 1, max: 8 });
+      const { generator } = p;
+      const steps = p.steps ?? SYNTH_DEFAULTS.steps;
       const exclude = optString(ctx, 'exclude');
+      const files = (exclude ?? '').split(',').map((f) => f.trim()).filter(Boolean);
       const opts = resolveOptions(input); // usage errors before reading anything
       const graph = readGraphFile(graphPath);
-      if (exclude) {
-        const files = exclude.split(',').map((f) => f.trim()).filter(Boolean);
+      if (files.length) {
         input.excludeEdges = edgesOfSplits(graph, files.map((f) => ({ qas: readDataset(f).qas, what: `--exclude ${f} (graph ${graphPath})` })));
       }
       let lastShown = -1;
@@ -131,40 +130,11 @@ export const synthCommands: CliCommand[] = [
       }
 
       const { seconds, ...counts } = stats;
-      const header = {
-        graph: basename(graphPath),
-        rng: opts.rng,
-        generator,
-        options: {
-          ...(generator === 'asearcher' ? { steps } : {}),
-          kinds: opts.kinds,
-          probs: opts.probs,
-          max_constraints: opts.maxConstraints,
-          max_tighten: opts.maxTighten,
-          min_edges: opts.minEdges,
-          max_edges: opts.maxEdges,
-          anchor_prob: opts.anchorProb,
-          per_shape: opts.perShape,
-          ...(exclude ? { exclude: { dataset: basename(exclude), edges: input.excludeEdges!.size } } : {}),
-          ...(llmUrl ? { llm: { base_url: llmUrl, model: llmModel } } : {}),
-        },
-        counts: {
-          requested: counts.requested,
-          published: counts.published,
-          attempts: counts.attempts,
-          shapes: counts.shapes,
-          extras: counts.extras,
-          tighten_steps: counts.tighten_steps,
-          fragments_dropped_for_leak: counts.fragments_dropped_for_leak,
-        },
-        rejections: counts.rejections,
-        topologies: counts.topologies,
-        kinds: counts.kinds,
-        levels: counts.levels,
-        orbit_coverage: counts.orbit_coverage,
-        ...(counts.asearcher ? { asearcher: counts.asearcher } : {}),
+      const header = synthHeader(basename(graphPath), generator, { ...opts, steps }, stats, {
+        ...(files.length ? { exclude: { datasets: files.map((f) => basename(f)), edges: input.excludeEdges!.size } } : {}),
+        ...(llmUrl && llmModel ? { llm: { base_url: llmUrl, model: llmModel } } : {}),
         ...(phrasing ? { phrasing } : {}),
-      };
+      });
       writeDataset(out, header, qas);
       const summary = { out, ...header, seconds: Number(seconds.toFixed(3)), qas_per_second: Number((qas.length / Math.max(seconds, 1e-9)).toFixed(1)) };
       printResult(ctx, summary, () =>

@@ -221,24 +221,7 @@ export type { ModelPreset };
 export { BACKEND_CHOICES };
 export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
-/**
- * Question styles the wizard synthesises. Lookups (every question names an entity; no obfuscation) ask for
- * the shortest tool sequences, search, visit, answer: the quick preset's curriculum for a small policy trained
- * from scratch. The obfuscated style is WebSailor's levels 1-3.
- */
-export const QUESTION_STYLES = {
-  lookup: {
-    label: 'lookups',
-    detail: 'Each question names an entity and asks what it links to, one or two hops away, without obfuscation: the quick preset, the shortest tool sequences (search, visit, answer) for a small model.',
-    params: { kinds: [] as string[], anchorProb: 1, maxConstraints: 0, perShape: 100_000 },
-  },
-  obfuscated: {
-    label: 'obfuscated',
-    detail: 'WebSailor-style uncertainty: vague dates, ranges, partial names, descriptions and distractors (levels 1-3); far beyond the tiny model.',
-    params: {},
-  },
-} as const;
-export type QuestionStyle = keyof typeof QUESTION_STYLES;
+export { QUESTION_STYLES, type QuestionStyle } from '@contract';
 
 export type Values = Record<FieldPath, number | string>;
 

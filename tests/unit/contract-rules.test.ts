@@ -1,0 +1,51 @@
+// The rules main and the renderer share, each defined once in the contract: run-set ids, the artefact id
+// pattern, which runs may resume, the lookup style's synth params.
+import { describe, expect, it } from 'vitest';
+import { canResume, ID_PATTERN, JOB_PARAMS, parseRunSetId, QUESTION_STYLES, runSetId, type RunSetRef } from '../../main/lab/contract';
+
+describe('run-set ids', () => {
+  it('builds and parses each kind', () => {
+    expect(runSetId({ kind: 'eval', runId: 'r1', step: 40 })).toBe('eval:r1:40');
+    expect(runSetId({ kind: 'rl', runId: 'run.2_b-c', step: 0 })).toBe('rl:run.2_b-c:0');
+    expect(runSetId({ kind: 'rft', runId: 'r1', step: 99 })).toBe('rft:r1'); // one RFT set per run: no step
+    expect(parseRunSetId('eval:r1:40')).toEqual({ kind: 'eval', runId: 'r1', step: 40 });
+    expect(parseRunSetId('rl:run.2_b-c:7')).toEqual({ kind: 'rl', runId: 'run.2_b-c', step: 7 });
+    expect(parseRunSetId('rft:r1')).toEqual({ kind: 'rft', runId: 'r1', step: 0 });
+  });
+
+  it('round-trips', () => {
+    const refs: RunSetRef[] = [{ kind: 'eval', runId: 'a', step: 3 }, { kind: 'rl', runId: 'b.c', step: 12 }, { kind: 'rft', runId: 'd', step: 0 }];
+    for (const ref of refs) expect(parseRunSetId(runSetId(ref))).toEqual(ref);
+  });
+
+  it('is null for a stored set id and for malformed ones', () => {
+    for (const id of ['20260101-rollout-abc', 'eval:r1', 'eval:r1:x', 'rl:a:b:3', 'rft:', 'rft:r1:3', 'eval:r1:-1', 'sft:r1:3', ' eval:r1:1']) {
+      expect(parseRunSetId(id), id).toBeNull();
+    }
+  });
+});
+
+describe('artefact ids', () => {
+  it('one pattern for the methods and the job params', () => {
+    expect(['g1', '20260101-synth-ab12.x', 'eval:r:1'].every((id) => ID_PATTERN.test(id))).toBe(true);
+    expect(['', 'a/b', 'a b', '../x'].some((id) => ID_PATTERN.test(id))).toBe(false);
+    const bad = JOB_PARAMS.synth.safeParse({ graphId: 'a/b' });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.message).toBe('letters, digits and . _ : - only');
+  });
+});
+
+describe('canResume', () => {
+  it('a run that stopped early or never got a trainer; not one running or finished', () => {
+    expect((['created', 'interrupted', 'failed', 'cancelled'] as const).every(canResume)).toBe(true);
+    expect((['running', 'finished'] as const).some(canResume)).toBe(false);
+  });
+});
+
+describe('question styles', () => {
+  it('lookups are valid synth params that name an entity and obfuscate nothing', () => {
+    const p = JOB_PARAMS.synth.parse({ graphId: 'g', ...QUESTION_STYLES.lookup.params });
+    expect(p).toMatchObject({ kinds: [], anchorProb: 1, maxConstraints: 0 });
+    expect(JOB_PARAMS.synth.safeParse({ graphId: 'g', ...QUESTION_STYLES.obfuscated.params }).success).toBe(true);
+  });
+});
