@@ -22,6 +22,7 @@ export * from './stats';
 export * from './eval-protocol';
 export * from './field-issues';
 export * from './quick-preset';
+export * from './seed-range';
 export * from './trajectories';
 
 // ---------- shared records ----------
