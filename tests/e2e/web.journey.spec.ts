@@ -3,7 +3,9 @@
 // shortened for CI where only time demands it (fewer SFT steps, evaluations every 20 steps on 20 held-out
 // questions) -> the dashboard -> the run's evaluation trajectories -> Compare (the run's own protocol) ->
 // "Train further" (RL from the last checkpoint) -> Compare SFT against RL. Each step asserts the point of
-// the issue it is about and leaves a screenshot.
+// the issue it is about and leaves a screenshot. The second walk (issue 35) adds: trajectory rows that show
+// their question, gold answer and prediction, searchable; a continued run on its parent's step axis;
+// Compare's empty form with a held-out set by recorded role and counts that agree.
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import type { ComparisonView, RunDetail } from '../../main/lab/contract';
 import { SHOTS, expectNoRawText, expectNoSchemaWords, fillAll, jobSucceeded, servedLab, shooter, watchConsole } from './lab';
@@ -223,6 +225,26 @@ test('Trajectories: the evaluation rollouts under the run\'s name, one opened', 
   await picker.selectOption(`eval:${made.sftRunId}:${SFT_STEPS}`);
   await expect(page.getByTestId('traj-set-title')).toHaveText(`${made.sftRunName} · evaluation at step ${SFT_STEPS} · held-out questions`);
   await expect(page.getByTestId('traj-list')).toHaveAttribute('data-rows', String(EVAL_QUESTIONS));
+  // Each row shows its question, and the gold answer → the prediction, without opening it (issue 35, point 5).
+  const set = await api<{ trajectories: Array<{ qa_id: string; prediction: string | null }>; questions: Record<string, { question: string; answer: string }> }>(page, 'trajectories.get', {
+    id: `eval:${made.sftRunId}:${SFT_STEPS}`,
+  });
+  const first = set.trajectories[0]!;
+  const q = set.questions[first.qa_id]!;
+  const firstRow = page.getByTestId('traj-row').first();
+  await expect(firstRow.getByTestId('traj-row-question')).toContainText(q.question.slice(0, 30));
+  await expect(firstRow.getByTestId('traj-row-answers')).toContainText(q.answer.slice(0, 30));
+  await expect(firstRow.getByTestId('traj-row-answers')).toContainText(first.prediction === null ? '(no answer)' : first.prediction.slice(0, 30));
+  // The search finds a question by its words and by its gold answer.
+  const word = q.question.split(/\s+/).filter((w) => /^[A-Za-z]{6,}$/.test(w))[0] ?? q.question.slice(0, 12);
+  await page.getByTestId('traj-filter-text').fill(word);
+  await expect(page.getByTestId('traj-list')).not.toHaveAttribute('data-rows', '0');
+  for (const text of await page.getByTestId('traj-row').allInnerTexts()) expect(text.toLowerCase()).toContain(word.toLowerCase());
+  await page.getByTestId('traj-filter-text').fill(q.answer);
+  await expect(page.getByTestId('traj-row').first()).toContainText(q.answer.slice(0, 30));
+  await shot(page, '11a-trajectories-search');
+  await page.getByTestId('traj-filter-text').fill('');
+  await expect(page.getByTestId('traj-list')).toHaveAttribute('data-rows', String(EVAL_QUESTIONS));
   await page.getByTestId('traj-row').first().click();
   await expect(page.getByTestId('traj-detail')).toBeVisible();
   await expect(page.getByTestId('traj-question')).not.toHaveText('');
@@ -327,8 +349,10 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   await shot(page, '16-rl-dashboard-live');
   await expect(rlRow).toHaveAttribute('data-status', 'finished', { timeout: 300_000 });
   phase(`RL ${RL_STEPS} steps`);
-  // An RL-only run counts its own steps from 1.
+  // An RL-only run counts its own steps from 1; the dashboard draws them after its parent's (issue 35, point 4).
   await expect(rlRow.getByTestId('run-step')).toHaveText(`${RL_STEPS}/${RL_STEPS}`);
+  await expect(dash.getByTestId('dash-scrubber')).toHaveAttribute('max', String(SFT_STEPS + RL_STEPS));
+  await expect(dash.getByTestId('dash-rl')).toContainText(`from step ${SFT_STEPS + 1}:`);
   await expect(dash.getByTestId('dash-chart-loss')).toHaveCount(0);
   await expect(dash.getByTestId('dash-rl')).toBeVisible();
   for (const table of [page.getByTestId('runs-table'), dash.getByTestId('dash-readout'), dash.getByTestId('dash-evals')]) await expect(table).not.toContainText(RAW_FLOAT);
@@ -336,6 +360,13 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   await shot(page, '17-rl-dashboard-finished');
   await dash.getByTestId('dash-rl').scrollIntoViewIfNeeded();
   await shot(page, '18-rl-dashboard-charts');
+  // Parent and child overlaid: one step axis, the child's points after the parent's.
+  await page.locator(`[data-testid="run-row"][data-run-id="${made.sftRunId}"] input[type="checkbox"]`).check();
+  await expect(dash.getByTestId(`dash-run-${made.sftRunId}`)).toBeVisible();
+  await expect(dash.getByTestId('dash-scrubber')).toHaveAttribute('max', String(SFT_STEPS + RL_STEPS));
+  await dash.getByTestId('dash-chart-actor/lr').scrollIntoViewIfNeeded();
+  await shot(page, '18a-parent-and-child-overlaid');
+  await page.locator(`[data-testid="run-row"][data-run-id="${made.sftRunId}"] input[type="checkbox"]`).uncheck();
 
   // ---------- Compare the last SFT checkpoint (A) against the last RL one (B) ----------
   const rl = await api<RunDetail>(page, 'runs.get', { id: made.rlRunId });
@@ -344,6 +375,14 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   if (!(await page.getByTestId('cmp-new').isVisible())) await page.getByTestId('cmp-new-toggle').click();
   const form = page.getByTestId('cmp-new');
   for (const picked of await form.locator('input[type="checkbox"]:checked').all()) await picked.uncheck();
+  // Nothing picked: the held-out set (by its recorded role) is the one marked, and the form counts what it holds (issue 35, point 9).
+  const heldOutId = (sft.config.data as { heldOutDatasetId: string }).heldOutDatasetId;
+  const datasets = await api<Array<{ id: string; info: { stats?: { published?: number } } }>>(page, 'datasets.list', {});
+  const heldOutCount = datasets.find((d) => d.id === heldOutId)!.info.stats!.published!;
+  await expect(form.getByTestId('cmp-dataset')).toHaveValue(heldOutId);
+  await expect(form.getByTestId('cmp-dataset').locator('option', { hasText: '(held out)' })).toHaveCount(1);
+  await expect(form.getByTestId('cmp-dataset').locator(`option[value="${heldOutId}"]`)).toContainText('(held out)');
+  await expect(form.locator('.label', { hasText: 'questions' })).toContainText(`of ${heldOutCount}`);
   await form.getByTestId(`cmp-ckpt-${made.sftRunId}/${SFT_STEPS}`).check();
   await form.getByTestId(`cmp-ckpt-${rlLast.ref}`).check();
   await expect(form.getByTestId('cmp-questions')).toHaveValue(String(EVAL_QUESTIONS));

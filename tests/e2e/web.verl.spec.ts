@@ -84,3 +84,44 @@ test('Import a verl run: charts, live follow, all metrics, trajectories, bad inp
   expect(consoleErrors.filter((e) => !/status of 400/.test(e))).toEqual([]);
   expect(consoleErrors.length).toBeLessThanOrEqual(1);
 });
+
+test('A verl run imported from its metrics alone is described as what it is', async ({ page }) => {
+  test.setTimeout(90_000);
+  const consoleErrors = watchConsole(page);
+  const files = writeVerlRunFiles(mkdtempSync(join(tmpdir(), 'verl-e2e-')));
+  await page.goto(server.url + '#/runs');
+  await page.getByTestId('runs-import-verl').click();
+  const form = page.getByTestId('verl-import');
+  await form.getByTestId('verl-metrics').fill(files.metrics);
+  await form.getByTestId('verl-name').fill('verl metrics only');
+  await form.getByTestId('verl-import-submit').click();
+  await expect(form).toHaveCount(0);
+  const row = page.locator('[data-testid="run-row"]', { hasText: 'verl metrics only' });
+  await expect(row.getByTestId('run-status')).toHaveText('finished');
+  // Its duration is verl's (25 s a step in the fixture), not the 0 s of a run no lab job trained.
+  await expect(row.getByTestId('run-duration')).not.toHaveText(/^0\s*s$/);
+  await row.getByTestId('run-name').click();
+  const dash = page.getByTestId('run-dashboard');
+  await expect(dash.getByTestId('dash-rl')).toBeVisible();
+  // No lab words for what verl did not do: every empty chart and every note is about the import.
+  const text = await dash.innerText();
+  expect(text).not.toMatch(/zero-std groups|\bsynchronous RL|None yet|no evaluation yet/);
+  await expect(dash.getByTestId('dash-evals-none')).toContainText('No validation generations were imported');
+  await expect(dash.getByTestId('dash-imported-no-rollouts')).toContainText('No rollouts were imported');
+  // Nothing promises a click that opens nothing.
+  expect(text).not.toContain('click a point');
+  // verl's learning rate of 1e-6 reads as such in the chart's legend, not 0.
+  const lr = dash.getByTestId('dash-chart-actor/lr');
+  await clickLastPoint(page, lr);
+  await expect(lr.locator('.u-legend')).toContainText('1e-6');
+  await expect(page.locator('main.content')).toHaveAttribute('data-section', 'runs'); // no rollouts to open
+  await shot(page, 'metrics-only');
+  // Compare says why there is nothing to pick.
+  await page.getByTestId('nav-compare').click();
+  await expect(page.getByTestId('cmp-new-toggle')).toBeVisible();
+  if ((await page.getByTestId('cmp-new-toggle').innerText()) === 'New comparison') await page.getByTestId('cmp-new-toggle').click();
+  const run = page.locator('[data-testid="cmp-run"]', { hasText: 'verl metrics only' });
+  await expect(run.getByTestId('cmp-run-no-checkpoints')).toContainText('imported from verl');
+  await shot(page, 'metrics-only-compare');
+  expect(consoleErrors).toEqual([]);
+});

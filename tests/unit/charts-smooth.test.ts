@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { alignSeries, emaSmooth, SMOOTH_MIN_POINTS, smoothable } from '../../renderer/src/charts/smooth';
-import { tickLabel } from '../../renderer/src/charts/ticks';
+import { legendValue, tickLabel } from '../../renderer/src/charts/ticks';
 
 describe('emaSmooth (debiased EMA)', () => {
   it('weight 0 is the raw series', () => {
@@ -53,5 +53,12 @@ describe('tickLabel: axis ticks keep small values', () => {
   it('writes a learning rate as 2e-4, not 0', () => {
     expect([2e-4, 1.5e-4, -3e-5].map(tickLabel)).toEqual(['2e-4', '1.5e-4', '-3e-5']);
     expect([0, 0.5, 0.12345678, 3, 12000].map(tickLabel)).toEqual(['0', '0.5', '0.123457', '3', '12,000']);
+  });
+});
+
+describe('legendValue: the legend read-out keeps small values', () => {
+  it('writes a learning rate of 1e-6 as 1e-6, not 0, and rounds the rest to 4 digits', () => {
+    expect([1e-6, 2.5e-7, -3e-5].map(legendValue)).toEqual(['1e-6', '2.5e-7', '-3e-5']);
+    expect([0, 0.5, 0.123456, 3.14159, 12000, null, undefined, NaN].map(legendValue)).toEqual(['0', '0.5', '0.1235', '3.142', '12,000', '–', '–', '–']);
   });
 });

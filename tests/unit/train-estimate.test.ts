@@ -71,6 +71,19 @@ describe('estimateRun with an RL stage', () => {
     expect(e.parts.filter((p) => p.stage === 'sft').map((p) => p.label)).toEqual(['RFT data', 'tokenizer', 'SFT', 'evaluation']);
   });
 
+  it('sizes DUPO’s filter by the RL set, and gives the range of the samples’ fastest and slowest', () => {
+    const config = parseRunConfig({ data: { ...data, rlDatasetId: 'rl' }, model: { base: 'none' }, sft: { steps: 100, batchSize: 8 }, rl: { algorithm: 'dupo', steps: 40, groupSize: 8, batchQuestions: 8 } });
+    const withRl = { ...measured, rlQuestions: 264, spread: { stepSeconds: [0.25, 1] as [number, number], turnSeconds: [0.05, 0.2] as [number, number], samples: 5 } };
+    const e = estimateRun(config, withRl);
+    expect(e.parts.find((p) => p.label === 'too-easy filter')!.seconds).toBeCloseTo(264 * 8 * 6 * 0.1); // min(264, 40 × 8) × G × rollout
+    const fast = estimateRun(config, { ...withRl, stepSeconds: 0.25, turnSeconds: 0.05, spread: undefined }).totalSeconds;
+    const slow = estimateRun(config, { ...withRl, stepSeconds: 1, turnSeconds: 0.2, spread: undefined }).totalSeconds;
+    expect(e.range).toEqual([fast, slow]);
+    expect(fast).toBeLessThan(e.totalSeconds);
+    expect(slow).toBeGreaterThan(e.totalSeconds);
+    expect(estimateRun(config, measured).range).toBeUndefined();
+  });
+
   it('has no RFT, tokenizer or SFT part when RL starts from a checkpoint, and no filter for GRPO', () => {
     const config = parseRunConfig({ data, init: { checkpoint: 'run-a/last' }, sft: { steps: 0 }, rl: { algorithm: 'grpo', steps: 5 } });
     const e = estimateRun(config, measured);
@@ -102,7 +115,15 @@ describe('measureRun', () => {
     for (const k of ['stepSeconds', 'turnSeconds', 'rolloutSeconds', 'tokenizerSeconds', 'turnsPerTrajectory'] as const) expect(m[k], k).toBeGreaterThan(0);
     expect(fractions.at(-1)).toBe(1);
     expect(fractions).toEqual([...fractions].sort((a, b) => a - b));
+    // Several short samples: the medians lie within their fastest and slowest.
+    expect(m.spread!.samples).toBeGreaterThanOrEqual(3);
+    expect(m.spread!.stepSeconds[0]).toBeLessThanOrEqual(m.stepSeconds);
+    expect(m.spread!.stepSeconds[1]).toBeGreaterThanOrEqual(m.stepSeconds);
+    expect(m.spread!.turnSeconds[0]).toBeLessThanOrEqual(m.turnSeconds);
+    expect(m.spread!.turnSeconds[1]).toBeGreaterThanOrEqual(m.turnSeconds);
     const e = estimateRun(config, m);
     expect(e.totalSeconds).toBeCloseTo(e.parts.reduce((a, p) => a + p.seconds, 0));
+    expect(e.range![0]).toBeLessThanOrEqual(e.totalSeconds);
+    expect(e.range![1]).toBeGreaterThanOrEqual(e.totalSeconds);
   });
 });

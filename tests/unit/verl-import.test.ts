@@ -78,6 +78,9 @@ describe('runs.importVerl', () => {
     const records = (await core.call('runs.metrics', { id: run.artefact.id, since: -1 })) as Array<{ step: number; time: string }>;
     expect(records.map((r) => r.step)).toEqual([0, 1, 2, 3]);
     expect(Date.parse(records[2]!.time) - Date.parse(records[1]!.time)).toBe(25_000); // timing_s/step
+    // Its duration is verl's, the span of its records, though no lab job ran it.
+    expect(run.seconds).toBe((Date.parse(records[3]!.time) - Date.parse(records[0]!.time)) / 1000);
+    expect(run.seconds).toBeGreaterThan(0);
 
     const detail = core.runs.get(run.artefact.id);
     expect(detail.rlSteps).toEqual([1, 2, 3]);

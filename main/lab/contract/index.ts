@@ -23,6 +23,7 @@ export * from './stats';
 export * from './eval-protocol';
 export * from './field-issues';
 export * from './quick-preset';
+export * from './seed-range';
 export * from './trajectories';
 export * from './level-breakdown';
 export * from './question-styles';
@@ -76,6 +77,10 @@ export interface RunMeasurements {
   /** Training QAs (RFT rollouts) and held-out QAs (evaluations) the run will use. */
   trainQuestions: number;
   heldOutQuestions: number;
+  /** Questions RL draws from (data.rlDatasetId; absent: the training set's): DUPO's filter passes over them. */
+  rlQuestions?: number;
+  /** The fastest and slowest of the short samples behind stepSeconds and turnSeconds (their medians). */
+  spread?: { stepSeconds: [number, number]; turnSeconds: [number, number]; samples: number };
 }
 
 export interface EstimatePart {
@@ -89,6 +94,8 @@ export interface RunEstimate {
   totalSeconds: number;
   parts: EstimatePart[];
   measured: RunMeasurements;
+  /** The total with every sample at its fastest and at its slowest (measured.spread); absent without a spread. */
+  range?: [number, number];
   /** One line on where the figures come from. */
   basis: string;
 }

@@ -208,7 +208,10 @@ export class RunsService {
     const jobs = info.jobIds.map((jid) => (known?.id === jid ? known : this.jobOrNull(jid))).filter((j): j is JobRecord => j !== null);
     const last = jobs.at(-1);
     const records = this.readMetricsCached(artefact.id);
-    const seconds = jobs.reduce((sum, j) => sum + (j.startedAt ? ((j.endedAt ? Date.parse(j.endedAt) : Date.now()) - Date.parse(j.startedAt)) / 1000 : 0), 0);
+    // An imported run took verl's time, the span of its records (the time axis of its charts), not the lab's jobs'.
+    const seconds = info.verl
+      ? records.length ? Math.max(0, (Date.parse(records.at(-1)!.time) - Date.parse(records[0]!.time)) / 1000) : 0
+      : jobs.reduce((sum, j) => sum + (j.startedAt ? ((j.endedAt ? Date.parse(j.endedAt) : Date.now()) - Date.parse(j.startedAt)) / 1000 : 0), 0);
     const metrics: Record<string, MetricSummary> = summarise(records);
     return {
       artefact: artefact as ArtefactRecord<StoredRunInfo>, // start() records every run with a RunInfo

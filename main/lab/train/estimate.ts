@@ -56,7 +56,7 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
     const rl = config.rl;
     const perStep = rl.batchQuestions * rl.groupSize;
     // DUPO filters its question pool (at most steps × batchQuestions questions) once with the starting policy.
-    const pool = Math.min(m.trainQuestions, rl.steps * rl.batchQuestions);
+    const pool = Math.min(m.rlQuestions ?? m.trainQuestions, rl.steps * rl.batchQuestions);
     if (rl.algorithm === 'dupo' && rl.dropTooEasy) {
       parts.push({ stage: 'rl', label: 'too-easy filter', seconds: pool * rl.groupSize * rollout, detail: `${pool} questions × G ${rl.groupSize}, once` });
     }
@@ -74,11 +74,15 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
   }
   const totalSeconds = parts.reduce((a, p) => a + p.seconds, 0);
   const dapo = config.rl?.algorithm === 'dapo' ? '; DAPO refills add rollouts not counted here' : '';
+  // A busy machine makes single samples swing: the range is the total at the fastest and the slowest sample.
+  const sp = m.spread;
+  const at = (i: 0 | 1): number => estimateRun(config, { ...m, stepSeconds: sp!.stepSeconds[i], turnSeconds: sp!.turnSeconds[i], spread: undefined }).totalSeconds;
   return {
     totalSeconds,
     parts,
     measured: m,
-    basis: `measured just now on ${m.backend}: one SFT step, one policy turn, one expert rollout; turns per trajectory from the expert${dapo}`,
+    ...(sp ? { range: [at(0), at(1)] as [number, number] } : {}),
+    basis: `measured just now on ${m.backend}: the median of ${sp?.samples ?? 1} SFT steps and policy turns, expert rollouts; turns per trajectory from the expert${dapo}`,
   };
 }
 
@@ -91,7 +95,8 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-async function timeIt(fn: () => Promise<unknown>, repeats: number): Promise<number> {
+/** Short samples of `fn` after one warm-up: their median, and the fastest and slowest. */
+async function timeIt(fn: () => Promise<unknown>, repeats: number): Promise<{ median: number; range: [number, number] }> {
   await fn(); // warm-up: kernels compile, memory is allocated
   const ts: number[] = [];
   for (let i = 0; i < repeats; i++) {
@@ -99,8 +104,11 @@ async function timeIt(fn: () => Promise<unknown>, repeats: number): Promise<numb
     await fn();
     ts.push((performance.now() - t0) / 1000);
   }
-  return median(ts);
+  return { median: median(ts), range: [Math.min(...ts), Math.max(...ts)] };
 }
+
+/** Samples per timed part: the median of several resists one slow moment on a busy machine. */
+const SAMPLES = 5;
 
 /** The warm-up: a few seconds of the run's own work on the backend it would use. */
 export async function measureRun(config: RunConfig, home: string, ctx?: Pick<JobContext, 'progress' | 'signal'>): Promise<RunMeasurements> {
@@ -118,6 +126,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
   const graph = readGraphFile(graphFile(home, config.data.graphId));
   const trainQas = readDataset(datasetFile(home, config.data.datasetId)).qas;
   const heldOut = readDataset(datasetFile(home, config.data.heldOutDatasetId)).qas;
+  const rlQuestions = config.rl && config.data.rlDatasetId !== undefined ? readDataset(datasetFile(home, config.data.rlDatasetId)).qas.length : undefined;
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
 
@@ -158,13 +167,24 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
   const replicas = workers > 1 ? await Replicas.start(model, workers - 1) : undefined;
   try {
     const batch = makeBatch(Array.from({ length: config.sft.batchSize }, window), gpt.blockSize, 0);
-    const stepSeconds = await timeIt(() => trainStep(model, opt, batch, trainCfg, replicas), 2);
+    const step = await timeIt(() => trainStep(model, opt, batch, trainCfg, replicas), SAMPLES);
     say(0.8, 'timing a policy turn');
     const prompt = window().ids.slice(0, promptBudget(gpt.blockSize, TURN_TOKENS));
     // A compact turn writes about a third of its token budget; the prefill is the full context.
-    const turnSeconds = await timeIt(() => generate(model, prompt, { maxNewTokens: Math.ceil(TURN_TOKENS / 3), temperature: 1, rng, stopTokens: [] }), 2);
+    const turn = await timeIt(() => generate(model, prompt, { maxNewTokens: Math.ceil(TURN_TOKENS / 3), temperature: 1, rng, stopTokens: [] }), SAMPLES);
     say(1, 'measured');
-    return { backend: report.chosen ?? 'unknown', stepSeconds, turnSeconds, rolloutSeconds, turnsPerTrajectory, tokenizerSeconds, trainQuestions: trainQas.length, heldOutQuestions: heldOut.length };
+    return {
+      backend: report.chosen ?? 'unknown',
+      stepSeconds: step.median,
+      turnSeconds: turn.median,
+      rolloutSeconds,
+      turnsPerTrajectory,
+      tokenizerSeconds,
+      trainQuestions: trainQas.length,
+      heldOutQuestions: heldOut.length,
+      ...(rlQuestions !== undefined ? { rlQuestions } : {}),
+      spread: { stepSeconds: step.range, turnSeconds: turn.range, samples: SAMPLES },
+    };
   } finally {
     await replicas?.close();
     disposeModel(model);

@@ -9,3 +9,13 @@ export function tickLabel(v: number): string {
   if (a >= 0.01) return String(Number(v.toPrecision(6)));
   return Number(v.toPrecision(3)).toExponential();
 }
+
+/** A legend's read-out of a value: 4 significant digits, small ones as 1e-6 (uPlot's default shows them as 0). */
+export function legendValue(v: number | null | undefined): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return '–';
+  if (v === 0) return '0';
+  const a = Math.abs(v);
+  if (a >= 1e4) return v.toLocaleString('en-US', { maximumFractionDigits: 0 });
+  if (a >= 0.001) return String(Number(v.toPrecision(4)));
+  return Number(v.toPrecision(3)).toExponential();
+}

@@ -13,6 +13,8 @@ import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 import type { CompareCandidate, TrajRef } from './trajectories';
 import { letter, questionRows, summaryOf, tallyOutcomes, validateForm, type CheckpointHead, type CompareForm, type Outcome } from '../components/compare/compareModel';
+import { defaultQuestionCount, defaultQuestionSet, heldOutIds } from '../components/compare/questionSet';
+import { runUses } from '../util/labels';
 
 /** Runs whose checkpoints the picker reads (newest first); older runs are rarely compared. */
 const MAX_RUNS = 40;
@@ -180,8 +182,12 @@ export const useCompare = defineStore('compare', () => {
     return body + a.name.slice(auto.length);
   }
 
-  /** The natural dataset: the first picked checkpoint's run's held-out set, else the newest run's. */
-  const defaultDatasetId = computed(() => heldOutOf(form.checkpoints[0] ? runOfRef(form.checkpoints[0]) : runs.value[0]?.artefact.id) ?? datasets.value[0]?.id ?? '');
+  /** Datasets whose recorded role is held-out (the form's list marks them). */
+  const heldOutSetIds = computed(() => heldOutIds(datasets.value, runUses(runs.value)));
+  /** The natural dataset: the first picked checkpoint's run's held-out set, else the newest run's, else the newest held-out set. */
+  const defaultDatasetId = computed(() =>
+    defaultQuestionSet(heldOutOf(form.checkpoints[0] ? runOfRef(form.checkpoints[0]) : runs.value[0]?.artefact.id), datasets.value, runUses(runs.value)),
+  );
   watch(
     defaultDatasetId,
     (id) => {
@@ -205,6 +211,15 @@ export const useCompare = defineStore('compare', () => {
     },
     { immediate: true },
   );
+  // Without a run's protocol to follow, the form asks the whole chosen set (the count its summary shows).
+  watch(
+    () => [form.datasetId, runProtocol.value, datasets.value] as const,
+    ([id, p]) => {
+      const n = defaultQuestionCount(datasets.value, id);
+      if (!p && !edited.has('questions') && n) form.questions = n;
+    },
+    { immediate: true },
+  );
   function editProtocol(field: ProtocolField): void {
     edited.add(field);
   }
@@ -217,7 +232,7 @@ export const useCompare = defineStore('compare', () => {
     if (p) for (const f of PROTOCOL_FIELDS) form[f] = p[f];
   }
   const datasetLabel = (id: string): string => datasets.value.find((d) => d.id === id)?.name ?? id;
-  const datasetSize = (id: string): number | undefined => datasets.value.find((d) => d.id === id)?.info.stats?.published;
+  const datasetSize = (id: string): number | undefined => defaultQuestionCount(datasets.value, id) ?? undefined;
   /** How the form's protocol differs from the dashboard's evaluation, in words (none: the same protocol). */
   const formDifferences = computed(() => {
     const p = runProtocol.value;
@@ -352,6 +367,7 @@ export const useCompare = defineStore('compare', () => {
     setSide,
     loadInputs,
     heldOutOf,
+    heldOutSetIds,
     describe,
     displayName,
     chooseDataset,

@@ -138,7 +138,8 @@ export const useRuns = defineStore('runs', () => {
   );
 
   function seconds(r: RunSummary): number {
-    return r.status === 'running' ? r.seconds + Math.max(0, now.value - fetchedAt.value) / 1000 : r.seconds;
+    // A followed verl run's time is its records' span, which grows with them, not with the clock.
+    return r.status === 'running' && !r.artefact.info.verl ? r.seconds + Math.max(0, now.value - fetchedAt.value) / 1000 : r.seconds;
   }
 
   let loading: Promise<void> | null = null;

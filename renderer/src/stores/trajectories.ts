@@ -16,7 +16,9 @@ import { datasetLabel, groupTrajSets, policyLabel, runUses, trajSetTitle, type S
 export interface TrajRow {
   s: TrajSummary;
   question: string;
-  /** Lower-cased text the free-text filter looks in: question, prediction, qa id. */
+  /** The gold answer ('' when the set's dataset is gone). */
+  answer: string;
+  /** Lower-cased text the free-text filter looks in: question, answer, prediction, qa id. */
   hay: string;
 }
 
@@ -117,8 +119,10 @@ export const useTrajectories = defineStore('trajectories', () => {
     const v = current.value;
     if (!v) return [];
     return v.trajectories.map((s) => {
-      const question = v.questions[s.qa_id]?.question ?? '';
-      return { s, question, hay: `${s.qa_id}\n${s.id}\n${question}\n${s.prediction ?? ''}`.toLowerCase() };
+      const q = v.questions[s.qa_id];
+      const question = q?.question ?? '';
+      const answer = q?.answer ?? '';
+      return { s, question, answer, hay: `${s.qa_id}\n${s.id}\n${question}\n${answer}\n${s.prediction ?? ''}`.toLowerCase() };
     });
   });
   const facets = computed(() => ({
