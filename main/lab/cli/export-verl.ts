@@ -7,7 +7,7 @@ import type { QA } from '../formats/index';
 import { excerpt, LabError } from '../errors';
 import { resourcesDir } from '../paths';
 import { removeAbandonedTemps } from '../store/files';
-import { isProcessAlive } from '../store/lockfile';
+import { pidExists } from '../store/lockfile';
 import { DEFAULT_TOOLS } from '../agent/react';
 import { REWARD_DEFAULTS, type AnswerMode } from '../agent/reward';
 import { verlRow, type VerlRow } from '../agent/verl-rows';
@@ -151,7 +151,7 @@ export function exportVerl(o: VerlExportOptions): VerlExportResult {
   if (val.length === 0) throw new LabError('bad_input', 'the held-out dataset has no questions');
   checkReplaceable(final);
   // What an export killed before its rename left beside the folder (its writer is gone) goes first.
-  removeAbandonedTemps(dirname(final), (pid) => isProcessAlive({ pid }), 0);
+  removeAbandonedTemps(dirname(final), pidExists, 0);
   // Written whole in a hidden folder beside it, then renamed into place: a kill leaves the old folder or none,
   // never a folder with some of the files.
   const out = join(dirname(final), `.${basename(final)}.tmp-${process.pid}-${Date.now()}`);
