@@ -15,7 +15,8 @@ import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 import { createRng } from '../util/rng';
 import { head, hidden, makeCtx, type GPT, type LayerKV } from './gpt';
-import { decodeStep, disposeKv, sampleFromLogits, type GenerateResult, type SampleOptions } from './generate';
+import { disposeKv, sampleFromLogits, type GenerateResult, type SampleOptions } from './generate';
+import { SPECIAL_TOKENS } from './tokenizer';
 
 interface Row {
   opts: SampleOptions;
@@ -51,6 +52,7 @@ export interface BatchDecoderStats {
 }
 
 const MASKED = -1e9;
+const PAD = SPECIAL_TOKENS.indexOf('<|pad|>');
 
 /** Keeps the rows `keep` (indices into the batch) of every cached tensor; disposes the old cache. */
 export function keepRows(kv: LayerKV[], keep: readonly number[]): LayerKV[] {
@@ -73,6 +75,55 @@ function padLeft(kv: readonly LayerKV[], width: number): LayerKV[] {
     if (l.kLast) out.kLast = tf.clone(l.kLast);
     return out;
   });
+}
+
+/**
+ * Prompts of different lengths read in one forward pass, each padded at its end (causal attention never lets
+ * a real token see the padding behind it, so each row is read exactly as alone): the logits after each row's
+ * last token [n, V] and its cache, right-aligned.
+ */
+function prefill(model: GPT, prompts: readonly (readonly number[])[]): { kv: LayerKV[]; logits: tf.Tensor2D } {
+  const n = prompts.length;
+  const lens = prompts.map((p) => p.length);
+  const T = Math.max(...lens);
+  const ids = new Int32Array(n * T).fill(PAD);
+  prompts.forEach((p, r) => ids.set(p, r * T));
+  return tf.tidy(() => {
+    const ctx = makeCtx(model, {}, true);
+    ctx.lastPositions = Int32Array.from(lens, (l) => l - 1);
+    const { h, kv } = hidden(model, tf.tensor2d(ids, [n, T], 'int32'), ctx, undefined);
+    const last = tf.gather(tf.reshape(h, [n * T, model.config.nEmbd]), Int32Array.from(lens, (l, r) => r * T + l - 1));
+    const aligned = kv.map((l) => {
+      const out: LayerKV = { kT: alignRight(l.kT, lens, 3), v: alignRight(l.v, lens, 2) };
+      if (l.kLast) out.kLast = l.kLast;
+      return out;
+    });
+    return { kv: aligned, logits: head(model, last) as tf.Tensor2D };
+  });
+}
+
+/**
+ * Moves each row r of x [n, .., T, ..] (time at `axis`) right by T - lens[r] columns, so that its real
+ * columns end at T (one flat gather; the columns shifted in are copies of column 0, which the key mask hides).
+ */
+function alignRight(x: tf.Tensor4D, lens: readonly number[], axis: 2 | 3): tf.Tensor4D {
+  const [n, d1, d2, d3] = x.shape;
+  const T = axis === 3 ? d3 : d2;
+  const A = axis === 3 ? d1 * d2 : d1; // what comes before time in a row
+  const E = axis === 3 ? 1 : d3; // what comes after it
+  const idx = new Int32Array(n * A * T * E);
+  let o = 0;
+  for (let r = 0; r < n; r++) {
+    const shift = T - lens[r]!;
+    for (let a = 0; a < A; a++) {
+      const base = (r * A + a) * T;
+      for (let c = 0; c < T; c++) {
+        const src = (base + Math.max(0, c - shift)) * E;
+        for (let e = 0; e < E; e++) idx[o++] = src + e;
+      }
+    }
+  }
+  return tf.reshape(tf.gather(tf.reshape(x, [-1]), idx), x.shape) as tf.Tensor4D;
 }
 
 export class BatchDecoder {
@@ -133,19 +184,19 @@ export class BatchDecoder {
     }
   }
 
-  /** Prefills the waiting prompts (each alone: they differ in length) and adds their rows to the batch. */
+  /** Prefills the waiting prompts as one batch and adds their rows to the batch. */
   private admit(): void {
     const room = (this.opts.maxRows ?? Infinity) - this.rows.length;
     const joining = this.queue.splice(0, Math.max(0, room));
     if (joining.length === 0) return;
-    const parts: { kv: LayerKV[]; logits: tf.Tensor2D }[] = [];
+    let part: { kv: LayerKV[]; logits: tf.Tensor2D };
+    try {
+      part = prefill(this.model, joining.map((q) => q.prompt));
+    } catch (err) {
+      for (const q of joining) q.reject(err);
+      return;
+    }
     for (const q of joining) {
-      try {
-        parts.push(decodeStep(this.model, q.prompt, 1, undefined));
-      } catch (err) {
-        q.reject(err);
-        continue;
-      }
       this.stats.prefills++;
       this.rows.push({
         opts: q.opts,
@@ -157,9 +208,8 @@ export class BatchDecoder {
         reject: q.reject,
       });
     }
-    if (parts.length === 0) return;
-    const width = Math.max(this.width(), ...parts.map((p) => p.kv[0]!.kT.shape[3]));
-    const caches = [this.kv, ...parts.map((p) => p.kv)].filter((kv) => kv.length > 0);
+    const width = Math.max(this.width(), part.kv[0]!.kT.shape[3]);
+    const caches = [this.kv, part.kv].filter((kv) => kv.length > 0);
     const merged = tf.tidy(() => {
       const padded = caches.map((kv) => padLeft(kv, width));
       return padded[0]!.map((_, i) => {
@@ -169,10 +219,12 @@ export class BatchDecoder {
         return out;
       });
     });
-    const logits = tf.concat([...(this.logits ? [this.logits] : []), ...parts.map((p) => p.logits)], 0);
+    const logits = this.logits ? tf.concat([this.logits, part.logits], 0) : part.logits;
     for (const kv of caches) disposeKv(kv);
-    this.logits?.dispose();
-    for (const p of parts) p.logits.dispose();
+    if (this.logits) {
+      this.logits.dispose();
+      part.logits.dispose();
+    }
     this.kv = merged;
     this.logits = logits;
   }

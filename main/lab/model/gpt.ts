@@ -269,6 +269,11 @@ export interface Ctx {
   reach?: Int32Array;
   /** Decoding one token per row for rows of different pasts (batch-decoder.ts): see RaggedRows. */
   ragged?: RaggedRows;
+  /**
+   * Prefilling rows of different lengths padded at the end (batch-decoder.ts): each row's last real position,
+   * whose raw key the cache keeps for smearKeys (the padding's would be wrong).
+   */
+  lastPositions?: Int32Array;
 }
 
 /**
@@ -314,12 +319,15 @@ function splitHeads(x: tf.Tensor, B: number, T: number, H: number, D: number): t
  * cached last key of the previous call (decoding) or zero (position 0). Also returns the raw last key. The
  * fused path has its own kernel (smear.ts).
  */
-function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor): { k: tf.Tensor4D; last: tf.Tensor4D } {
+function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor, lastAt?: Int32Array): { k: tf.Tensor4D; last: tf.Tensor4D } {
   const [B, H, T, D] = k.shape;
   const first = before ?? tf.zeros([B, H, 1, D]);
   const prev = T > 1 ? tf.concat([first, tf.slice(k, [0, 0, 0, 0], [B, H, T - 1, D])], 2) : first;
   const s = tf.reshape(tf.sigmoid(a), [1, H, 1, 1]);
-  return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]) };
+  const last = lastAt
+    ? tf.reshape(tf.gather(tf.reshape(k, [B * H * T, D]), Int32Array.from({ length: B * H }, (_, bh) => bh * T + lastAt[Math.floor(bh / H)]!)), [B, H, 1, D])
+    : tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]);
+  return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: last as tf.Tensor4D };
 }
 
 /**
@@ -364,7 +372,7 @@ function opHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, pas
   let q = splitHeads(q0!, B, T, H, D);
   let k = splitHeads(k0!, B, T, H, D);
   let kLast: tf.Tensor4D | undefined;
-  if (ctx.cfg.smearKeys) ({ k, last: kLast } = smearKeys(k, past?.kLast, p(model, `h.${i}.attn.smear`)));
+  if (ctx.cfg.smearKeys) ({ k, last: kLast } = smearKeys(k, past?.kLast, p(model, `h.${i}.attn.smear`), ctx.lastPositions));
   if (rot) {
     // After smearing: the smeared key stands at its own position (its predecessor's part is content, not place).
     q = rotate(q, rot);

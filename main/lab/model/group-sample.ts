@@ -9,19 +9,7 @@ import { LabError } from '../errors';
 import { createRng, seedFrom } from '../util/rng';
 import type { GPT, LayerKV } from './gpt';
 import { decodeStep, disposeKv, sampleFromLogits, type GenerateResult, type SampleOptions } from './generate';
-
-/** Keeps the rows `keep` (indices into the batch) of every cached tensor; disposes the old cache. */
-function keepRows(kv: LayerKV[], keep: number[]): LayerKV[] {
-  const idx = tf.tensor1d(keep, 'int32');
-  const out = kv.map((l) => {
-    const rows: LayerKV = { kT: tf.gather(l.kT, idx), v: tf.gather(l.v, idx) };
-    if (l.kLast) rows.kLast = tf.gather(l.kLast, idx);
-    return rows;
-  });
-  idx.dispose();
-  disposeKv(kv);
-  return out;
-}
+import { keepRows } from './batch-decoder';
 
 /**
  * G continuations of `prompt`, decoded as one batch with a KV cache. Row g samples with createRng(seedFrom

@@ -18,7 +18,8 @@ import { groupAdvantages, isTruncatedNoAnswer, type GroupAdvantages } from '../r
 import type { RolloutGroup } from '../rl/batch';
 import { AsyncBuffer, GroupAssembler } from '../rl/async';
 import { throwIfCancelled } from '../jobs/context';
-import { checkpointPolicy, TURN_TOKENS, type SampledTurn } from './policy';
+import { BatchDecoder } from '../model/batch-decoder';
+import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS, type SampledTurn } from './policy';
 import { RolloutThread } from './rollout-thread';
 import { policyName, progress, type RlStage } from './rl-stage';
 import type { QuestionPool } from './rl-pool';
@@ -51,8 +52,11 @@ function rolloutOptions(stage: RlStage, seed: number): RolloutOptions {
   };
 }
 
-/** A policy factory whose policies record their sampled turns into `turns[qa.id/sample]`. */
-function recording(stage: RlStage, name: string, turns: Map<string, SampledTurn[]>): PolicyFactory {
+/**
+ * A policy factory whose policies record their sampled turns into `turns[qa.id/sample]`; with `decoder`,
+ * every episode in flight decodes its turns in that one batch.
+ */
+function recording(stage: RlStage, name: string, turns: Map<string, SampledTurn[]>, decoder?: BatchDecoder): PolicyFactory {
   const { model, tok, hooks } = stage.run;
   return {
     spec: name,
@@ -60,7 +64,7 @@ function recording(stage: RlStage, name: string, turns: Map<string, SampledTurn[
     forQA: (qa, sample) => {
       const mine: SampledTurn[] = [];
       turns.set(`${qa.id}/${sample}`, mine);
-      const own = checkpointPolicy(model, tok, { name, temperature: stage.rl.temperature, topP: stage.rl.topP, maxTurnTokens: TURN_TOKENS, onTurn: (t) => mine.push(t) });
+      const own = checkpointPolicy(model, tok, { name, temperature: stage.rl.temperature, topP: stage.rl.topP, maxTurnTokens: TURN_TOKENS, onTurn: (t) => mine.push(t), decoder });
       const inner = hooks.rolloutPolicy?.(qa, sample, own) ?? own;
       return {
         name,
@@ -83,12 +87,17 @@ export function makeGroup(stage: RlStage, id: string, qa: QA, rollouts: Rollout[
   return { id, qaId: qa.id, qa, rewards, answers: rollouts.map((r) => r.traj.reward.answer), rollouts, version: Math.min(...rollouts.map((r) => r.version)), adv };
 }
 
-/** G rollouts of each question with the current weights (sync mode and the too-easy filter). */
+/**
+ * G rollouts of each question with the current weights (sync mode and the too-easy filter), EPISODES_IN_FLIGHT
+ * at once with their turns decoded as one batch (the weights do not change while they play).
+ */
 export async function rolloutGroups(stage: RlStage, qas: readonly QA[], ids: readonly string[], seed: number, report: (done: number, total: number) => void): Promise<Group[]> {
   const G = stage.rl.groupSize;
   const turns = new Map<string, SampledTurn[]>();
   const v = stage.version;
-  const trajs = await rolloutDataset(qas, recording(stage, policyName(stage, v), turns), stage.run.tools, rolloutOptions(stage, seed), (done, total) => {
+  const decoder = new BatchDecoder(stage.run.model);
+  const opts = { ...rolloutOptions(stage, seed), concurrency: Math.max(stage.rl.workers, EPISODES_IN_FLIGHT) };
+  const trajs = await rolloutDataset(qas, recording(stage, policyName(stage, v), turns, decoder), stage.run.tools, opts, (done, total) => {
     report(done, total);
     throwIfCancelled(stage.run.ctx);
   });

@@ -9,6 +9,7 @@ import type { PolicyFactory } from '../agent/policies';
 import { LabError } from '../errors';
 import { createModel } from '../model/gpt';
 import { PublishedWeights } from '../model/shared-weights';
+import { BatchDecoder } from '../model/batch-decoder';
 import { Tokenizer } from '../model/tokenizer';
 import { checkpointPolicy, TURN_TOKENS, type SampledTurn } from './policy';
 import type { FromRolloutThread, RolloutThreadInit, ToRolloutThread } from './rollout-thread';
@@ -23,12 +24,14 @@ let version = weights.load(model, Number.NaN);
 const tok = Tokenizer.fromJSON(init.tokenizer);
 const tools = simToolset(new SimWeb(readGraphFile(init.graphFile), init.web));
 let stopped = false;
+// The episodes in flight on this thread (the stage's rl.workers) decode their turns as one batch.
+const decoder = new BatchDecoder(model);
 
 async function play(msg: Extract<ToRolloutThread, { type: 'rollout' }>): Promise<void> {
   version = weights.load(model, version); // the newest weights, between episodes only
   const v = version;
   const turns: SampledTurn[] = [];
-  const own = checkpointPolicy(model, tok, { name: msg.name, ...init.policy, maxTurnTokens: TURN_TOKENS, onTurn: (t) => turns.push(t) });
+  const own = checkpointPolicy(model, tok, { name: msg.name, ...init.policy, maxTurnTokens: TURN_TOKENS, onTurn: (t) => turns.push(t), decoder });
   const factory: PolicyFactory = {
     spec: msg.name,
     kind: 'ckpt',
