@@ -14,6 +14,7 @@ import { buildIndex, type GraphIndex } from './graph/graph-index';
 import { canonicalOrbits } from './synth/orbits';
 import { cycleEdges } from './graph/cycles';
 import { recordOf } from './util/own';
+import { levelOfQuestion } from './contract/level-breakdown';
 
 const MAX_VIEW_EDGES = 50_000; // beyond this the explorer would not draw it usefully anyway
 
@@ -45,7 +46,8 @@ export class ArtefactReader {
     const datasetId = String(artefact.info.datasetId ?? '');
     const qas = this.data().datasets.some((d) => d.id === datasetId) ? this.dataset(datasetId).qas : [];
     const questionText = recordOf(qas.map((qa) => [qa.id, qa.question] as const));
-    return { artefact, ...file, questionText };
+    const questionLevels = recordOf(qas.map((qa) => [qa.id, levelOfQuestion(qa)] as const));
+    return { artefact, ...file, questionText, questionLevels };
   }
 
   private mtime(artefact: ArtefactRecord): number {

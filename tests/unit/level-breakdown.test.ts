@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakdownMetrics, levelBreakdown, questionHops, questionScores, type QuestionLevel } from '../../main/lab/contract/level-breakdown';
+import { breakdownFromMetrics, breakdownMetrics, comparisonBreakdowns, levelBreakdown, questionHops, questionScores, type QuestionLevel } from '../../main/lab/contract/level-breakdown';
 
 const pat = (s: string, rel: string, o: string) => ({ s, rel, o });
 
@@ -57,5 +57,25 @@ describe('levelBreakdown', () => {
       'eval/pass@1_hops1': 0.5, 'eval/pass@1_hops2': 0.5, 'eval/pass@1_hops3': 0,
       'eval/pass@1_level1': 0.75, 'eval/pass@1_level2': 0.5, 'eval/pass@1_level3': 0,
     });
+  });
+
+  it('reads a breakdown back from the metrics it wrote (counts aside), and null from none', () => {
+    const b = levelBreakdown(scores, levels, expert);
+    const zeroed = (rows: typeof b.hops) => rows.map((r) => ({ ...r, questions: 0 }));
+    expect(breakdownFromMetrics({ ...breakdownMetrics(b), 'eval/pass@1': 0.3 })).toEqual({ hops: zeroed(b.hops), level: zeroed(b.level) });
+    expect(breakdownFromMetrics({ 'eval/pass@1': 0.3 })).toBeNull();
+  });
+
+  it('gives one breakdown per checkpoint of a comparison, the expert beside each', () => {
+    const r = (correct: number) => ({ correct, n: 1, trajIds: [] });
+    const view = {
+      questions: [{ qa_id: 'q1', results: [r(1), r(0)] }, { qa_id: 'q4', results: [r(0), r(1)] }, { qa_id: 'q5', results: [r(0), r(1)] }],
+      questionLevels: Object.fromEntries(levels),
+      expert: { q1: 1, q4: 1, q5: 0 },
+    };
+    const [a, b] = comparisonBreakdowns(view);
+    expect(a!.hops).toEqual([{ key: 1, questions: 1, passAt1: 1, expert: 1 }, { key: 2, questions: 2, passAt1: 0, expert: 0.5 }]);
+    expect(b!.hops).toEqual([{ key: 1, questions: 1, passAt1: 0, expert: 1 }, { key: 2, questions: 2, passAt1: 1, expert: 0.5 }]);
+    expect(comparisonBreakdowns({ questions: view.questions })).toEqual([]);
   });
 });

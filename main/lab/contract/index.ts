@@ -27,6 +27,7 @@ export * from './seed-range';
 export * from './trajectories';
 export * from './level-breakdown';
 export * from './question-styles';
+import type { QuestionLevel } from './level-breakdown';
 
 // ---------- shared records ----------
 
@@ -321,12 +322,16 @@ export interface RunMetricsEvent {
 export interface ComparisonFile {
   checkpoints: Array<{ ref: string; setId: string; eval: Record<string, unknown> | null; counts: Record<string, unknown> }>;
   questions: Array<{ qa_id: string; results: Array<{ correct: number; n: number; trajIds: string[] }> }>;
+  /** The expert's pass@1 per question (one episode each, the same seeds): each level's ceiling. Absent in older files. */
+  expert?: Record<string, number>;
 }
 
 export interface ComparisonView extends ComparisonFile {
   artefact: ArtefactRecord<ComparisonInfo>;
   /** Question text by QA id, from the dataset. */
   questionText: Record<string, string>;
+  /** Each question's hops and level, from the dataset (level-breakdown.ts). */
+  questionLevels?: Record<string, QuestionLevel>;
 }
 
 export interface StoreSummary {

@@ -109,3 +109,42 @@ export function breakdownMetrics(b: LevelBreakdown, prefix = 'eval/pass@1'): Rec
   }
   return out;
 }
+
+/**
+ * The breakdown back from a run's metrics (breakdownMetrics' names, each metric's latest value), for the
+ * dashboard; question counts are not in the metrics and read 0. Null when the run recorded none.
+ */
+export function breakdownFromMetrics(metrics: Readonly<Record<string, number>>, prefix = 'eval/pass@1'): LevelBreakdown | null {
+  const out: LevelBreakdown = { hops: [], level: [] };
+  const re = new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}_(hops|level)(\\d+)$`);
+  for (const [name, value] of Object.entries(metrics)) {
+    const m = re.exec(name);
+    if (!m) continue;
+    const expert = metrics[`${name}_expert`];
+    out[m[1] as 'hops' | 'level'].push({ key: Number(m[2]), questions: 0, passAt1: value, expert: expert ?? null });
+  }
+  if (!out.hops.length && !out.level.length) return null;
+  out.hops.sort((a, b) => a.key - b.key);
+  out.level.sort((a, b) => a.key - b.key);
+  return out;
+}
+
+/**
+ * One breakdown per checkpoint of a comparison, from its question-by-question results, the questions' levels and
+ * the expert's per-question pass@1 (ComparisonView's `questions`, `questionLevels`, `expert`). Empty when the
+ * comparison has no levels (its dataset is gone).
+ */
+export function comparisonBreakdowns(view: {
+  questions: ReadonlyArray<{ qa_id: string; results: ReadonlyArray<{ correct: number; n: number }> }>;
+  questionLevels?: Readonly<Record<string, QuestionLevel>>;
+  expert?: Readonly<Record<string, number>>;
+}): LevelBreakdown[] {
+  if (!view.questionLevels || !Object.keys(view.questionLevels).length) return [];
+  const levels = new Map(Object.entries(view.questionLevels));
+  const expert = view.expert ? new Map(Object.entries(view.expert)) : undefined;
+  const columns = Math.max(0, ...view.questions.map((q) => q.results.length));
+  return Array.from({ length: columns }, (_, i) => {
+    const scores = new Map(view.questions.filter((q) => (q.results[i]?.n ?? 0) > 0).map((q) => [q.qa_id, q.results[i]!.correct / q.results[i]!.n]));
+    return levelBreakdown(scores, levels, expert);
+  });
+}

@@ -9,13 +9,23 @@ import { runEvalProtocol, type EvalProtocol } from '../contract/eval-protocol';
 import { LabError } from '../errors';
 import { isInfrastructureFailure } from '../formats/index';
 import { writeJsonAtomic } from '../store/files';
-import { artefactRel } from '../store/layout';
+import { artefactFile, artefactRel } from '../store/layout';
 import { resolveCheckpoint } from '../runs/layout';
 import { rollOutSet } from './rollout-job';
 import { evalSeed } from './eval-setup';
 import { compareParams, type CompareParams } from '../contract/jobs';
 import type { ArtefactCollection } from '../jobs/specs';
 import type { JobContext } from '../jobs/context';
+import type { RunConfig } from '../contract/run-config';
+import { readQaDataset } from '../agent/data';
+import { readGraphFile } from '../kg/io';
+import { SimWeb } from '../agent/web';
+import { simToolset } from '../agent/env';
+import { rolloutDataset } from '../agent/rollout';
+import { sampleFromTrajectory } from '../agent/eval';
+import { questionScores } from '../contract/level-breakdown';
+import { rftExpert } from './rft-expert';
+import { runEnvironment } from './checkpoints';
 
 /** Which of two checkpoints solved a question (solved = at least one sample correct). */
 export function outcomeOf(a: boolean, b: boolean): 'both' | 'a_only' | 'b_only' | 'neither' {
@@ -37,7 +47,8 @@ export function comparisonProtocol(p: CompareParams, runEval: EvalProtocol | nul
 
 export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord; also: Array<{ collection: ArtefactCollection; artefact: ArtefactRecord }> }> {
   const p = compareParams.parse(raw);
-  const proto = comparisonProtocol(p, runEvalProtocol(resolveCheckpoint(p.checkpoints[0]!, ctx.home).config));
+  const firstRun = resolveCheckpoint(p.checkpoints[0]!, ctx.home).config;
+  const proto = comparisonProtocol(p, runEvalProtocol(firstRun));
   const sets: ArtefactRecord[] = [];
   const solvedBy: Array<Map<string, { correct: number; n: number; trajIds: string[] }>> = [];
   const questions = new Map<string, string>();
@@ -63,7 +74,10 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
     }
     solvedBy.push(byQa);
   }
+  ctx.progress({ fraction: 0.98, message: 'the expert on the same questions (each level\'s ceiling)' });
+  const expert = await expertScoresOn(ctx, proto, firstRun);
   const file: ComparisonFile = {
+    expert,
     checkpoints: p.checkpoints.map((ref, i) => ({ ref, setId: sets[i]!.id, eval: (sets[i]!.info.eval ?? null) as ComparisonFile['checkpoints'][number]['eval'], counts: sets[i]!.info.counts as Record<string, unknown> })),
     questions: [...questions.keys()].map((qaId) => ({
       qa_id: qaId,
@@ -87,4 +101,22 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
     },
     also: sets.map((artefact) => ({ collection: 'trajectories' as const, artefact })),
   };
+}
+
+/**
+ * The expert's pass@1 per question of a comparison (one episode each, the comparison's seed), in the simulated
+ * web of the first checkpoint's run and with its RFT expert: the ceiling Compare shows beside each level.
+ * Undefined when the dataset does not say which graph it came from.
+ */
+async function expertScoresOn(ctx: JobContext, proto: EvalProtocol, config: RunConfig): Promise<Record<string, number> | undefined> {
+  const ds = artefactFile(ctx.home, 'datasets', proto.datasetId);
+  const { header, qas } = readQaDataset(ds.path);
+  const graphId = typeof ds.info.graphId === 'string' ? ds.info.graphId : typeof header?.graph === 'string' ? header.graph : undefined;
+  if (!graphId) return undefined;
+  const graph = readGraphFile(artefactFile(ctx.home, 'graphs', graphId).path);
+  const env = runEnvironment(config);
+  const trajs = await rolloutDataset(qas.slice(0, proto.questions), rftExpert(config.rft.style, graph), simToolset(new SimWeb(graph, env.web)), {
+    n: 1, seed: evalSeed(proto.rng), limits: { maxToolCalls: env.maxToolCalls, maxNewTokens: env.maxNewTokens },
+  });
+  return Object.fromEntries(questionScores(trajs.map((t) => sampleFromTrajectory(t))));
 }
