@@ -53,7 +53,7 @@ describe('FrontierPool', () => {
 
 describe('the loop on a synthesised world', () => {
   const graph = fixtureGraph({ seed: 11 });
-  const lookups = { kinds: [], maxConstraints: 0, minEdges: 1, maxEdges: 1, anchorProb: 1, perShape: 100_000 } as const;
+  const lookups = { kinds: [], maxConstraints: 0, minEdges: 1, maxEdges: 1, anchorProb: 1, perShape: 100_000 };
   const demos = synthesize(graph, { ...lookups, count: 6, rng: 1, graphName: 'g' }).qas;
   const held = synthesize(graph, { ...lookups, count: 6, rng: 2, graphName: 'g', excludeEdges: datasetEdges(demos) }).qas;
   const protectedEdges = datasetEdges([...demos, ...held]);
