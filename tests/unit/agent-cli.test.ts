@@ -75,6 +75,9 @@ describe('sailor rollout / eval / rft', () => {
     const report = JSON.parse(r.out);
     expect(report).toMatchObject({ questions: 3, samples: 6, k: 2, 'pass@1': 1, 'pass@k': 1, 'avg@k': 1, 'cons@k': 1 });
     expect(report.all.tool_calls_by_type.search).toBeGreaterThan(0);
+    // Two samples a question: the headroom curve at k = 1, 2 and its sentence (the oracle leaves none).
+    expect(report.curve).toEqual([{ k: 1, passAtK: 1 }, { k: 2, passAtK: 1 }]);
+    expect(report.headroom).toBe('pass@1 1.00, pass@2 1.00: RL can add at most about +0.00 here');
     const fromFile = await run('eval', '--trajectories', join(dir, 't.jsonl'), '--k', '2', '--json');
     expect(JSON.parse(fromFile.out)['pass@1']).toBe(1);
   });

@@ -17,7 +17,8 @@ import { seedFrom } from '../../main/lab/util/rng';
 import { DATA, labHome, scriptedPolicy, SMALL, testContext, writeRun } from './rl-run-helpers';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
 import { synthesize } from '../../main/lab/synth/build';
-import { writeDataset } from '../../main/lab/synth/dataset';
+import { readDataset, writeDataset } from '../../main/lab/synth/dataset';
+import { datasetEdges } from '../../main/lab/synth/splits';
 
 const home = labHome();
 const SFT_RUN = 'sft-rl';
@@ -164,6 +165,40 @@ describe('RL stage', () => {
     const asked = [1, 2].flatMap((s) => readRlStep(rolloutsFile(home, runId, s)).trajectories.map((t) => t.qa_id));
     expect(asked.length).toBe(2 * 3 * 2);
     for (const id of asked) expect(id).toMatch(/^rl-/);
+  });
+
+  it('the data-policy loop: a pool whose questions all become too easy is refilled with fresh questions off the protected edges', { timeout: 120_000 }, async () => {
+    const graph = fixtureGraph({ seed: 11 });
+    const protectedEdges = datasetEdges([...readDataset(join(home, 'datasets', 'train.jsonl')).qas, ...readDataset(join(home, 'datasets', 'held.jsonl')).qas]);
+    const lookups = { kinds: [], maxConstraints: 0, minEdges: 1, maxEdges: 1, anchorProb: 1, perShape: 100_000 };
+    const seedPool = synthesize(graph, { ...lookups, count: 4, rng: 5, graphName: 'g', excludeEdges: protectedEdges }).qas.map((qa) => ({ ...qa, id: `rl-${qa.id}` }));
+    const options = { kinds: [], max_constraints: 0, min_edges: 1, max_edges: 1, anchor_prob: 1, per_shape: 100_000 };
+    writeDataset(join(home, 'datasets', 'loop.jsonl'), { graph: 'g', generator: 'subgraph', options }, seedPool);
+    const runId = 'init-loop';
+    writeRun(home, runId, {
+      ...SMALL,
+      data: { ...DATA, rlDatasetId: 'loop' },
+      sft: { steps: 0 },
+      init: { checkpoint: INIT },
+      rl: { pool: 'frontier', poolSize: 2, steps: 4, groupSize: 2, batchQuestions: 2, evalEvery: 4, checkpointEvery: 4 },
+    });
+    // The policy now solves every question it is asked: each leaves the pool as too easy the step it is played.
+    const hooks: TrainHooks = { rolloutPolicy: (qa) => scriptedPolicy(qa, { searches: 1, correct: true }) };
+    await runTrain({ runId }, testContext(home), hooks);
+    const asked = [1, 2, 3, 4].flatMap((s) => readRlStep(rolloutsFile(home, runId, s)).header.plan.groups.map((g) => g.qa_id));
+    expect(asked).toHaveLength(8);
+    expect(new Set(asked).size).toBe(8); // no question asked twice: each one left as too easy
+    expect(asked.slice(0, 4).every((id) => id.startsWith('rl-'))).toBe(true); // the RL set first
+    expect(asked.slice(4).every((id) => id.startsWith('fresh-'))).toBe(true); // then fresh ones
+    const last = rlRecords(runId, 3).at(-1)!.metrics;
+    expect(last).toMatchObject({ 'rl/pool_seed': 4, 'rl/pool_too_easy': 8, 'rl/pool_too_hard': 0, 'rl/pool_kept': 0 });
+    expect(last['rl/pool_made']).toBeGreaterThanOrEqual(4);
+    // The fresh questions, kept with the run: none uses a fact a demonstration, held-out or earlier question asks.
+    const fresh = readDataset(join(dataDir(home, runId), 'rl-fresh.jsonl')).qas;
+    expect(fresh.length).toBe(last['rl/pool_made']);
+    const seedEdges = datasetEdges(seedPool);
+    for (const qa of fresh) for (const e of qa.subgraph.edges) expect(protectedEdges.has(e) || seedEdges.has(e)).toBe(false);
+    expect(new Set(fresh.map((qa) => qa.question)).size).toBe(fresh.length);
   });
 
   it('async rollouts: every stored sample is within maxStaleness; older groups are dropped and counted', { timeout: 120_000 }, async () => {

@@ -102,6 +102,16 @@ export const rlConfigSchema = z
     checkpointEvery: int(1, 1_000_000).default(5),
     /** DUPO: before training, drop the questions the starting policy solves in all G rollouts. */
     dropTooEasy: z.boolean().default(true),
+    /**
+     * Where a step's questions come from. `fixed`: a seeded subset of the RL set, drawn once (less DUPO's too-easy
+     * questions). `frontier`, the data-policy loop (WebSailor-V2, rl/frontier.ts): the whole RL set seeds a pool
+     * that judges each question by every group played on it (0 < pass rate < 1 stays; too easy and too hard
+     * leave) and is refilled, while RL runs, with fresh questions made off the demonstrations' and held-out
+     * questions' edges with the RL set's generator settings (train/rl-refill.ts). No too-easy pass before step 1.
+     */
+    pool: z.enum(['fixed', 'frontier']).default('fixed'),
+    /** frontier: the pool's size; below it the loop makes fresh questions. */
+    poolSize: int(1, 100_000).default(256),
   })
   .strict();
 

@@ -65,7 +65,7 @@ export class FrontierPool<Q extends PoolQuestion> {
   ) {
     if (!(Number.isInteger(target) && target > 0)) throw new RangeError(`the pool's target must be a positive integer, got ${target}`);
     if (!(Number.isInteger(hardPatience) && hardPatience > 0)) throw new RangeError(`hardPatience must be a positive integer, got ${hardPatience}`);
-    this.counts.seed = this.add(seed, false);
+    this.add(seed, 'seed');
   }
 
   /** Questions the pool lacks to reach its target. */
@@ -82,8 +82,8 @@ export class FrontierPool<Q extends PoolQuestion> {
     return this.seen;
   }
 
-  /** Adds fresh questions it has not seen (by id or text); returns how many it took. `made`: count them as made. */
-  add(fresh: readonly Q[], made = true): number {
+  /** Adds questions it has not seen (by id or text); returns how many it took, counted as `as` (seed or made). */
+  add(fresh: readonly Q[], as: 'seed' | 'made' = 'made'): number {
     let took = 0;
     for (const q of fresh) {
       const text = key(q.question);
@@ -93,7 +93,7 @@ export class FrontierPool<Q extends PoolQuestion> {
       this.active.set(q.id, q);
       took++;
     }
-    if (made) this.counts.made += took;
+    this.counts[as] += took;
     return took;
   }
 

@@ -55,9 +55,10 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
   if (config.rl) {
     const rl = config.rl;
     const perStep = rl.batchQuestions * rl.groupSize;
-    // DUPO filters its question pool (at most steps × batchQuestions questions) once with the starting policy.
+    // DUPO filters its question pool (at most steps × batchQuestions questions) once with the starting policy
+    // (the data-policy loop's frontier pool judges questions as it plays them instead).
     const pool = Math.min(m.rlQuestions ?? m.trainQuestions, rl.steps * rl.batchQuestions);
-    if (rl.algorithm === 'dupo' && rl.dropTooEasy) {
+    if (rl.algorithm === 'dupo' && rl.dropTooEasy && rl.pool === 'fixed') {
       parts.push({ stage: 'rl', label: 'too-easy filter', seconds: pool * rl.groupSize * rollout, detail: `${pool} questions × G ${rl.groupSize}, once` });
     }
     parts.push({ stage: 'rl', label: 'RL rollouts', seconds: rl.steps * perStep * rollout, detail: `${rl.steps} steps × ${perStep} rollouts × ~${fmt(turns)} turns` });

@@ -1,6 +1,7 @@
 // The RL stage of the `train` job (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'), readable top to bottom like sft-job:
 //   0. setup     the RL optimiser, fresh after SFT or restored from an RL checkpoint (rl-stage.ts), and the
-//                question pool, less DUPO's too-easy questions (rl-pool.ts)
+//                question pool, less DUPO's too-easy questions, or the data-policy loop's frontier pool,
+//                judged and refilled after every step (rl-pool.ts)
 //   1. rollouts  sync: batchQuestions questions x G rollouts with the current weights; async (ASearcher):
 //                rollouts run continuously and never wait for the trainer (rl-rollouts.ts)
 //   2. plan      rewards, group advantages (rl/advantages), the batch by algorithm: the planner registry
@@ -50,6 +51,8 @@ async function rlStep(stage: RlStage, pool: QuestionPool, asyncRollouts: AsyncSo
   const t0 = performance.now();
   const { groups, plan, asyncMetrics } = await rolloutAndPlan(stage, pool, asyncRollouts, k, s, label);
   const rolloutSeconds = (performance.now() - t0) / 1000;
+  // The data-policy loop judges the step's questions by their groups and refills the pool (fixed pools: nothing).
+  const poolMetrics = pool.afterStep?.(groups) ?? {};
 
   // ---- 3. samples and 4. the update
   const t1 = performance.now();
@@ -64,7 +67,7 @@ async function rlStep(stage: RlStage, pool: QuestionPool, asyncRollouts: AsyncSo
   if (!stage.versionNames.has(stage.version)) stage.versionNames.set(stage.version, `ckpt:${stage.run.runId}/${s}`);
 
   // ---- 5. record
-  await recordStep(stage, { k, s, label, startVersion, groups, plan, asyncMetrics, trained, rolloutSeconds, updateSeconds }, pool.metrics);
+  await recordStep(stage, { k, s, label, startVersion, groups, plan, asyncMetrics, trained, rolloutSeconds, updateSeconds }, pool.metrics, poolMetrics);
 }
 
 /** The step's groups and their plan, by the algorithm's planner: async takes finished groups, sync rolls out now. */

@@ -32,8 +32,11 @@ export interface StepOutcome {
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 
-/** Records the step: metrics, rollouts file, progress, checkpoint. `first`: metrics only RL step 1 carries. */
-export async function recordStep(stage: RlStage, o: StepOutcome, first: Record<string, number>): Promise<void> {
+/**
+ * Records the step: metrics, rollouts file, progress, checkpoint. `first`: metrics only RL step 1 carries;
+ * `every`: the question pool's metrics after this step (the data-policy loop's counts).
+ */
+export async function recordStep(stage: RlStage, o: StepOutcome, first: Record<string, number>, every: Record<string, number> = {}): Promise<void> {
   const { rl } = stage;
   const { ctx, runId, config, model, tok } = stage.run;
   const { k, s, plan } = o;
@@ -53,6 +56,7 @@ export async function recordStep(stage: RlStage, o: StepOutcome, first: Record<s
     'perf/tokens_per_s': sampledTokens / Math.max(1e-9, o.rolloutSeconds + o.updateSeconds),
     'rl/policy_version': stage.version,
     ...(k === 1 ? first : {}),
+    ...every,
   };
   if (k % rl.evalEvery === 0 || s === stage.lastStep) {
     // Only the evaluation's own names: reward/* and rollout/* of this step are the training rollouts'.

@@ -31,6 +31,14 @@ export const RL_CHARTS: ChartDef[] = [
   { id: 'rl-response-tokens', title: 'rollout/response_tokens_mean', metrics: ['rollout/response_tokens_mean'], rlPhase: true },
   { id: 'rl-turns', title: 'rollout/num_turns_mean', metrics: ['rollout/num_turns_mean'], rlPhase: true },
   { id: 'rl-batch', title: 'batch: zero-std, duplicated fraction', metrics: ['batch/zero_std_frac', 'batch/duplicated_frac'], rlPhase: true },
+  // The data-policy loop's pool (rl.pool frontier): questions made fresh, kept at the frontier, dropped either way.
+  {
+    id: 'rl-pool',
+    title: 'question pool: size, made, kept, too easy, too hard',
+    metrics: ['rl/pool_size', 'rl/pool_made', 'rl/pool_kept', 'rl/pool_too_easy', 'rl/pool_too_hard'],
+    rlPhase: true,
+    unitRange: false,
+  },
   { id: 'rl-staleness', title: 'async: staleness max, stale dropped', metrics: ['rollout/staleness_max', 'rollout/stale_dropped'], rlPhase: true, unitRange: false },
   { id: 'rl-tokens-per-s', title: 'perf/tokens_per_s', metrics: ['perf/tokens_per_s'], rlPhase: true },
   { id: 'rl-timing', title: 'timing: rollout, update (s)', metrics: ['timing/rollout_s', 'timing/update_s'], rlPhase: true },
