@@ -21,7 +21,7 @@ import { SimWeb, URL_SCHEME, type WebOptions } from '../agent/web';
 import { chatJudge, type Judge } from '../agent/reward';
 import { chatFn, chatTool } from '../agent/tools';
 import { DEFAULT_MAX_TOOL_CALLS, rolloutParams, type RolloutParams } from '../contract/jobs';
-import { throwIfCancelled, yieldToEvents, type JobContext } from '../jobs/context';
+import { throwIfCancelled, type JobContext } from '../jobs/context';
 
 function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number, temperature?: number): PolicyFactory {
   const pctx: PolicyContext = {
