@@ -3,11 +3,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import wabtInit from 'wabt';
+import { inlineMarked } from './wat-inline';
 
-/** The module's bytes from its text (SIMD enabled). */
+/** The module's bytes from its text (SIMD enabled), the `;; @inline` helpers written out at their calls. */
 export async function buildSimdModule(): Promise<Uint8Array> {
   const wabt = await wabtInit();
-  const source = readFileSync(fileURLToPath(new URL('./simd.wat', import.meta.url)), 'utf8');
+  const source = inlineMarked(readFileSync(fileURLToPath(new URL('./simd.wat', import.meta.url)), 'utf8'));
   const parsed = wabt.parseWat('simd.wat', source, { simd: true, multi_value: true });
   try {
     parsed.validate();

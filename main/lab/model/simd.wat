@@ -10,6 +10,7 @@
   ;; next to the row's largest term, which is e^0 = 1. k comes from adding 1.5 2^23, which rounds x log2 e to
   ;; the nearest integer (ties to even, as f32x4.nearest) and leaves k + 0x4B400000 in the sum's bits: 2^k's
   ;; bits are then (bits + 127) << 23, with no float-to-int conversion (several instructions a lane on x64).
+  ;; @inline (simd-build.ts writes it out at each call: wat-inline.ts)
   (func $exp4 (param $x v128) (result v128)
     (local $t v128) (local $k v128) (local $r v128) (local $p v128)
     (local.set $x (f32x4.pmax (local.get $x) (f32x4.splat (f32.const -87.0))))
@@ -115,6 +116,7 @@
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
       (br $next))))
 ;; tanh on four lanes: sign(u) (1 - e) / (1 + e) with e = e^(-2 |u|) <= 1.
+  ;; @inline
   (func $tanh4 (param $u v128) (result v128)
     (local $e v128)
     (local.set $e (call $exp4 (f32x4.mul (f32x4.abs (local.get $u)) (f32x4.splat (f32.const -2.0)))))
