@@ -15,18 +15,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+import train_torch  # bench/ is on the path when this script runs
 
-class Block(nn.Module):
-    def __init__(self, C, H):
-        super().__init__()
-        self.H = H
-        self.ln_1 = nn.LayerNorm(C)
-        self.c_attn = nn.Linear(C, 3 * C)
-        self.smear = nn.Parameter(torch.zeros(H))
-        self.c_proj = nn.Linear(C, C)
-        self.ln_2 = nn.LayerNorm(C)
-        self.c_fc = nn.Linear(C, 4 * C)
-        self.mlp_proj = nn.Linear(4 * C, C)
+
+class Block(train_torch.Block):
+    """train_torch's block (the same parameters), read with a KV cache."""
 
     def forward(self, x, cache, bias):
         """x [B, T, C] after `cache` (k, v, raw last key) or None; bias [1 or B, H, T, Tk] additive."""
