@@ -76,6 +76,7 @@ describe('statsOf', () => {
       rewardAnswer: 0.5,
       rewardFormat: 0.1,
       termination: { answer: 0.75, max_steps: 0.25 },
+      infraFailures: 0,
     });
   });
 

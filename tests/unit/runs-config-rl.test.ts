@@ -31,6 +31,8 @@ describe('run config: rl and init', () => {
       evalEvery: 10,
       checkpointEvery: 5,
       dropTooEasy: true,
+      pool: 'fixed',
+      poolSize: 256,
     });
   });
 

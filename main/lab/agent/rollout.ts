@@ -97,7 +97,7 @@ export async function rolloutDataset(
   factory: PolicyFactory,
   tools: Toolset,
   opts: RolloutOptions,
-  progress?: (done: number, total: number) => void,
+  progress?: (done: number, total: number, finished: Trajectory) => void,
 ): Promise<Trajectory[]> {
   const jobs: { qa: QA; sample: number }[] = [];
   for (const qa of qas) for (let i = 0; i < opts.n; i++) jobs.push({ qa, sample: i });
@@ -109,7 +109,7 @@ export async function rolloutDataset(
       const j = next++;
       const job = jobs[j]!;
       out[j] = await rolloutOne(job.qa, job.sample, factory, tools, opts);
-      progress?.(++done, jobs.length);
+      progress?.(++done, jobs.length, out[j]!);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? factory.inFlight ?? 1, jobs.length)) }, worker));

@@ -66,6 +66,7 @@ export class JobManager {
   readonly session = randomUUID();
   /** This process's heartbeat, beating from its first job until close: other processes see its jobs as live. */
   private heartbeat: (() => void) | null = null;
+  private starting: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly db: StoreDb,
@@ -132,7 +133,17 @@ export class JobManager {
   }
 
   /** Starts a job; `title` names this one ("Training run: <name>") where the kind's title alone would not say which. */
-  async start(kind: string, rawParams: Record<string, unknown>, opts: { title?: string } = {}): Promise<JobRecord> {
+  /**
+   * Starts one after another: whether a job may run now is decided from the jobs running, and the store write
+   * between that decision and the worker's spawn awaits a lock, so concurrent starts would each see a free slot.
+   */
+  start(kind: string, rawParams: Record<string, unknown>, opts: { title?: string } = {}): Promise<JobRecord> {
+    const next = this.starting.then(() => this.startNow(kind, rawParams, opts));
+    this.starting = next.catch(() => undefined);
+    return next;
+  }
+
+  private async startNow(kind: string, rawParams: Record<string, unknown>, opts: { title?: string }): Promise<JobRecord> {
     // Own keys only: a kind such as __proto__ or toString must be unknown, not a lookup through the prototype.
     const spec = isJobKind(kind) ? jobSpecs[kind] : undefined;
     if (!spec) {

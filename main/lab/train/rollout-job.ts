@@ -103,9 +103,12 @@ export async function rollOutSet(
   };
 
   // The policy's episodes in flight at once (a checkpoint decodes their turns as one batch), QA-major order.
-  const trajs = await rolloutDataset(qas, factory, tools, opts, (done, total) => {
+  // Progress once per question's worth of trajectories; a cancel stops every episode loop at its next end.
+  let solved = 0;
+  const trajs = await rolloutDataset(qas, factory, tools, opts, (done, total, finished) => {
     throwIfCancelled(ctx);
-    progress(Math.min(0.97, done / total), `${done} of ${total} trajectories (${qas.length} QAs × ${p.n})`, Math.floor(done / p.n), qas.length);
+    if (finished.reward.answer >= 1) solved++;
+    if (done % p.n === 0) progress(Math.min(0.97, done / total), `QA ${done / p.n} of ${qas.length} (${done}/${total} trajectories, ${solved} correct)`, done / p.n, qas.length);
   });
   // A field docs/formats.md allows on `sailor.traj/1`: which attempt at its question.
   trajs.forEach((t, i) => (t.attempt = i % p.n));
