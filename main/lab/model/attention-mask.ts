@@ -8,6 +8,17 @@ import { fusedAttentionAvailable } from './attention';
 import type { Ctx } from './gpt';
 import { attentionBias, causalReach, distancePenalty, observationReach, rotaryAngle, rotaryTables, type Rotary } from './positions';
 
+/**
+ * A decoding step over rows whose caches hold different numbers of positions, stored right-aligned in one
+ * [B, .., Tk] cache (row b's keys in the last `positions[b]` columns, zeros before them). Each row's new
+ * token stands at its own position; `keyMask` [B, 1, 1, Tk + 1] (0 / -1e9) hides the padding columns.
+ * Right alignment keeps the distance from every query to key column j the same (Tk - j) in every row.
+ */
+export interface RaggedRows {
+  positions: Int32Array;
+  keyMask: tf.Tensor4D;
+}
+
 /** What every layer of one forward pass shares: the reach (fused kernels) or the additive mask `bias` (tf ops), and the rotary tables. */
 export interface LayerInputs {
   reach?: tf.Tensor2D;

@@ -7,7 +7,7 @@
 // rows share (group-sample.ts does the same for the G samples of one prompt).
 //
 // Rows hold different numbers of positions. The cache is one tensor per layer with the rows right-aligned
-// (gpt.ts RaggedRows): row b's keys fill its last columns, zeros before them are masked out, and each row's
+// (attention-mask.ts RaggedRows): row b's keys fill its last columns, zeros before them are masked out, and each row's
 // new token stands at its own position. Each row samples from its own logits with its own RNG, so its tokens
 // are generate()'s with the same prompt and stream whatever runs beside it (up to float rounding in the
 // batched matmuls, which a test bounds).

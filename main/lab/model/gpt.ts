@@ -33,7 +33,7 @@ import { LabError } from '../errors';
 import { MODEL_PRESETS, PRESET_SHAPES, type ModelPreset } from '../contract/run-config';
 import { createRng, type Rng } from '../util/rng';
 import { fusedAttention } from './attention';
-import { layerInputs, type LayerInputs } from './attention-mask';
+import { layerInputs, type LayerInputs, type RaggedRows } from './attention-mask';
 import { distanceSlopes, rotate, type Rotary } from './positions';
 import { hasFastGatherGrad } from './kernels';
 import { matmul, tiedLogits, transposeLast } from './matmul';
@@ -41,7 +41,7 @@ import { DEFAULT_VOCAB_SIZE } from './tokenizer';
 import { targetLogProbs, tiedHeadXent, tiedHeadXentAvailable } from './xent';
 import { gelu } from './gelu';
 import { layerNorm } from './layernorm';
-import { fusedSmearKeys } from './smear';
+import { fusedSmearKeys, smearKeys } from './smear';
 
 // ---------- config ----------
 
@@ -276,17 +276,6 @@ export interface Ctx {
   lastPositions?: Int32Array;
 }
 
-/**
- * A decoding step over rows whose caches hold different numbers of positions, stored right-aligned in one
- * [B, .., Tk] cache (row b's keys in the last `positions[b]` columns, zeros before them). Each row's new
- * token stands at its own position; `keyMask` [B, 1, 1, Tk + 1] (0 / -1e9) hides the padding columns.
- * Right alignment keeps the distance from every query to key column j the same (Tk - j) in every row.
- */
-export interface RaggedRows {
-  positions: Int32Array;
-  keyMask: tf.Tensor4D;
-}
-
 function dropout(x: tf.Tensor, ctx: Ctx): tf.Tensor {
   if (!ctx.training || ctx.cfg.dropout === 0) return x;
   return tf.dropout(x, ctx.cfg.dropout, undefined, ctx.seed * 1000 + ctx.site++);
@@ -312,22 +301,6 @@ export type LayerKV = {
 
 function splitHeads(x: tf.Tensor, B: number, T: number, H: number, D: number): tf.Tensor4D {
   return tf.transpose(tf.reshape(x, [B, T, H, D]), [0, 2, 1, 3]) as tf.Tensor4D;
-}
-
-/**
- * Smeared keys [B, H, T, D] (see GPTConfig.smearKeys): s * k_t + (1 - s) * k_(t-1) per head, with k_(-1) the
- * cached last key of the previous call (decoding) or zero (position 0). Also returns the raw last key. The
- * fused path has its own kernel (smear.ts).
- */
-function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor, lastAt?: Int32Array): { k: tf.Tensor4D; last: tf.Tensor4D } {
-  const [B, H, T, D] = k.shape;
-  const first = before ?? tf.zeros([B, H, 1, D]);
-  const prev = T > 1 ? tf.concat([first, tf.slice(k, [0, 0, 0, 0], [B, H, T - 1, D])], 2) : first;
-  const s = tf.reshape(tf.sigmoid(a), [1, H, 1, 1]);
-  const last = lastAt
-    ? tf.reshape(tf.gather(tf.reshape(k, [B * H * T, D]), Int32Array.from({ length: B * H }, (_, bh) => bh * T + lastAt[Math.floor(bh / H)]!)), [B, H, 1, D])
-    : tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]);
-  return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: last as tf.Tensor4D };
 }
 
 /**

@@ -73,3 +73,19 @@ registerFusedGradient({ kernel: SMEAR, gradKernel: SMEAR_GRAD, savedInputs: ['k'
 export function fusedSmearKeys(k: tf.Tensor4D, a: tf.Tensor): tf.Tensor4D {
   return tf.engine().runKernel(SMEAR, { k, a }) as tf.Tensor4D;
 }
+
+/**
+ * Smeared keys [B, H, T, D] (see GPTConfig.smearKeys): s * k_t + (1 - s) * k_(t-1) per head, with k_(-1) the
+ * cached last key of the previous call (decoding) or zero (position 0). Also returns the raw last key. The
+ * fused path has its own kernel (smear.ts).
+ */
+export function smearKeys(k: tf.Tensor4D, before: tf.Tensor4D | undefined, a: tf.Tensor, lastAt?: Int32Array): { k: tf.Tensor4D; last: tf.Tensor4D } {
+  const [B, H, T, D] = k.shape;
+  const first = before ?? tf.zeros([B, H, 1, D]);
+  const prev = T > 1 ? tf.concat([first, tf.slice(k, [0, 0, 0, 0], [B, H, T - 1, D])], 2) : first;
+  const s = tf.reshape(tf.sigmoid(a), [1, H, 1, 1]);
+  const last = lastAt
+    ? tf.reshape(tf.gather(tf.reshape(k, [B * H * T, D]), Int32Array.from({ length: B * H }, (_, bh) => bh * T + lastAt[Math.floor(bh / H)]!)), [B, H, 1, D])
+    : tf.slice(k, [0, 0, T - 1, 0], [B, H, 1, D]);
+  return { k: tf.add(tf.mul(s, k), tf.mul(tf.sub(1, s), prev)) as tf.Tensor4D, last: last as tf.Tensor4D };
+}

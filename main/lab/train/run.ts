@@ -83,7 +83,8 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
     // The bar stays where training is; the message says what is happening.
     ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
   );
-  const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), config.eval.samples);
+  const samples = trajs.map((t) => sampleFromTrajectory(t));
+  const report = evaluate(samples, config.eval.samples);
   const scored = modelTrajectories(trajs); // infrastructure failures counted apart, never as the model's zeros
   const mean = (f: (t: Trajectory) => number): number => scored.reduce((a, t) => a + f(t), 0) / Math.max(1, scored.length);
   const summary: Record<string, number> = {
@@ -98,7 +99,7 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
     'timing/eval_s': (performance.now() - t0) / 1000,
     ...(scored.length < trajs.length ? { 'eval/infrastructure_failures': trajs.length - scored.length } : {}),
   };
-  const breakdown = levelBreakdown(questionScores(trajs.map((t) => sampleFromTrajectory(t))), new Map(run.heldOut.map((q) => [q.id, levelOfQuestion(q)])), await expertScores(run));
+  const breakdown = levelBreakdown(questionScores(samples), new Map(run.heldOut.map((q) => [q.id, levelOfQuestion(q)])), await expertScores(run));
   Object.assign(summary, breakdownMetrics(breakdown));
   writeTrajectorySet(evalFile(ctx.home, runId, step), { kind: 'eval', run: runId, step, policy: spec, summary, report: { ...report, breakdown } }, trajs);
   return summary;
