@@ -33,6 +33,7 @@ describe('run config: rl and init', () => {
       dropTooEasy: true,
       pool: 'fixed',
       poolSize: 256,
+      hardPatience: 1,
     });
   });
 

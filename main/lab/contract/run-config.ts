@@ -112,6 +112,8 @@ export const rlConfigSchema = z
     pool: z.enum(['fixed', 'frontier']).default('fixed'),
     /** frontier: the pool's size; below it the loop makes fresh questions. */
     poolSize: int(1, 100_000).default(256),
+    /** frontier: all-fail groups in a row before a question leaves the pool as too hard (1: at the first). */
+    hardPatience: int(1, 64).default(1),
   })
   .strict();
 

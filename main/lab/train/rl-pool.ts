@@ -96,7 +96,7 @@ function openFrontierPool(stage: RlStage): QuestionPool {
   const { rl } = stage;
   const { rlQas, runId, ctx, config, heldOut } = stage.run;
   const reserve = createRng(seedFrom(`${runId}/rl/pool`)).shuffle([...rlQas]);
-  const pool = new FrontierPool<QA>(reserve.splice(0, rl.poolSize), rl.poolSize);
+  const pool = new FrontierPool<QA>(reserve.splice(0, rl.poolSize), rl.poolSize, rl.hardPatience);
   const had = new Map(pool.draw(pool.size).map((q) => [q.id, q]));
   const graph = readGraphFile(graphFile(ctx.home, config.data.graphId));
   const rlSet = readDataset(datasetFile(ctx.home, config.data.rlDatasetId ?? config.data.datasetId));
