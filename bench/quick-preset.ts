@@ -3,7 +3,9 @@
 // questions, launch from the bundled base model; then RFT data, SFT and evaluations (and, with --rl, the
 // default RL stage) run while the dashboard is watched. Prints the wall time of each phase and the run's
 // evaluations; leaves screenshots in test-results/screenshots/quick-*.png.
-// Run (after `npm run build`): npx tsx bench/quick-preset.ts [--steps N] [--rl] (fewer SFT steps for a dry run)
+// Run (after `npm run build`): npx tsx bench/quick-preset.ts [--steps N] [--rl] [--seed-offset K]
+// (fewer SFT steps for a dry run; K > 0 adds K to the question sets' and the run's seeds, keeping the graph the
+// bundled base model holds out: another data seed of the same preset)
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,7 +15,8 @@ import { serve } from '../tests/e2e/serve';
 import { readMetrics } from '../main/lab/runs/metrics';
 import { metricsFile } from '../main/lab/runs/layout';
 
-const { values } = parseArgs({ options: { steps: { type: 'string' }, rl: { type: 'boolean' }, 'timeout-min': { type: 'string', default: '60' } } });
+const { values } = parseArgs({ options: { steps: { type: 'string' }, rl: { type: 'boolean' }, 'timeout-min': { type: 'string', default: '60' }, 'seed-offset': { type: 'string', default: '0' } } });
+const seedOffset = Number(values['seed-offset']);
 const SHOTS = 'test-results/screenshots';
 mkdirSync(SHOTS, { recursive: true });
 
@@ -46,6 +49,10 @@ try {
   phases.push(['build graph (default)', since(t)]);
   for (const [kind, testid] of [['training questions', 'train'], ['held-out questions', 'heldout'], ['RL questions', 'rl']] as const) {
     t = performance.now();
+    if (seedOffset) {
+      const rng = wizard.getByTestId(`wiz-synth-${testid}-rng`);
+      await rng.fill(String(Number(await rng.inputValue()) + seedOffset));
+    }
     await wizard.getByTestId(`wiz-synth-${testid}`).click();
     await succeeded(`wiz-synth-${testid}-job`);
     phases.push([`synthesise ${kind}`, since(t)]);
@@ -56,6 +63,10 @@ try {
   await wizard.getByTestId('wiz-next').click(); // RL (off by default)
   if (values.rl) await wizard.getByTestId('wiz-stage-sft+rl').check({ force: true });
   await wizard.getByTestId('wiz-next').click(); // review
+  if (seedOffset) {
+    const rng = wizard.getByTestId('wiz-rng');
+    await rng.fill(String(Number(await rng.inputValue()) + seedOffset));
+  }
   t = performance.now();
   await succeeded('wiz-estimate');
   const estimate = (await wizard.getByTestId('wiz-estimate-total').textContent())?.trim() ?? '?';
