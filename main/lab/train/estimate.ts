@@ -1,7 +1,7 @@
 // How long will a run take on this machine? The wizard's review step asks before launch. A short warm-up
-// measures the parts that dominate (one SFT step of the configured model and batch, one policy turn, one
-// expert rollout in the configured web, the tokenizer on a slice of the corpus) on the backend the run
-// would use; `estimateRun` turns those measurements and the config into a duration, part by part. The
+// measures the parts that dominate (SFT steps of the configured model and batch, policy turns decoded in a
+// batch as the run plays them, expert rollouts in the configured web, the tokenizer on a slice of the
+// corpus) on the backend the run would use; `estimateRun` turns those measurements and the config into a duration, part by part. The
 // arithmetic is a pure function (tested); the measurement is the `estimate` job, off the main thread.
 import type { RunConfig } from '../contract/run-config';
 import type { EstimatePart, RunEstimate, RunMeasurements } from '../contract';
@@ -15,7 +15,7 @@ import { simToolset } from '../agent/env';
 import { rolloutOne } from '../agent/rollout';
 import { trainTokenizer } from '../model/tokenizer';
 import { createModel, disposeModel, resolveGPTConfig } from '../model/gpt';
-import { generate } from '../model/generate';
+import { BatchDecoder } from '../model/batch-decoder';
 import { makeBatch } from '../model/mask';
 import { modelStart, startsFresh } from './base-model';
 import { defaultWorkers, Replicas } from '../model/replicas';
@@ -24,7 +24,7 @@ import { createRng } from '../util/rng';
 import { CancelledError, type JobContext } from '../jobs/context';
 import { estimateParams } from '../contract/jobs';
 import { TURN_TOKENS } from './policy';
-import { runLimits } from './eval-setup';
+import { EPISODES_IN_FLIGHT, runLimits } from './eval-setup';
 import { promptBudget } from './view';
 import { freshModelConfig } from './sft-job';
 import { rftExpert } from './rft-expert';
@@ -83,7 +83,7 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
     parts,
     measured: m,
     ...(sp ? { range: [at(0), at(1)] as [number, number] } : {}),
-    basis: `measured just now on ${m.backend}: the median of ${sp?.samples ?? 1} SFT steps and policy turns, expert rollouts; turns per trajectory from the expert${dapo}`,
+    basis: `measured just now on ${m.backend}: medians of SFT steps and of batches of ${EPISODES_IN_FLIGHT} policy turns, expert rollouts; turns per trajectory from the expert${dapo}`,
   };
 }
 
@@ -96,9 +96,9 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)]!;
 }
 
-/** Short samples of `fn` after one warm-up: their median, and the fastest and slowest. */
-async function timeIt(fn: () => Promise<unknown>, repeats: number): Promise<{ median: number; range: [number, number] }> {
-  await fn(); // warm-up: kernels compile, memory is allocated
+/** Short samples of `fn` after `warmups` untimed calls: their median, and the fastest and slowest. */
+async function timeIt(fn: () => Promise<unknown>, repeats: number, warmups = 1): Promise<{ median: number; range: [number, number] }> {
+  for (let i = 0; i < warmups; i++) await fn(); // kernels compile, memory is allocated, threads settle
   const ts: number[] = [];
   for (let i = 0; i < repeats; i++) {
     const t0 = performance.now();
@@ -110,6 +110,13 @@ async function timeIt(fn: () => Promise<unknown>, repeats: number): Promise<{ me
 
 /** Samples per timed part: the median of several resists one slow moment on a busy machine. */
 const SAMPLES = 5;
+/**
+ * Untimed SFT steps first: the first steps of a model (and of each replica thread) compile kernels and grow
+ * memory, and one warm-up step left the median about 3x the run's own step time (0.28 s against 0.098 s).
+ */
+const STEP_WARMUPS = 4;
+/** Batches of turns timed: each is EPISODES_IN_FLIGHT turns, a second or two. */
+const TURN_BATCH_SAMPLES = 3;
 
 /** The warm-up: a few seconds of the run's own work on the backend it would use. */
 export async function measureRun(config: RunConfig, home: string, ctx?: Pick<JobContext, 'progress' | 'signal'>): Promise<RunMeasurements> {
@@ -168,11 +175,18 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
   const replicas = workers > 1 ? await Replicas.start(model, workers - 1) : undefined;
   try {
     const batch = makeBatch(Array.from({ length: config.sft.batchSize }, window), gpt.blockSize, 0);
-    const step = await timeIt(() => trainStep(model, opt, batch, trainCfg, replicas), SAMPLES);
-    say(0.8, 'timing a policy turn');
-    const prompt = window().ids.slice(0, promptBudget(gpt.blockSize, TURN_TOKENS));
+    const step = await timeIt(() => trainStep(model, opt, batch, trainCfg, replicas), SAMPLES, STEP_WARMUPS);
+    say(0.8, 'timing policy turns');
+    // Evaluations, RL and the too-easy filter play EPISODES_IN_FLIGHT episodes at once, their turns decoded as
+    // one batch, so a turn costs the batch's time over its rows (one turn alone costs several times that).
     // A compact turn writes about a third of its token budget; the prefill is the full context.
-    const turn = await timeIt(() => generate(model, prompt, { maxNewTokens: Math.ceil(TURN_TOKENS / 3), temperature: 1, rng, stopTokens: [] }), SAMPLES);
+    const decoder = new BatchDecoder(model);
+    const prompt = (): number[] => window().ids.slice(0, promptBudget(gpt.blockSize, TURN_TOKENS));
+    const turnBatch = (): Promise<unknown> =>
+      Promise.all(Array.from({ length: EPISODES_IN_FLIGHT }, () => decoder.sample(prompt(), { maxNewTokens: Math.ceil(TURN_TOKENS / 3), temperature: 1, rng, stopTokens: [] })));
+    const batchTime = await timeIt(turnBatch, TURN_BATCH_SAMPLES);
+    await decoder.drain();
+    const turn = { median: batchTime.median / EPISODES_IN_FLIGHT, range: batchTime.range.map((t) => t / EPISODES_IN_FLIGHT) as [number, number] };
     say(1, 'measured');
     return {
       backend: report.chosen ?? 'unknown',
@@ -184,7 +198,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
       trainQuestions: trainQas.length,
       heldOutQuestions: heldOut.length,
       ...(rlQuestions !== undefined ? { rlQuestions } : {}),
-      spread: { stepSeconds: step.range, turnSeconds: turn.range, samples: SAMPLES },
+      spread: { stepSeconds: step.range, turnSeconds: turn.range, samples: Math.min(SAMPLES, TURN_BATCH_SAMPLES) },
     };
   } finally {
     await replicas?.close();
