@@ -3,6 +3,7 @@
 // batch as the run plays them, expert rollouts in the configured web, the tokenizer on a slice of the
 // corpus) on the backend the run would use; `estimateRun` turns those measurements and the config into a duration, part by part. The
 // arithmetic is a pure function (tested); the measurement is the `estimate` job, off the main thread.
+import { join } from 'node:path';
 import type { RunConfig } from '../contract/run-config';
 import type { EstimatePart, RunEstimate, RunMeasurements } from '../contract';
 import { parseRunConfig } from '../contract/run-config';
@@ -13,10 +14,12 @@ import { readDataset } from '../synth/dataset';
 import { SimWeb } from '../agent/web';
 import { simToolset } from '../agent/env';
 import { rolloutOne } from '../agent/rollout';
-import { trainTokenizer } from '../model/tokenizer';
+import { Tokenizer, trainTokenizer } from '../model/tokenizer';
+import { readCheckpointManifest } from '../model/checkpoint';
+import { readJsonFile } from '../store/files';
 import { createModel, disposeModel, resolveGPTConfig } from '../model/gpt';
 import { BatchDecoder } from '../model/batch-decoder';
-import { makeBatch } from '../model/mask';
+import { buildMaskedTokens, fitSeqLen, makeBatch, type Batch } from '../model/mask';
 import { modelStart, startsFresh } from './base-model';
 import { defaultWorkers, Replicas } from '../model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../model/train';
@@ -25,7 +28,8 @@ import { CancelledError, type JobContext } from '../jobs/context';
 import { estimateParams } from '../contract/jobs';
 import { TURN_TOKENS } from './policy';
 import { EPISODES_IN_FLIGHT, runLimits } from './eval-setup';
-import { promptBudget } from './view';
+import { policyView, promptBudget, turnWindows } from './view';
+import type { Rendered } from '../agent/react';
 import { freshModelConfig } from './sft-job';
 import { rftExpert } from './rft-expert';
 
@@ -118,6 +122,12 @@ const STEP_WARMUPS = 4;
 /** Batches of turns timed: each is EPISODES_IN_FLIGHT turns, a second or two. */
 const TURN_BATCH_SAMPLES = 3;
 
+/** The tokenizer a base model or checkpoint brings (null without one). */
+function startTokenizer(dir: string): Tokenizer | null {
+  const file = readCheckpointManifest(dir).tokenizer;
+  return file ? Tokenizer.fromJSON(readJsonFile(join(dir, file))) : null;
+}
+
 /** The warm-up: a few seconds of the run's own work on the backend it would use. */
 export async function measureRun(config: RunConfig, home: string, ctx?: Pick<JobContext, 'progress' | 'signal'>): Promise<RunMeasurements> {
   const say = (fraction: number, message: string): void => {
@@ -145,7 +155,12 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
   const limits = runLimits(config);
   const t0 = performance.now();
   let turns = 0;
-  for (const qa of sample) turns += (await rolloutOne(qa, 0, expert, tools, { n: 1, seed: config.rng, limits })).steps.length;
+  const episodes: Rendered[] = [];
+  for (const qa of sample) {
+    const { steps } = await rolloutOne(qa, 0, expert, tools, { n: 1, seed: config.rng, limits });
+    turns += steps.length;
+    episodes.push(policyView(qa.question, steps));
+  }
   const rolloutSeconds = (performance.now() - t0) / 1000 / Math.max(1, sample.length);
   const turnsPerTrajectory = turns / Math.max(1, sample.length);
 
@@ -154,7 +169,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
   const pages = web.pages.map((p) => `${p.title}\n${p.sentences.join(' ')}`);
   const slice = pages.filter((_, i) => i % 10 === 0);
   const t1 = performance.now();
-  trainTokenizer(slice, { vocabSize: config.tokenizer.vocabSize });
+  const sliceTokenizer = trainTokenizer(slice, { vocabSize: config.tokenizer.vocabSize });
   const tokenizerSeconds = ((performance.now() - t1) / 1000) * (pages.length / Math.max(1, slice.length));
 
   // The model: SFT steps on random windows of the configured shape, then one policy turn.
@@ -170,12 +185,20 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
     const ids = Array.from({ length: gpt.blockSize + 1 }, () => 11 + rng.int(gpt.vocabSize - 11));
     return { ids, mask: ids.map(() => 1) };
   };
+  // SFT trains on one window per expert turn, each batch padded to its longest window (sft-job.ts), so the
+  // steps are timed on windows cut the same way from the expert episodes above: full-length random windows
+  // took about 3x the run's own step time.
+  const tok = (origin.kind === 'scratch' ? null : startTokenizer(origin.dir)) ?? sliceTokenizer;
+  const sftWindows = episodes.flatMap((v) => turnWindows(buildMaskedTokens(tok, v.text, v.spans), gpt.blockSize, TURN_TOKENS));
+  const sftBatch = (): Batch => {
+    const picks = Array.from({ length: config.sft.batchSize }, () => (sftWindows.length ? sftWindows[rng.int(sftWindows.length)]! : window()));
+    return makeBatch(picks, fitSeqLen(picks, gpt.blockSize), tok.special('<|pad|>'));
+  };
   // As many threads as the run will share each batch among (model/replicas.ts).
   const workers = config.workers === 'auto' ? defaultWorkers(report.chosen, config.sft.batchSize) : config.workers;
   const replicas = workers > 1 ? await Replicas.start(model, workers - 1) : undefined;
   try {
-    const batch = makeBatch(Array.from({ length: config.sft.batchSize }, window), gpt.blockSize, 0);
-    const step = await timeIt(() => trainStep(model, opt, batch, trainCfg, replicas), SAMPLES, STEP_WARMUPS);
+    const step = await timeIt(() => trainStep(model, opt, sftBatch(), trainCfg, replicas), SAMPLES, STEP_WARMUPS);
     say(0.8, 'timing policy turns');
     // Evaluations, RL and the too-easy filter play EPISODES_IN_FLIGHT episodes at once, their turns decoded as
     // one batch, so a turn costs the batch's time over its rows (one turn alone costs several times that).
