@@ -71,10 +71,11 @@ try {
     await rng.fill(String(Number(await rng.inputValue()) + seedOffset));
     t = performance.now();
     await wizard.getByTestId('wiz-estimate-remeasure').click();
-    await wizard.getByTestId('wiz-estimate-stale').waitFor({ state: 'detached', timeout: 300_000 });
+    // The card keeps the old result's status until the new job is queued: wait for it to leave 'succeeded' first.
+    await page.waitForFunction(() => document.querySelector('[data-testid="wiz-estimate"]')?.getAttribute('data-status') !== 'succeeded', null, { timeout: 30_000 });
     await succeeded('wiz-estimate');
   }
-  const estimate = (await wizard.getByTestId('wiz-estimate-total').textContent())?.trim() ?? '?';
+  const estimate = (await wizard.getByTestId('wiz-estimate-total').textContent({ timeout: 300_000 }))?.trim() ?? '?';
   phases.push([`estimate (warm-up) → ${estimate}`, since(t)]);
   await page.screenshot({ path: `${SHOTS}/quick-review.png` });
   await wizard.getByTestId('wiz-launch').click();
