@@ -22,11 +22,11 @@ import { loadCheckpoint } from '../main/lab/model/checkpoint';
 import { parseRunConfig } from '../main/lab/contract/run-config';
 import { levelBreakdown, levelOfQuestion, questionScores, type LevelRow } from '../main/lab/contract/level-breakdown';
 import { checkpointDir, checkpointSteps, dataDir, runFile } from '../main/lab/runs/layout';
-import { checkpointPolicy, policyPrompt, TURN_TOKENS } from '../main/lab/train/policy';
-import { runEnvironment } from '../main/lab/train/checkpoints';
-import { rftExpert } from '../main/lab/train/rft-expert';
-import { evalSeed } from '../main/lab/train/eval-setup';
-import { bridgeIds, CHAIN_OUTCOMES, classifyChain, type ChainOutcome } from '../main/lab/train/chain';
+import { checkpointPolicy, policyPrompt, TURN_TOKENS } from '../main/lab/train/policy/policy';
+import { runEnvironment } from '../main/lab/train/policy/checkpoints';
+import { rftExpert } from '../main/lab/train/policy/rft-expert';
+import { evalSeed } from '../main/lab/train/policy/eval-setup';
+import { bridgeIds, CHAIN_OUTCOMES, classifyChain, type ChainOutcome } from '../main/lab/train/policy/chain';
 
 const { values } = parseArgs({
   options: {

@@ -7,9 +7,9 @@
 // layers); bench/train.ts times whole steps, bench/profile-step.ts splits one by kernel.
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../main/lab/model/backend';
-import { ATTENTION, ATTENTION_GRAD } from '../main/lab/model/attention';
+import { ATTENTION, ATTENTION_GRAD } from '../main/lab/model/kernels/attention';
 import { causalReach } from '../main/lab/model/positions';
-import { XENT, XENT_GRAD_BOTH } from '../main/lab/model/xent';
+import { XENT, XENT_GRAD_BOTH } from '../main/lab/model/kernels/xent';
 
 const args = process.argv.slice(2);
 const flag = (name: string): string | undefined => {

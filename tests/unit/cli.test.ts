@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runCli } from '../../main/lab/cli/index';
 import type { CliCommand, CliIO } from '../../main/lab/cli/command';
 import { optInt, reqString } from '../../main/lab/cli/command';
-import { inputError } from '../../main/lab/errors';
+import { inputError } from '../../main/lab/base/errors';
 
 function capture(): CliIO & { stdout: string; stderr: string } {
   const io = {

@@ -3,7 +3,7 @@
 // fresh, unique questions off the protected (demonstration and held-out) edges of a real synthesised world.
 import { describe, expect, it } from 'vitest';
 import { FrontierPool, judgeGroup } from '../../main/lab/rl/frontier';
-import { freshQuestions, generatorSettings } from '../../main/lab/train/rl-refill';
+import { freshQuestions, generatorSettings } from '../../main/lab/train/rl-stage/rl-refill';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
 import { synthesize } from '../../main/lab/synth/build';
 import { datasetEdges } from '../../main/lab/synth/splits';

@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIO } from './command';
 import { allCommands } from './commands';
-import { boundedMessage, errorMessage, isUserError, LabError } from '../errors';
+import { boundedMessage, errorMessage, isUserError, LabError } from '../base/errors';
 
 const processIO: CliIO = {
   out: (text) => process.stdout.write(text),

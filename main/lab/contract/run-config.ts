@@ -2,7 +2,7 @@
 // the field, saved into run.json and into every checkpoint. The wizard, `sailor train --config` and the
 // tests all go through `parseRunConfig`. Defaults are the "quick" preset: it finishes on a 2-core laptop.
 import { z } from 'zod';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { fieldIssues } from './field-issues';
 
 const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');

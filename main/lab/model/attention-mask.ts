@@ -3,8 +3,8 @@
 // mask for tf ops (causal, or bidirectional within tool responses, plus distance penalties), and the rotary
 // tables. The reach, mask and tables themselves are made in positions.ts.
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
-import { fusedAttentionAvailable } from './attention';
+import { LabError } from '../base/errors';
+import { fusedAttentionAvailable } from './kernels/attention';
 import type { Ctx } from './gpt';
 import { attentionBias, causalReach, distancePenalty, observationReach, rotaryAngle, rotaryTables, type Rotary } from './positions';
 

@@ -29,19 +29,19 @@
 // Tensor hygiene: every public function that returns numbers disposes everything it made; functions that
 // return tensors (forward, hidden, head) are meant to be called inside tf.tidy by the caller.
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { MODEL_PRESETS, PRESET_SHAPES, type ModelPreset } from '../contract/run-config';
 import { createRng, type Rng } from '../util/rng';
-import { fusedAttention } from './attention';
+import { fusedAttention } from './kernels/attention';
 import { layerInputs, type LayerInputs, type RaggedRows } from './attention-mask';
 import { distanceSlopes, rotate, type Rotary } from './positions';
-import { hasFastGatherGrad } from './kernels';
-import { matmul, tiedLogits, transposeLast } from './matmul';
+import { hasFastGatherGrad } from './kernels/kernels';
+import { matmul, tiedLogits, transposeLast } from './kernels/matmul';
 import { DEFAULT_VOCAB_SIZE } from './tokenizer';
-import { targetLogProbs, tiedHeadXent, tiedHeadXentAvailable } from './xent';
-import { gelu } from './gelu';
-import { layerNorm } from './layernorm';
-import { fusedSmearKeys, smearKeys } from './smear';
+import { targetLogProbs, tiedHeadXent, tiedHeadXentAvailable } from './kernels/xent';
+import { gelu } from './kernels/gelu';
+import { layerNorm } from './kernels/layernorm';
+import { fusedSmearKeys, smearKeys } from './kernels/smear';
 
 // ---------- config ----------
 
