@@ -1,6 +1,6 @@
 // A run's checkpoints on chained questions: held-out pass@1 by hops and by level with the expert's ceiling on the
 // same questions, the misses of chained questions (hops >= 2) broken down by where the chain broke
-// (train/chain.ts classifyChain), and optionally pass@k at a temperature. Each dataset file is read as given
+// (train/policy/chain.ts classifyChain), and optionally pass@k at a temperature. Each dataset file is read as given
 // (off the run's training edges: make them with `synth --exclude`), on the run's graph and simulated web.
 // Run: npx tsx bench/chain-eval.ts --home DIR --run RUN_ID --datasets A.jsonl,B.jsonl [--steps last] [--questions 300]
 //        [--k 8 --temperature 1]

@@ -1,4 +1,4 @@
-// The fast training paths (model/kernels.ts, model/xent.ts, model/attention.ts, model/replicas.ts) against the
+// The fast training paths (model/kernels/kernels.ts, model/kernels/xent.ts, model/kernels/attention.ts, model/replicas.ts) against the
 // reference: tfjs's own kernels and autodiff on the same model, batch and weights.
 import { afterAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';

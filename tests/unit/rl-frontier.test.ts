@@ -1,4 +1,4 @@
-// The data-policy loop's pool (rl/frontier.ts) and its synthesis (train/rl-refill.ts): DUPO's verdict by a
+// The data-policy loop's pool (rl/frontier.ts) and its synthesis (train/rl-stage/rl-refill.ts): DUPO's verdict by a
 // group's pass rate, the counts the dashboard shows, and a pool whose questions all become too easy refilled with
 // fresh, unique questions off the protected (demonstration and held-out) edges of a real synthesised world.
 import { describe, expect, it } from 'vitest';

@@ -3,8 +3,8 @@
 // kept at once because a set holds every step of every trajectory.
 import { statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseRunSetId, runSetId, type ArtefactRecord, type RlStepView, type RunSetKind, type TrajDetail, type TrajEval, type TrajQuestion, type TrajSetInfo, type TrajSetView, type TrajSummary } from '../contract';
-import { TERMINATIONS, TRAJ_FORMAT, type QA, type Trajectory } from '../formats';
+import { parseRunSetId, runSetId, trajSummary, type ArtefactRecord, type RlStepView, type RunSetKind, type TrajDetail, type TrajEval, type TrajQuestion, type TrajSetInfo, type TrajSetView, type TrajSummary } from '../contract';
+import { TRAJ_FORMAT, type QA, type Trajectory } from '../formats';
 import { LabError, inputError } from '../base/errors';
 import type { StoreData } from '../store/db';
 import { readJsonl } from '../store/files';
@@ -62,41 +62,14 @@ export function parseSet(path: string): ParsedSet {
   const summaries = trajectories.map((t, index): TrajSummary => {
     const seen = attempts.get(t.qa_id) ?? 0;
     attempts.set(t.qa_id, seen + 1);
-    const fromId = typeof t.id === 'string' ? /\/(\d+)$/.exec(t.id) : null;
-    const attempt = typeof t.attempt === 'number' ? t.attempt : fromId ? Number(fromId[1]) : seen;
+    const row = trajSummary(t, index, { seen, policy: String(header.policy ?? '') });
     // Ids are unique within a set: a repeated (or missing) id gets the line position appended.
-    let id = typeof t.id === 'string' && t.id !== '' ? t.id : `${t.qa_id}/${attempt}`;
+    let id = typeof t.id === 'string' && t.id !== '' ? t.id : `${t.qa_id}/${row.attempt}`;
     if (byId.has(id)) id = `${id}#${index}`;
     byId.set(id, index);
-    const reward = (t.reward ?? {}) as Partial<Trajectory['reward']>;
-    const tokens = (t.tokens ?? {}) as Partial<Trajectory['tokens']>;
-    return {
-      id,
-      index,
-      qa_id: t.qa_id,
-      attempt,
-      policy: typeof t.policy === 'string' ? t.policy : String(header.policy ?? ''),
-      reward: { format: num(reward.format), answer: num(reward.answer), total: num(reward.total) },
-      termination: TERMINATIONS.includes(t.termination) ? t.termination : 'format_error',
-      tool_calls: num(t.tool_calls, t.steps.filter((s) => s.action.name !== 'answer').length),
-      turns: num(t.turns, t.steps.length),
-      tokens: { generated: num(tokens.generated), observation: num(tokens.observation) },
-      prediction: typeof t.prediction === 'string' ? t.prediction : null,
-      ...rlFields(t),
-    };
+    return { ...row, id };
   });
   return { header, trajectories, summaries, byId };
-}
-
-/** The extension fields of an RL rollout (group, advantage, policy version, staleness), when present. */
-function rlFields(t: Trajectory): Pick<TrajSummary, 'group' | 'advantage' | 'policy_version' | 'staleness'> {
-  const out: Pick<TrajSummary, 'group' | 'advantage' | 'policy_version' | 'staleness'> = {};
-  if (typeof t.group === 'string') out.group = t.group;
-  for (const k of ['advantage', 'policy_version', 'staleness'] as const) {
-    const v = t[k];
-    if (typeof v === 'number' && Number.isFinite(v)) out[k] = v;
-  }
-  return out;
 }
 
 /** A run record; a run imported from verl has no config (its sets' headers say what they are). */

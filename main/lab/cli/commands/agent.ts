@@ -256,7 +256,8 @@ export const agentCommands: CliCommand[] = [
     async run(ctx) {
       const out = reqString(ctx, 'out');
       const attempts = optInt(ctx, 'attempts', RFT_DEFAULTS.attempts, { min: 1, max: 100 });
-      const { trajs, factory } = await runRollouts(ctx, attempts);
+      // The expert unless --policy names another (a flag left out is absent: cli/index.ts givenOnly).
+      const { trajs, factory } = await runRollouts({ ...ctx, values: { policy: 'oracle', ...ctx.values } }, attempts);
       const maxPerQa = optInt(ctx, 'max-per-qa', 0, { min: 0 });
       const { kept, report } = filterTrajectories(trajs, {
         maxTokens: optInt(ctx, 'max-tokens', RFT_DEFAULTS.maxTokens, { min: 1 }),

@@ -64,9 +64,14 @@ export function geluKernels(io: KernelIo, simd?: SimdGelu): [string, tf.KernelFu
 
 registerFusedGradient({ kernel: GELU, gradKernel: GELU_GRAD, savedInputs: ['x'], savedOutputs: [null, 't'], grads: ['x'] });
 
-/** GELU, tanh approximation: the fused kernels where registered for the active backend, tf ops otherwise. */
-export function gelu(x: tf.Tensor): tf.Tensor {
-  if (x.dtype === 'float32' && tf.getKernel(GELU, tf.getBackend())) return (tf.engine().runKernel(GELU, { x }) as tf.Tensor[])[0]!;
+/** Whether the GELU kernels are registered for the active backend (gpt.ts fastPath decides with it). */
+export function fusedGeluAvailable(): boolean {
+  return tf.getKernel(GELU, tf.getBackend()) !== undefined;
+}
+
+/** GELU, tanh approximation, of float32 x: the fused kernels when `fused` (see fusedGeluAvailable), tf ops otherwise. */
+export function gelu(x: tf.Tensor, fused: boolean): tf.Tensor {
+  if (fused) return (tf.engine().runKernel(GELU, { x }) as tf.Tensor[])[0]!;
   const inner = tf.mul(C, tf.add(x, tf.mul(A, tf.mul(x, tf.square(x))))); // x^3 without pow (slow, and its gradient more so)
   return tf.mul(tf.mul(0.5, x), tf.add(1, tf.tanh(inner)));
 }

@@ -107,9 +107,14 @@ export function layerNormKernels(io: KernelIo, simd?: SimdLayerNorm): [string, t
 // Only y carries a gradient: the mean and rstd outputs are kept for the backward, never used downstream.
 registerFusedGradient({ kernel: LAYER_NORM, gradKernel: LAYER_NORM_GRAD, savedInputs: ['x', 'g'], savedOutputs: [null, 'mean', 'rstd'], grads: ['x', 'g', 'b'] });
 
-/** Layer norm over the last axis with gain g and bias b [C]: the fused kernels where registered, tf ops otherwise. */
-export function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor): tf.Tensor {
-  if (x.dtype === 'float32' && tf.getKernel(LAYER_NORM, tf.getBackend())) return (tf.engine().runKernel(LAYER_NORM, { x, g, b }) as tf.Tensor[])[0]!;
+/** Whether the layer-norm kernels are registered for the active backend (gpt.ts fastPath decides with it). */
+export function fusedLayerNormAvailable(): boolean {
+  return tf.getKernel(LAYER_NORM, tf.getBackend()) !== undefined;
+}
+
+/** Layer norm of float32 x over the last axis with gain g and bias b [C]: the fused kernels when `fused`, tf ops otherwise. */
+export function layerNorm(x: tf.Tensor, g: tf.Tensor, b: tf.Tensor, fused: boolean): tf.Tensor {
+  if (fused) return (tf.engine().runKernel(LAYER_NORM, { x, g, b }) as tf.Tensor[])[0]!;
   const { mean, variance } = tf.moments(x, -1, true);
   return tf.add(tf.mul(tf.mul(tf.sub(x, mean), tf.rsqrt(tf.add(variance, LAYER_NORM_EPS))), g), b);
 }
