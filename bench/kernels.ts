@@ -10,12 +10,8 @@ import { selectBackend } from '../main/lab/model/backend';
 import { ATTENTION, ATTENTION_GRAD } from '../main/lab/model/kernels/attention';
 import { causalReach } from '../main/lab/model/positions';
 import { XENT, XENT_GRAD_BOTH } from '../main/lab/model/kernels/xent';
+import { flag } from './args';
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const backend = (flag('backend') ?? 'wasm') as 'wasm' | 'cpu';
 const minMs = Number(flag('ms') ?? 1500);
 
