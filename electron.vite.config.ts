@@ -16,9 +16,9 @@ export default defineConfig({
         // The job worker, the training replica and the RL rollout thread are their own entries: worker threads load them by path next to index.js.
         input: {
           index: resolve('main/index.ts'),
-          worker: resolve('main/lab/job-worker.ts'),
+          worker: resolve('main/lab/app/job-worker.ts'),
           replica: resolve('main/lab/model/replica-worker.ts'),
-          rollout: resolve('main/lab/train/rollout-worker.ts'),
+          rollout: resolve('main/lab/train/rl-stage/rollout-worker.ts'),
         },
       },
     },

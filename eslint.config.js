@@ -1,18 +1,16 @@
 // Lint: recommended rules for JS, TypeScript and Vue, plus the boundaries the architecture depends on.
+import { dirname, relative, resolve, sep } from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import vue from 'eslint-plugin-vue';
 import vueParser from 'vue-eslint-parser';
 import stylistic from '@stylistic/eslint-plugin';
 
-// The lab core's layers, bottom first (docs/architecture.md). A unit is a folder of main/lab, or a group of
-// files at its root (`base`, `app`). A module may import its own unit and the layers below it, never a
-// layer above nor another unit of its own layer (peers stay independent), so dependencies only point down.
-const LAB_ROOT_FILES = {
-  base: ['errors', 'home', 'paths'],
-  app: ['artefacts', 'core', 'electron-status', 'job-worker', 'traj-reader'],
-};
-const LAB_LAYERS = [
+// The lab core's layers, bottom first (docs/architecture.md, whose layer table lists the same). A unit is a
+// folder of main/lab; a nested folder (`model/kernels`, `train/sft`) is a unit of its own, and a file belongs
+// to the longest unit its path starts with. A module may import its own unit and the layers below it, never
+// a layer above nor another unit of its own layer (peers stay independent), so dependencies only point down.
+export const LAB_LAYERS = [
   ['base'], // errors, the data directory, the app's install folder
   ['formats', 'util'], // on-disk formats; rng, worker threads, field checks
   ['contract'], // the API every client speaks, the run config
@@ -21,43 +19,65 @@ const LAB_LAYERS = [
   ['kg', 'graph'], // graphs from the KB; graph algorithms
   ['synth'], // question synthesis and verification
   ['agent'], // simulated web, tools, ReAct runtime, expert, rewards, evaluation
-  ['model'], // tokenizer, GPT, kernels and backend, optimiser, checkpoints
+  ['model/kernels'], // the fused kernels: simd.wat and its build, the kernels tfjs registers
+  ['model'], // tokenizer, GPT (which picks the fast path), backend, optimiser, checkpoints, replicas
   ['rl'], // the pure RL core: advantages, batch plans, loss, async buffer, metrics
   ['jobs'], // job specs, context, manager; the graph and dataset jobs
   ['runs'], // a run's files, metrics and rollouts; the runs service
-  ['train'], // the train, rollout, compare and estimate jobs
+  ['train/policy'], // a checkpoint as a policy, and what every training stage shares
+  ['train/pretrain', 'train/rl-stage'], // `sailor pretrain`; the RL stage of the train job
+  ['train/sft'], // the train job: SFT, then the RL stage
+  ['train/act'], // the jobs that only act: rollout, compare, estimate
   ['app'], // core, artefact and trajectory readers, the job worker's entry
   ['server'], // web mode over HTTP and WebSocket
   ['cli'], // `sailor`
 ];
 
-/** no-restricted-imports and no-restricted-syntax (dynamic import()) settings per unit of LAB_LAYERS. */
+const LAB = resolve(import.meta.dirname, 'main', 'lab');
+const UNITS = LAB_LAYERS.flatMap((layer, i) => layer.map((unit) => ({ unit, layer: i }))).sort((a, b) => b.unit.length - a.unit.length);
+
+/** The unit and layer of a path inside main/lab (the longest unit it starts with), or undefined. */
+function unitOf(path) {
+  const rel = relative(LAB, path).split(sep).join('/');
+  if (rel.startsWith('..')) return undefined;
+  return UNITS.find(({ unit }) => rel.startsWith(unit + '/') || rel === unit || rel.startsWith(unit + '.')) ?? { unit: undefined, rel };
+}
+
+/** lab/layers: a relative import (static, type-only, re-export or dynamic) from a main/lab file may only point down. */
+const layersRule = {
+  meta: { type: 'problem', schema: [], docs: { description: 'main/lab imports only from the layers below (LAB_LAYERS)' } },
+  create(context) {
+    const own = unitOf(context.filename);
+    if (!own) return {};
+    const check = (node, source) => {
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const target = unitOf(resolve(dirname(context.filename), source));
+      if (!target?.unit || target.unit === own.unit) return;
+      if (target.layer < own.layer) return;
+      const why = target.layer === own.layer ? 'a peer of its own layer' : 'a layer above';
+      context.report({ node, message: `main/lab/${own.unit} may import only from the layers below (eslint.config.js LAB_LAYERS; docs/architecture.md): '${source}' is main/lab/${target.unit}, ${why}` });
+    };
+    const literal = (node) => (node?.type === 'Literal' ? node.value : node?.type === 'TemplateLiteral' && node.expressions.length === 0 ? node.quasis[0].value.cooked : undefined);
+    return {
+      Program(node) {
+        if (!own.unit) context.report({ node, message: `main/lab/${own.rel} is in no layer of eslint.config.js LAB_LAYERS: add its folder there and to docs/architecture.md` });
+      },
+      ImportDeclaration: (node) => check(node, node.source.value),
+      ExportAllDeclaration: (node) => check(node, node.source.value),
+      ExportNamedDeclaration: (node) => node.source && check(node, node.source.value),
+      ImportExpression: (node) => check(node, literal(node.source)),
+    };
+  },
+};
+
+/** The layer rule on every lab file; Electron out of main/lab, Node out of what the renderer bundles. */
 function labLayers() {
-  const names = (unit) => LAB_ROOT_FILES[unit] ?? [unit];
   const noElectron = { name: 'electron', message: 'main/lab is Electron-free; put desktop code in main/desktop.' };
   // The contract and formats are bundled into the renderer and the sandboxed preload.
   const noNode = { group: ['node:*', 'electron', 'fs', 'path', 'os'], message: 'contract and formats must stay free of Node, Electron and DOM.' };
   return [
-    // Electron stays out of every lab file, a new one not yet in a layer too.
-    { files: ['main/lab/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [noElectron] }] } },
-    ...LAB_LAYERS.flatMap((layer, i) =>
-      layer.map((unit) => {
-        const above = LAB_LAYERS.slice(i).flat().filter((u) => u !== unit).flatMap(names);
-        const atRoot = unit in LAB_ROOT_FILES;
-        // Relative specifiers: `./x` from a file at main/lab's root, `../x`, `../../x` from a folder's files.
-        const up = atRoot ? '^[.]/' : '^([.][.]/)+';
-        const target = `(${above.join('|')})(/|[.][jt]s$|$)`;
-        const who = atRoot ? `the ${unit} files of main/lab (${names(unit).map((f) => `${f}.ts`).join(', ')})` : `main/lab/${unit}`;
-        const message = `${who} may import only from the layers below (eslint.config.js LAB_LAYERS; docs/architecture.md)`;
-        return {
-          files: atRoot ? names(unit).map((f) => `main/lab/${f}.ts`) : [`main/lab/${unit}/**/*.ts`],
-          rules: {
-            'no-restricted-imports': ['error', { paths: [noElectron], patterns: [{ regex: up + target, message }, ...(['contract', 'formats'].includes(unit) ? [noNode] : [])] }],
-            'no-restricted-syntax': ['error', { selector: `ImportExpression[source.value=/${up.replaceAll('/', '[/]')}${target.replaceAll('/', '[/]')}/]`, message }],
-          },
-        };
-      }),
-    ),
+    { files: ['main/lab/**/*.ts'], plugins: { lab: { rules: { layers: layersRule } } }, rules: { 'lab/layers': 'error', 'no-restricted-imports': ['error', { paths: [noElectron] }] } },
+    { files: ['main/lab/contract/**/*.ts', 'main/lab/formats/**/*.ts'], rules: { 'no-restricted-imports': ['error', { paths: [noElectron], patterns: [noNode] }] } },
   ];
 }
 

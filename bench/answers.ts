@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import * as tf from '@tensorflow/tfjs';
 import { renderStepParts } from '../main/lab/agent/react';
 import { forward } from '../main/lab/model/gpt';
-import { policyPrompt, TURN_TOKENS } from '../main/lab/train/policy';
+import { policyPrompt, TURN_TOKENS } from '../main/lab/train/policy/policy';
 import { EPISODE_OPTIONS, episodesFromArgs } from './expert-episodes';
 
 const { values } = parseArgs({ options: { ...EPISODE_OPTIONS, questions: { type: 'string', default: '100' } } });

@@ -14,12 +14,12 @@ import { parseRunConfig } from '../main/lab/contract/run-config';
 import { questionHops } from '../main/lab/contract/level-breakdown';
 import { Tokenizer } from '../main/lab/model/tokenizer';
 import { readJsonFile } from '../main/lab/store/files';
-import { policyPrompt, TURN_TOKENS } from '../main/lab/train/policy';
-import { policyView } from '../main/lab/train/view';
-import { rftExpert, type RftStyle } from '../main/lab/train/rft-expert';
-import { runLimits } from '../main/lab/train/eval-setup';
-import { requireBaseModel } from '../main/lab/train/base-model';
-import { bridgeIds, chainViews, type TurnView } from '../main/lab/train/chain';
+import { policyPrompt, TURN_TOKENS } from '../main/lab/train/policy/policy';
+import { policyView } from '../main/lab/train/policy/view';
+import { rftExpert, type RftStyle } from '../main/lab/train/policy/rft-expert';
+import { runLimits } from '../main/lab/train/policy/eval-setup';
+import { requireBaseModel } from '../main/lab/train/policy/base-model';
+import { bridgeIds, chainViews, type TurnView } from '../main/lab/train/policy/chain';
 
 const { values } = parseArgs({
   options: {

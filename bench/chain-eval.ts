@@ -1,6 +1,6 @@
 // A run's checkpoints on chained questions: held-out pass@1 by hops and by level with the expert's ceiling on the
 // same questions, the misses of chained questions (hops >= 2) broken down by where the chain broke
-// (train/chain.ts classifyChain), and optionally pass@k at a temperature. Each dataset file is read as given
+// (train/policy/chain.ts classifyChain), and optionally pass@k at a temperature. Each dataset file is read as given
 // (off the run's training edges: make them with `synth --exclude`), on the run's graph and simulated web.
 // Run: npx tsx bench/chain-eval.ts --home DIR --run RUN_ID --datasets A.jsonl,B.jsonl [--steps last] [--questions 300]
 //        [--k 8 --temperature 1]
@@ -22,11 +22,11 @@ import { loadCheckpoint } from '../main/lab/model/checkpoint';
 import { parseRunConfig } from '../main/lab/contract/run-config';
 import { levelBreakdown, levelOfQuestion, questionScores, type LevelRow } from '../main/lab/contract/level-breakdown';
 import { checkpointDir, checkpointSteps, dataDir, runFile } from '../main/lab/runs/layout';
-import { checkpointPolicy, policyPrompt, TURN_TOKENS } from '../main/lab/train/policy';
-import { runEnvironment } from '../main/lab/train/checkpoints';
-import { rftExpert } from '../main/lab/train/rft-expert';
-import { evalSeed } from '../main/lab/train/eval-setup';
-import { bridgeIds, CHAIN_OUTCOMES, classifyChain, type ChainOutcome } from '../main/lab/train/chain';
+import { checkpointPolicy, policyPrompt, TURN_TOKENS } from '../main/lab/train/policy/policy';
+import { runEnvironment } from '../main/lab/train/policy/checkpoints';
+import { rftExpert } from '../main/lab/train/policy/rft-expert';
+import { evalSeed } from '../main/lab/train/policy/eval-setup';
+import { bridgeIds, CHAIN_OUTCOMES, classifyChain, type ChainOutcome } from '../main/lab/train/policy/chain';
 
 const { values } = parseArgs({
   options: {

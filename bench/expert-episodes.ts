@@ -15,9 +15,9 @@ import type { GPT } from '../main/lab/model/gpt';
 import type { Tokenizer } from '../main/lab/model/tokenizer';
 import { parseRunConfig } from '../main/lab/contract/run-config';
 import { checkpointDir, checkpointSteps, runFile } from '../main/lab/runs/layout';
-import { TURN_TOKENS } from '../main/lab/train/policy';
-import { runEnvironment } from '../main/lab/train/checkpoints';
-import { rftExpert } from '../main/lab/train/rft-expert';
+import { TURN_TOKENS } from '../main/lab/train/policy/policy';
+import { runEnvironment } from '../main/lab/train/policy/checkpoints';
+import { rftExpert } from '../main/lab/train/policy/rft-expert';
 
 export interface ExpertEpisodes {
   step: number;

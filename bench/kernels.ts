@@ -7,15 +7,11 @@
 // layers); bench/train.ts times whole steps, bench/profile-step.ts splits one by kernel.
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../main/lab/model/backend';
-import { ATTENTION, ATTENTION_GRAD } from '../main/lab/model/attention';
+import { ATTENTION, ATTENTION_GRAD } from '../main/lab/model/kernels/attention';
 import { causalReach } from '../main/lab/model/positions';
-import { XENT, XENT_GRAD_BOTH } from '../main/lab/model/xent';
+import { XENT, XENT_GRAD_BOTH } from '../main/lab/model/kernels/xent';
+import { flag } from './args';
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const backend = (flag('backend') ?? 'wasm') as 'wasm' | 'cpu';
 const minMs = Number(flag('ms') ?? 1500);
 

@@ -21,9 +21,9 @@ import { createModel, resolveGPTConfig } from '../main/lab/model/gpt';
 import { loadCheckpoint } from '../main/lab/model/checkpoint';
 import { parseRunConfig } from '../main/lab/contract/run-config';
 import { checkpointDir, checkpointSteps, dataDir, runFile } from '../main/lab/runs/layout';
-import { checkpointPolicy } from '../main/lab/train/policy';
-import { runEnvironment } from '../main/lab/train/checkpoints';
-import { modelStart } from '../main/lab/train/base-model';
+import { checkpointPolicy } from '../main/lab/train/policy/policy';
+import { runEnvironment } from '../main/lab/train/policy/checkpoints';
+import { modelStart } from '../main/lab/train/policy/base-model';
 
 const { values } = parseArgs({
   options: {

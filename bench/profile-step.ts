@@ -8,12 +8,8 @@ import { createModel, resolveGPTConfig } from '../main/lab/model/gpt';
 import { makeBatch } from '../main/lab/model/mask';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
+import { args, flag } from './args';
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 const backend = (flag('backend') ?? 'wasm') as 'wasm' | 'cpu';
 const steps = Number(flag('steps') ?? 3);
 const byShape = args.includes('--shapes'); // also one row per kernel and input shapes

@@ -26,8 +26,8 @@ import { readJsonl } from '../main/lab/store/files';
 import { seedFrom } from '../main/lab/util/rng';
 import { readMetrics } from '../main/lab/runs/metrics';
 import { metricsFile, rolloutSteps, rolloutsFile } from '../main/lab/runs/layout';
-import { runTrain, type TrainHooks } from '../main/lab/train/sft-job';
-import { labHome, testContext, writeRun } from '../tests/unit/rl-run-helpers';
+import { runTrain, type TrainHooks } from '../main/lab/train/sft/sft-job';
+import { labHome, testContext, writeRun } from '../tests/support/rl-run-helpers';
 
 const { values } = parseArgs({
   options: {

@@ -24,8 +24,8 @@ import { Tokenizer } from '../main/lab/model/tokenizer';
 import { loadCheckpoint } from '../main/lab/model/checkpoint';
 import { BatchDecoder } from '../main/lab/model/batch-decoder';
 import { parseRunConfig } from '../main/lab/contract/run-config';
-import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from '../main/lab/train/policy';
-import { runEnvironment } from '../main/lab/train/checkpoints';
+import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from '../main/lab/train/policy/policy';
+import { runEnvironment } from '../main/lab/train/policy/checkpoints';
 import { createRng } from '../main/lab/util/rng';
 
 const { values } = parseArgs({

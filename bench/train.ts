@@ -21,12 +21,8 @@ import { makeBatch } from '../main/lab/model/mask';
 import { Tokenizer } from '../main/lab/model/tokenizer';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
+import { args, flag } from './args';
 
-const args = process.argv.slice(2);
-const flag = (name: string): string | undefined => {
-  const i = args.indexOf(`--${name}`);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 type BenchBackend = 'wasm' | 'cpu' | 'tensorflow' | 'tensorflow-gpu';
 const backends = (flag('backends') ?? 'wasm').split(',') as BenchBackend[];
 const timedSteps = Number(flag('steps') ?? 10);

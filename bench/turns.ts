@@ -12,8 +12,8 @@ import { renderStepParts } from '../main/lab/agent/react';
 import { forward } from '../main/lab/model/gpt';
 import { generate } from '../main/lab/model/generate';
 import { buildMaskedTokens } from '../main/lab/model/mask';
-import { policyPrompt, TURN_STOP_TAGS, TURN_TOKENS } from '../main/lab/train/policy';
-import { policyView, turnWindows } from '../main/lab/train/view';
+import { policyPrompt, TURN_STOP_TAGS, TURN_TOKENS } from '../main/lab/train/policy/policy';
+import { policyView, turnWindows } from '../main/lab/train/policy/view';
 import { createRng } from '../main/lab/util/rng';
 import { EPISODE_OPTIONS, episodesFromArgs } from './expert-episodes';
 

@@ -2,7 +2,7 @@
 import { app, BrowserWindow } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LabCore } from './lab/core';
+import { LabCore } from './lab/app/core';
 import { registerIpc } from './desktop/ipc';
 import { applySecurityRules, secureWebPreferences } from './desktop/security';
 import { APP_INDEX_URL, isAppUrl as isAppOrDevUrl } from './desktop/app-protocol';

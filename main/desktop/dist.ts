@@ -12,8 +12,8 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parse as parseYaml } from 'yaml';
-import { electronStatus } from '../lab/electron-status';
-import { appRoot, electronViteCli } from '../lab/paths';
+import { electronStatus } from '../lab/app/electron-status';
+import { appRoot, electronViteCli } from '../lab/base/paths';
 
 export const BUILDER_CONFIG_FILE = 'electron-builder.yml';
 

@@ -2,8 +2,8 @@
 // its sender (our own page only) and then validated by the core like any web request.
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron';
 import { EVENT_NAMES, wireErrorOf } from '../lab/contract';
-import type { LabCore } from '../lab/core';
-import { errorMessage, LabError } from '../lab/errors';
+import type { LabCore } from '../lab/app/core';
+import { errorMessage, LabError } from '../lab/base/errors';
 
 export const CALL_CHANNEL = 'lab:call';
 export const EVENT_CHANNEL = 'lab:event';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { APP_ORIGIN } from '../../main/desktop/app-protocol';
 import type { JobRecord } from '../../main/lab/contract';
-import { electronStatus } from '../../main/lab/electron-status';
+import { electronStatus } from '../../main/lab/app/electron-status';
 import { CSP } from '../../main/lab/server/csp';
 
 const status = electronStatus();

@@ -7,7 +7,7 @@
 import { expect, test } from '@playwright/test';
 import type { ComparisonView, RunDetail, TrajDetail } from '../../main/lab/contract';
 import { SHOTS, servedLab, watchConsole } from './lab';
-import { TINY_RUN } from '../unit/tiny-run';
+import { TINY_RUN } from '../support/tiny-run';
 
 const { server, api, runJob } = servedLab();
 

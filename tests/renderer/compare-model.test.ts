@@ -1,7 +1,7 @@
 // The checkpoint comparison's pure helpers (renderer/src/components/compare/compareModel.ts), on small
 // comparisons whose every number is worked out by hand in the comments.
 import { describe, expect, it } from 'vitest';
-import { mcnemarExactP as signTestP, wilsonInterval, type ComparisonView } from '@contract';
+import { mcnemarExactP as signTestP, trajSummary, wilsonInterval, type ComparisonView } from '@contract';
 import type { Trajectory } from '@formats';
 import {
   bestOf,
@@ -17,7 +17,6 @@ import {
   pairLine,
   pctWithInterval,
   statsOf,
-  summaryOf,
   tallyOutcomes,
   validateForm,
   type CompareForm,
@@ -227,7 +226,25 @@ describe('questions', () => {
       tool_calls: 2,
       tokens: { generated: 40, observation: 300 },
     } as unknown as Trajectory;
-    expect(summaryOf(t, 3)).toEqual({ id: 't1', index: 3, qa_id: 'q1', attempt: 0, policy: 'oracle', reward: t.reward, termination: 'answer', tool_calls: 2, turns: 3, tokens: t.tokens, prediction: 'Nile' });
+    expect(trajSummary(t, 3)).toEqual({ id: 't1', index: 3, qa_id: 'q1', attempt: 0, policy: 'oracle', reward: t.reward, termination: 'answer', tool_calls: 2, turns: 3, tokens: t.tokens, prediction: 'Nile' });
+  });
+
+  it('reads a row leniently, as the set reader does: counts from the steps, the attempt from the id, the header policy', () => {
+    const t = {
+      id: 'q1/2',
+      qa_id: 'q1',
+      steps: [{ action: { name: 'search' } }, { action: { name: 'visit' } }, { action: { name: 'answer' } }],
+      termination: 'gave_up',
+      reward: { answer: 1 },
+      group: 'g0',
+      advantage: 0.5,
+      staleness: Number.NaN,
+    } as unknown as Trajectory;
+    expect(trajSummary(t, 7, { seen: 4, policy: 'ckpt:r/10' })).toEqual({
+      id: 'q1/2', index: 7, qa_id: 'q1', attempt: 2, policy: 'ckpt:r/10', reward: { format: 0, answer: 1, total: 0 }, termination: 'format_error',
+      tool_calls: 2, turns: 3, tokens: { generated: 0, observation: 0 }, prediction: null, group: 'g0', advantage: 0.5,
+    });
+    expect(trajSummary({ ...t, id: 'q1' }, 0, { seen: 4 }).attempt).toBe(4);
   });
 });
 

@@ -1,11 +1,11 @@
-// The renderer's jobs and app stores against a real lab on a loopback port (tests/renderer/lab.ts): jobs
+// The renderer's jobs and app stores against a real lab on a loopback port (tests/support/ui-lab.ts): jobs
 // listed, started, followed by events to the end, cancelled, refused; a job launcher that stops listening
 // when its component goes; the app facts and licence notices. Demo jobs only: each takes a fraction of a second.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { effectScope } from 'vue';
 import { createPinia, setActivePinia } from 'pinia';
 import type { JobRecord } from '@contract';
-import { eventsOpen, startUiLab, until, type UiLab } from './lab';
+import { eventsOpen, startUiLab, until, type UiLab } from '../support/ui-lab';
 import { useApp } from '../../renderer/src/stores/app';
 import { useJobLauncher, useJobs } from '../../renderer/src/stores/jobs';
 

@@ -1,11 +1,11 @@
-// The renderer's data stores against a real lab on a loopback port (tests/renderer/lab.ts), in the order a
+// The renderer's data stores against a real lab on a loopback port (tests/support/ui-lab.ts), in the order a
 // user meets them: a graph built and opened (graph store), questions synthesised and filtered (datasets),
 // a tiny real training run followed live by its job and metric events (runs), two of its checkpoints
 // compared (compare), and expert rollouts inspected (trajectories). The tests share what the earlier made.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPinia, setActivePinia, type Pinia } from 'pinia';
-import { eventsOpen, startUiLab, until, type UiLab } from './lab';
-import { TINY_RUN } from '../unit/tiny-run';
+import { eventsOpen, startUiLab, until, type UiLab } from '../support/ui-lab';
+import { TINY_RUN } from '../support/tiny-run';
 import { buildIndex, searchNodes, useGraph } from '../../renderer/src/stores/graph';
 import { PAGE_SIZE, useDatasets } from '../../renderer/src/stores/datasets';
 import { useRuns } from '../../renderer/src/stores/runs';

@@ -18,7 +18,7 @@ import { runEpisode } from '../../main/lab/agent/runtime';
 import { SimWeb } from '../../main/lab/agent/web';
 import type { QA } from '../../main/lab/formats/index';
 import type { AgentStep } from '../../main/lab/agent/react';
-import { LabError } from '../../main/lab/errors';
+import { LabError } from '../../main/lab/base/errors';
 import { createRng } from '../../main/lab/util/rng';
 
 const web = new SimWeb(demoGraph());

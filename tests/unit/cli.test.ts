@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { runCli } from '../../main/lab/cli/index';
 import type { CliCommand, CliIO } from '../../main/lab/cli/command';
 import { optInt, reqString } from '../../main/lab/cli/command';
-import { inputError } from '../../main/lab/errors';
+import { inputError } from '../../main/lab/base/errors';
 
 function capture(): CliIO & { stdout: string; stderr: string } {
   const io = {
@@ -37,6 +37,29 @@ describe('sailor CLI dispatcher', () => {
     const io = capture();
     expect(await runCli(['echo', 'num', '--n', '4', '--name', 'x', 'f'], io, [echo])).toBe(0);
     expect(io.stdout).toBe('x:4\n');
+  });
+
+  it('passes a flag left out as not given, so a command can put its own default (a checkpoint\'s limit) before the one --help shows', async () => {
+    const seen: Array<Record<string, unknown>> = [];
+    const limits: CliCommand = {
+      path: ['limits'],
+      summary: 'test command',
+      usage: 'limits [--max-tool-calls N]',
+      options: { 'max-tool-calls': { type: 'string', description: 'tool calls per episode', default: '30' }, json: { type: 'boolean', description: 'json', default: false } },
+      async run(ctx) {
+        seen.push(ctx.values);
+        ctx.io.out(`${optInt(ctx, 'max-tool-calls', 12)}\n`); // 12: what a checkpoint's run config would say
+      },
+    };
+    const io = capture();
+    expect(await runCli(['limits'], io, [limits])).toBe(0);
+    expect(await runCli(['limits', '--max-tool-calls', '30'], io, [limits])).toBe(0);
+    expect(seen[0]).toEqual({});
+    expect(seen[1]).toEqual({ 'max-tool-calls': '30' });
+    expect(io.stdout).toBe('12\n30\n');
+    const help = capture();
+    await runCli(['limits', '--help'], help, [limits]);
+    expect(help.stdout).toMatch(/--max-tool-calls.*\(default 30\)/);
   });
 
   it('exits 2 naming the problem for every kind of bad input', async () => {

@@ -8,9 +8,9 @@ import type { Trajectory } from '../../main/lab/formats';
 import type { ComparisonFile } from '../../main/lab/contract';
 import { readJsonFile, readJsonl } from '../../main/lab/store/files';
 import { evalFile } from '../../main/lab/runs/layout';
-import { runTrain } from '../../main/lab/train/sft-job';
-import { runCompare } from '../../main/lab/train/compare-job';
-import { labHome, SMALL, testContext, writeRun } from './rl-run-helpers';
+import { runTrain } from '../../main/lab/train/sft/sft-job';
+import { runCompare } from '../../main/lab/train/act/compare-job';
+import { labHome, SMALL, testContext, writeRun } from '../support/rl-run-helpers';
 
 /** A trajectory set file's trajectories (the lines after the header). */
 const trajsOf = (path: string): Trajectory[] => readJsonl(path).records.slice(1).map((r) => r.value as Trajectory);

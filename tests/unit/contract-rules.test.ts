@@ -1,7 +1,7 @@
 // The rules main and the renderer share, each defined once in the contract: run-set ids, the artefact id
 // pattern, which runs may resume, the lookup style's synth params.
 import { describe, expect, it } from 'vitest';
-import { canResume, ID_PATTERN, JOB_PARAMS, parseRunSetId, QUESTION_STYLES, runSetId, type RunSetRef } from '../../main/lab/contract';
+import { canResume, ID_PATTERN, JOB_PARAMS, paramRange, parseRunSetId, QUESTION_STYLES, ROLLOUT_MAX_SAMPLES, runSetId, type RunSetRef } from '../../main/lab/contract';
 
 describe('run-set ids', () => {
   it('builds and parses each kind', () => {
@@ -47,5 +47,15 @@ describe('question styles', () => {
     const p = JOB_PARAMS.synth.parse({ graphId: 'g', ...QUESTION_STYLES.lookup.params });
     expect(p).toMatchObject({ kinds: [], anchorProb: 1, maxConstraints: 0 });
     expect(JOB_PARAMS.synth.safeParse({ graphId: 'g', ...QUESTION_STYLES.obfuscated.params }).success).toBe(true);
+  });
+});
+
+describe('paramRange: a form\'s min and max from the job\'s schema', () => {
+  it('reads the bounds through defaults and optionals, only those the schema sets', () => {
+    expect(paramRange('rollout', 'n')).toEqual({ min: 1, max: ROLLOUT_MAX_SAMPLES });
+    expect(paramRange('compare', 'samples')).toEqual({ min: 1, max: 16 });
+    expect(paramRange('compare', 'temperature')).toEqual({ min: 0, max: 2 });
+    expect(paramRange('kg.build', 'maxEdges')).toEqual({ min: 10, max: 20_000 });
+    expect(() => paramRange('rollout', 'policy')).toThrow(/policy is not a number param/);
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { connect, type Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { LabCore } from '../../main/lab/core';
+import { LabCore } from '../../main/lab/app/core';
 import { startServer, type RunningServer } from '../../main/lab/server/http';
 import { METHOD_NAMES, isJobKind, methods, validateParams, type JobRecord, type MethodName } from '../../main/lab/contract';
 import { jobSpecs } from '../../main/lab/jobs/specs';

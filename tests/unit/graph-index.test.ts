@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
 import { buildIndex } from '../../main/lab/graph/graph-index';
-import { graphOf } from './helpers';
+import { graphOf } from '../support/helpers';
 
 describe('GraphIndex', () => {
   const g = graphOf(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
 import { buildIndex } from '../../main/lab/graph/graph-index';
 import { orbits } from '../../main/lab/graph/orbits';
-import { graphOf } from './helpers';
+import { graphOf } from '../support/helpers';
 
 const orb = (g: Graph): string[][] => orbits(buildIndex(g));
 const nodesT = (ids: string[], type = 't'): string[] => ids.map((i) => `${i}:${type}`);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Graph } from '../../main/lab/formats/index';
 import { buildIndex } from '../../main/lab/graph/graph-index';
 import { wlHash } from '../../main/lab/graph/wl';
-import { graphOf } from './helpers';
+import { graphOf } from '../support/helpers';
 
 const hash = (g: Graph, k?: number): string => wlHash(buildIndex(g), undefined, k);
 

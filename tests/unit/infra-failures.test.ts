@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { copyLabFiles, labHome, SMALL, testContext } from './rl-run-helpers';
+import { copyLabFiles, labHome, SMALL, testContext } from '../support/rl-run-helpers';
 import { checkpointDir, checkpointSteps } from '../../main/lab/runs/layout';
 import { loadCheckpoint } from '../../main/lab/model/checkpoint';
 import { disposeModel } from '../../main/lab/model/gpt';
@@ -111,7 +111,7 @@ describe('infrastructure failures', () => {
   });
 
   it('resuming a run whose last checkpoint is truncated falls back to the newest that verifies, saying so', { timeout: 300_000 }, async () => {
-    const { runTrain } = await import('../../main/lab/train/sft-job');
+    const { runTrain } = await import('../../main/lab/train/sft/sft-job');
     const logs: string[] = [];
     const result = await runTrain({ runId, resume: true }, testContext(home, undefined, logs));
     expect(result.step).toBe(4);

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 
 describe('job workers', () => {
   it('exit when their job ends: threads and RSS back within 20% of the baseline after twenty jobs', { timeout: 120_000 }, () => {
-    const script = new URL('./fixtures/jobs-in-a-row.ts', import.meta.url).pathname;
+    const script = new URL('../support/fixtures/jobs-in-a-row.ts', import.meta.url).pathname;
     // glibc keeps memory a thread freed in that thread's arena (up to 8 per core): without a cap RSS rises to
     // about 1.7 times the baseline over the first 40 jobs and stays there through 80 (an allocator plateau,
     // not a leak). Two arenas make what the jobs left behind measurable; before the fix it was 5 times.

@@ -3,11 +3,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { LabCore } from '../../main/lab/core';
+import { LabCore } from '../../main/lab/app/core';
 import type { DatasetView, JobRecord } from '../../main/lab/contract';
-import { LabError } from '../../main/lab/errors';
+import { LabError } from '../../main/lab/base/errors';
 import { heartbeatPath, HEARTBEAT_STALE_MS, tryLock } from '../../main/lab/store/lockfile';
-import { waitForStatus } from './helpers';
+import { waitForStatus } from '../support/helpers';
 
 const cores: LabCore[] = [];
 async function openCore(home = mkdtempSync(join(tmpdir(), 'sailor-jobs-'))): Promise<LabCore> {

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LabError } from '../../main/lab/errors';
+import { LabError } from '../../main/lab/base/errors';
 import type { Graph } from '../../main/lab/formats/index';
 import { createKbIndex } from '../../main/lab/kb/kb-index';
 import { chooseSeed, expandGraph, seedCandidates } from '../../main/lab/kg/expand';

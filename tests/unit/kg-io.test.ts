@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LabError } from '../../main/lab/errors';
+import { LabError } from '../../main/lab/base/errors';
 import type { Graph } from '../../main/lab/formats/index';
 import { isIsoDate, readGraphFile, validateGraph, writeGraphFile } from '../../main/lab/kg/io';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countComponents, graphStats } from '../../main/lab/kg/stats';
-import { graphOf } from './helpers';
+import { graphOf } from '../support/helpers';
 
 describe('graphStats', () => {
   it('empty graph: all zero', () => {

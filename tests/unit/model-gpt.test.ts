@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decoder, generate, sampleFromLogits } from '../../main/lab/model/generate';
 import { createModel, disposeModel, flopsPerToken, forward, paramCount, paramSpecs, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
 import { loss, sequenceLogProbs, tokenLogProbs } from '../../main/lab/model/logprobs';
-import { matmul } from '../../main/lab/model/matmul';
+import { matmul } from '../../main/lab/model/kernels/matmul';
 import { distanceSlopes, observationReach, rotaryAngle, rotaryTables, rotate } from '../../main/lab/model/positions';
 import { createRng } from '../../main/lab/util/rng';
 

@@ -1,4 +1,4 @@
-// The fast training paths (model/kernels.ts, model/xent.ts, model/attention.ts, model/replicas.ts) against the
+// The fast training paths (model/kernels/kernels.ts, model/kernels/xent.ts, model/kernels/attention.ts, model/replicas.ts) against the
 // reference: tfjs's own kernels and autodiff on the same model, batch and weights.
 import { afterAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
@@ -7,16 +7,16 @@ import { createModel, disposeModel, resolveGPTConfig, type GPT, type GPTConfig }
 import { loss, tokenStats } from '../../main/lab/model/logprobs';
 import { generate } from '../../main/lab/model/generate';
 import { generateGroup } from '../../main/lab/model/group-sample';
-import { installFastKernels, restoreStockKernels, scatterAddRows, sliceInto } from '../../main/lab/model/kernels';
+import { installFastKernels, restoreStockKernels, scatterAddRows, sliceInto } from '../../main/lab/model/kernels/kernels';
 import { makeBatch, splitBatch, type Batch } from '../../main/lab/model/mask';
 import { Replicas } from '../../main/lab/model/replicas';
 import { PublishedWeights } from '../../main/lab/model/shared-weights';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../main/lab/model/train';
-import { softmaxXentGradRows, softmaxXentRows } from '../../main/lab/model/xent';
-import { attentionBackward, attentionForward, paddedWidth } from '../../main/lab/model/attention';
+import { softmaxXentGradRows, softmaxXentRows } from '../../main/lab/model/kernels/xent';
+import { attentionBackward, attentionForward, paddedWidth } from '../../main/lab/model/kernels/attention';
 import { causalReach } from '../../main/lab/model/positions';
-import { layerNormGradRows, layerNormRows } from '../../main/lab/model/layernorm';
-import { smearGradRows, smearRows } from '../../main/lab/model/smear';
+import { layerNormGradRows, layerNormRows } from '../../main/lab/model/kernels/layernorm';
+import { smearGradRows, smearRows } from '../../main/lab/model/kernels/smear';
 import { createRng, seedFrom } from '../../main/lab/util/rng';
 
 afterAll(() => installFastKernels());

@@ -2,21 +2,21 @@
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../main/lab/model/backend';
-import { simdKernelsActive } from '../../main/lab/model/kernels';
-import { SIMD_MODULE_BASE64 } from '../../main/lab/model/simd-bytes';
-import { buildSimdModule, bytesSource } from '../../main/lab/model/simd-build';
-import { softmaxXentGradRows, softmaxXentRows, XENT, XENT_GRAD, XENT_GRAD_BOTH } from '../../main/lab/model/xent';
+import { simdKernelsActive } from '../../main/lab/model/kernels/kernels';
+import { SIMD_MODULE_BASE64 } from '../../main/lab/model/kernels/simd-bytes';
+import { buildSimdModule, bytesSource } from '../../main/lab/model/kernels/simd-build';
+import { softmaxXentGradRows, softmaxXentRows, XENT, XENT_GRAD, XENT_GRAD_BOTH } from '../../main/lab/model/kernels/xent';
 import { readFileSync } from 'node:fs';
-import { ATTENTION, ATTENTION_GRAD, attentionBackward, attentionForward, paddedWidth } from '../../main/lab/model/attention';
+import { ATTENTION, ATTENTION_GRAD, attentionBackward, attentionForward, paddedWidth } from '../../main/lab/model/kernels/attention';
 import { causalReach } from '../../main/lab/model/positions';
 import { createRng } from '../../main/lab/util/rng';
-import { LAYER_NORM, LAYER_NORM_GRAD, layerNormGradRows, layerNormRows } from '../../main/lab/model/layernorm';
+import { LAYER_NORM, LAYER_NORM_GRAD, layerNormGradRows, layerNormRows } from '../../main/lab/model/kernels/layernorm';
 
 describe('SIMD row kernels', () => {
-  it('simd-bytes.ts is simd.wat built (rebuild with npx tsx main/lab/model/simd-build.ts)', async () => {
+  it('simd-bytes.ts is simd.wat built (rebuild with npx tsx main/lab/model/kernels/simd-build.ts)', async () => {
     const bytes = await buildSimdModule();
     expect(Buffer.from(bytes).toString('base64')).toBe(SIMD_MODULE_BASE64);
-    expect(readFileSync(new URL('../../main/lab/model/simd-bytes.ts', import.meta.url), 'utf8')).toBe(bytesSource(bytes));
+    expect(readFileSync(new URL('../../main/lab/model/kernels/simd-bytes.ts', import.meta.url), 'utf8')).toBe(bytesSource(bytes));
   });
 
   it.each([61, 2048])('the wasm softmax cross-entropy equals the JavaScript rows (vocab %i, tails included)', async (V) => {

@@ -12,7 +12,7 @@ import viteConfig from '../../electron.vite.config';
 import { builderPlatform, readBuilderConfig, rootCause, targetArches, type BuilderConfig } from '../../main/desktop/dist';
 import { FUSE_CONFIG, packagedBinary } from '../../main/desktop/fuses';
 import { KB_PACKAGES } from '../../main/lab/kb/index';
-import { appRoot, appVersion } from '../../main/lab/paths';
+import { appRoot, appVersion } from '../../main/lab/base/paths';
 
 const root = appRoot();
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { productName: string; dependencies: Record<string, string> };

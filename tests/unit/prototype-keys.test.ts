@@ -8,7 +8,7 @@ import { attrWords, dateClause, dateEvent, relPhrase, typeNoun, unitText } from 
 import { fillTemplate } from '../../main/lab/agent/tools';
 import { validateGraph } from '../../main/lab/kg/io';
 import { resolvePolicy } from '../../main/lab/agent/policies';
-import { LabCore } from '../../main/lab/core';
+import { LabCore } from '../../main/lab/app/core';
 import { ownValue, recordOf } from '../../main/lab/util/own';
 import { GRAPH_FORMAT } from '../../main/lab/formats';
 

@@ -1,9 +1,9 @@
-// The data-policy loop's pool (rl/frontier.ts) and its synthesis (train/rl-refill.ts): DUPO's verdict by a
+// The data-policy loop's pool (rl/frontier.ts) and its synthesis (train/rl-stage/rl-refill.ts): DUPO's verdict by a
 // group's pass rate, the counts the dashboard shows, and a pool whose questions all become too easy refilled with
 // fresh, unique questions off the protected (demonstration and held-out) edges of a real synthesised world.
 import { describe, expect, it } from 'vitest';
 import { FrontierPool, judgeGroup } from '../../main/lab/rl/frontier';
-import { freshQuestions, generatorSettings } from '../../main/lab/train/rl-refill';
+import { freshQuestions, generatorSettings } from '../../main/lab/train/rl-stage/rl-refill';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
 import { synthesize } from '../../main/lab/synth/build';
 import { datasetEdges } from '../../main/lab/synth/splits';

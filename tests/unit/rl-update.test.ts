@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createModel, disposeModel, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
 import { createOptimizer, resolveTrainConfig, updateStep } from '../../main/lab/model/train';
 import { packPgBatch, rlLossFn, type PgSample } from '../../main/lab/rl/loss';
-import { rlUpdate } from '../../main/lab/train/rl-update';
+import { rlUpdate } from '../../main/lab/train/rl-stage/rl-update';
 import { createRng } from '../../main/lab/util/rng';
 
 beforeAll(async () => {

@@ -2,12 +2,12 @@
 // with an error naming the run; a lock left by a process that is gone is taken over.
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { LabCore } from '../../main/lab/core';
-import { LabError } from '../../main/lab/errors';
+import { LabCore } from '../../main/lab/app/core';
+import { LabError } from '../../main/lab/base/errors';
 import type { JobRecord, RunSummary } from '../../main/lab/contract';
 import { trainerLockFile } from '../../main/lab/runs/layout';
 
-import { DATA, labHome, SMALL } from './rl-run-helpers';
+import { DATA, labHome, SMALL } from '../support/rl-run-helpers';
 
 const cores: LabCore[] = [];
 afterEach(async () => {

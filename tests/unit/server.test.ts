@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import WebSocket from 'ws';
-import { LabCore } from '../../main/lab/core';
+import { LabCore } from '../../main/lab/app/core';
 import { startServer, type RunningServer } from '../../main/lab/server/http';
 
 let core: LabCore;

@@ -6,9 +6,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../e2e/serve';
-import { LabCore } from '../../main/lab/core';
+import { LabCore } from '../../main/lab/app/core';
 import type { JobRecord } from '../../main/lab/contract';
-import { cliData } from './cli-helpers';
+import { cliData } from '../support/cli-helpers';
 
 async function api(origin: string, token: string, method: string, params: unknown): Promise<unknown> {
   const res = await fetch(`${origin}/api/${method}`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify(params) });

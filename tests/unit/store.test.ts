@@ -7,7 +7,7 @@ import { isAbandonedTemp, readJsonl, TEMP_MAX_AGE_MS, tempWriterPid, writeJsonAt
 import { openJsonlAppender } from '../../main/lab/store/jsonl';
 import { openStoreDb, STORE_VERSION, type StoreDb } from '../../main/lab/store/db';
 import { readHolder, tryLock } from '../../main/lab/store/lockfile';
-import { LabError } from '../../main/lab/errors';
+import { LabError } from '../../main/lab/base/errors';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'sailor-store-'));
 
@@ -174,7 +174,7 @@ describe('temporary names', () => {
     const { spawnWorker } = await import('../../main/lab/util/worker-spawn');
     const dir = mkdtempSync(join(tmpdir(), 'sailor-tmpnames-'));
     const target = join(dir, 'db.json');
-    const script = new URL('./fixtures/atomic-writer.ts', import.meta.url).pathname;
+    const script = new URL('../support/fixtures/atomic-writer.ts', import.meta.url).pathname;
     const barrier = new SharedArrayBuffer(4);
     const results = await Promise.all(
       [0, 1, 2].map(

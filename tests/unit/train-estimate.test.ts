@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
-import { estimateRun, evalCount, measureRun } from '../../main/lab/train/estimate';
+import { estimateRun, evalCount, measureRun } from '../../main/lab/train/act/estimate';
 import type { RunMeasurements } from '../../main/lab/contract';
 
 const data = { graphId: 'g', datasetId: 'train', heldOutDatasetId: 'held' };

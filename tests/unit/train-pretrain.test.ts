@@ -4,14 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { documentRows, fullLoss, mixedPick } from '../../main/lab/train/pretrain-corpus';
+import { documentRows, fullLoss, mixedPick } from '../../main/lab/train/pretrain/pretrain-corpus';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';
 import { readCheckpointManifest } from '../../main/lab/model/checkpoint';
 import { readJsonFile } from '../../main/lab/store/files';
 import type { MaskedTokens } from '../../main/lab/model/mask';
-import { PRETRAIN_DEFAULTS } from '../../main/lab/train/pretrain';
-import { resourcesDir } from '../../main/lab/paths';
-import { sailor } from './cli-helpers';
+import { PRETRAIN_DEFAULTS } from '../../main/lab/train/pretrain/pretrain';
+import { resourcesDir } from '../../main/lab/base/paths';
+import { sailor } from '../support/cli-helpers';
 
 describe('pre-training rows', () => {
   const tok = trainTokenizer(['Banaadir is located in Somalia. Aden Adde International Airport is located in Banaadir.'], { vocabSize: 300 });

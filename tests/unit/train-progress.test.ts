@@ -1,6 +1,6 @@
 // A training job's progress bar: the share of the run's steps done, as the dashboard counts them.
 import { describe, expect, it } from 'vitest';
-import { stepFraction } from '../../main/lab/train/run';
+import { stepFraction } from '../../main/lab/train/policy/run';
 
 describe('stepFraction', () => {
   it('is the share of the run steps done: step 200 of 2000 SFT steps is 10 % (it read 23 % with a fixed 15 % for data)', () => {

@@ -11,8 +11,8 @@ import { readRlStep } from '../../main/lab/runs/rollouts';
 import { loadCheckpoint } from '../../main/lab/model/checkpoint';
 import { readJsonl } from '../../main/lab/store/files';
 import { disposeModel } from '../../main/lab/model/gpt';
-import { copyLabFiles, labHome, SMALL } from './rl-run-helpers';
-import { sailor, trainUntilKilled } from './cli-helpers';
+import { copyLabFiles, labHome, SMALL } from '../support/rl-run-helpers';
+import { sailor, trainUntilKilled } from '../support/cli-helpers';
 
 describe('SFT -> RL run: kill -9 in the RL stage and resume', () => {
   it('resumes from the last RL checkpoint with continuous metric steps and intact files', { timeout: 300_000 }, async () => {

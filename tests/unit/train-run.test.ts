@@ -9,9 +9,9 @@ import { readMetrics } from '../../main/lab/runs/metrics';
 import { checkpointSteps } from '../../main/lab/runs/layout';
 import { readCheckpointManifest } from '../../main/lab/model/checkpoint';
 import { readJsonl } from '../../main/lab/store/files';
-import { LabCore } from '../../main/lab/core';
+import { LabCore } from '../../main/lab/app/core';
 import type { ComparisonView, JobRecord } from '../../main/lab/contract';
-import { cliData, sailor, trainUntilKilled } from './cli-helpers';
+import { cliData, sailor, trainUntilKilled } from '../support/cli-helpers';
 
 describe('training run: kill -9 and resume', () => {
   it('resumes from the last checkpoint with continuous metric steps', { timeout: 600_000 }, async () => {

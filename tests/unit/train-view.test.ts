@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions, windowIndices } from '../../main/lab/train/view';
-import { answerInWindow, policyPrompt } from '../../main/lab/train/policy';
+import { policyView, promptBudget, repeatAnswerTurns, turnWindows, validationQuestions, windowIndices } from '../../main/lab/train/policy/view';
+import { answerInWindow, policyPrompt } from '../../main/lab/train/policy/policy';
 import { buildMaskedTokens, type MaskedTokens } from '../../main/lab/model/mask';
 import { observationReach } from '../../main/lab/model/positions';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';

@@ -11,8 +11,8 @@ import { systemPrompt } from '../../main/lab/agent/react';
 import { goldAnswers } from '../../main/lab/agent/reward';
 import { pq, schemaElements, toParquetValue, writeParquetRows } from '../../main/lab/cli/parquet';
 import { toYaml } from '../../main/lab/cli/export-verl';
-import { cliData, sailor } from './cli-helpers';
-import { runPython } from './verl-python';
+import { cliData, sailor } from '../support/cli-helpers';
+import { runPython } from '../support/verl-python';
 
 let dir = '';
 

@@ -5,11 +5,11 @@ import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LabCore } from '../../main/lab/core';
+import { LabCore } from '../../main/lab/app/core';
 import type { RunMetricsEvent } from '../../main/lab/contract';
 import { mapVerlMetrics, parseVerlMetricsText, splitCompleteLines, VERL_METRIC_NAMES } from '../../main/lab/runs/verl-metrics';
 import { questionOf, splitDecodedTurns, stepsOf } from '../../main/lab/runs/verl-trajectories';
-import { parseSet } from '../../main/lab/traj-reader';
+import { parseSet } from '../../main/lab/app/traj-reader';
 import { runCli } from '../../main/lab/cli/index';
 import { appendVerlStep, decodedOutput, metricsLine, VERL_QUESTION, writeVerlRunFiles } from '../e2e/verl-fixture';
 

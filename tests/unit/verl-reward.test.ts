@@ -19,8 +19,8 @@ import { normalizeAnswer } from '../../main/lab/agent/text';
 import { parseTurn } from '../../main/lab/agent/react';
 import { verlResponseText } from '../../main/lab/agent/verl-rows';
 import type { Rng } from '../../main/lab/util/rng';
-import { cliData } from './cli-helpers';
-import { runPython } from './verl-python';
+import { cliData } from '../support/cli-helpers';
+import { runPython } from '../support/verl-python';
 
 const REWARD_PY = join(process.cwd(), 'resources', 'verl', 'sailor_reward.py');
 

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readGraphFile } from '../../main/lab/kg/io';
 import { SimWeb } from '../../main/lab/agent/web';
-import { cliData, sailor } from './cli-helpers';
-import { runPython, serveWeb, type ServedWeb } from './verl-python';
+import { cliData, sailor } from '../support/cli-helpers';
+import { runPython, serveWeb, type ServedWeb } from '../support/verl-python';
 
 let dir = '';
 let served: ServedWeb;

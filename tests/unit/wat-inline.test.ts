@@ -1,7 +1,7 @@
 // wat-inline.ts: helpers marked `;; @inline` are written out at their calls (simd-build.ts runs it on simd.wat).
 import { describe, expect, it } from 'vitest';
 import wabtInit from 'wabt';
-import { inlineMarked } from '../../main/lab/model/wat-inline';
+import { inlineMarked } from '../../main/lab/model/kernels/wat-inline';
 
 const source = `(module
   ;; @inline

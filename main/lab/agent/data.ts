@@ -3,7 +3,7 @@
 import type { QA, Trajectory } from '../formats/index';
 import { TRAJ_FORMAT } from '../formats/index';
 import { readDataset } from '../synth/dataset';
-import { inputError } from '../errors';
+import { inputError } from '../base/errors';
 import { readJsonl } from '../store/files';
 
 export interface QaDataset {

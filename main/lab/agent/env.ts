@@ -2,7 +2,7 @@
 // behind the managed tool layer. Both answer in the same observation layout, so a policy cannot tell which
 // environment it is in except by content.
 import type { ToolAction } from '../formats/index';
-import { errorMessage } from '../errors';
+import { errorMessage } from '../base/errors';
 import { Bm25Index } from './bm25';
 import type { ChatFn } from './thoughts';
 import { DEFAULT_TOOLS } from './react';

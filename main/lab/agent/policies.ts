@@ -2,7 +2,7 @@
 // "ckpt:<run>/<step>") becomes a factory of per-QA policies. Checkpoint policies are registered later by
 // the model engine through `registerPolicyKind('ckpt', …)`; until then the spec fails with a clear error.
 import type { QA } from '../formats/index';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { Rng } from '../util/rng';
 import { createExpert, type ExpertOptions } from './expert';
 import { type Reconstructor, ruleReconstructor } from './thoughts';

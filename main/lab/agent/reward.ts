@@ -7,7 +7,7 @@ import type { AgentStep } from './react';
 import type { ChatFn } from './thoughts';
 import { normalizeAnswer } from './text';
 import { namesGold } from './answer-forms';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 
 export type AnswerMode = 'em' | 'f1' | 'judge';
 

@@ -1,7 +1,7 @@
 // Rollouts over a dataset: n attempts per QA with a seeded rng per (seed, QA, attempt), reasoning
 // reconstruction for expert trajectories, and the reward. Used by the CLI, RFT, eval and the bench.
 import { isInfrastructureFailure, type QA, type Trajectory } from '../formats/index';
-import { errorMessage, LabError } from '../errors';
+import { errorMessage, LabError } from '../base/errors';
 import { createRng, seedFrom } from '../util/rng';
 import { reconstructTrajectory } from './thoughts';
 import type { PolicyFactory } from './policies';

@@ -4,7 +4,7 @@
 // re-renders stored trajectories and gets byte-for-byte the text the policy saw.
 import type { Termination, ToolAction, Trajectory } from '../formats/index';
 import type { Rng } from '../util/rng';
-import { errorMessage } from '../errors';
+import { errorMessage } from '../base/errors';
 import { approxTokens } from './text';
 import {
   type AgentStep,

@@ -1,7 +1,7 @@
 // The shape every `sailor` sub-command takes. A command declares its words, its options and its
 // positionals; the dispatcher (cli/index.ts) parses strictly, so an unknown flag or a missing value is
 // exit 2 with a message naming it, before the command runs. Progress goes to stderr, results to stdout.
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { JobKind } from '../contract/jobs';
 import type { JobFlags } from './job-flags';
 

@@ -4,8 +4,8 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { QA } from '../formats/index';
-import { excerpt, LabError } from '../errors';
-import { resourcesDir } from '../paths';
+import { excerpt, LabError } from '../base/errors';
+import { resourcesDir } from '../base/paths';
 import { removeAbandonedTemps } from '../store/files';
 import { pidExists } from '../store/lockfile';
 import { DEFAULT_TOOLS } from '../agent/react';

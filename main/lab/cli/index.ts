@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand, CliIO } from './command';
 import { allCommands } from './commands';
-import { boundedMessage, errorMessage, isUserError, LabError } from '../errors';
+import { boundedMessage, errorMessage, isUserError, LabError } from '../base/errors';
 
 const processIO: CliIO = {
   out: (text) => process.stdout.write(text),
@@ -48,6 +48,15 @@ function findCommand(commands: CliCommand[], argv: string[]): { cmd: CliCommand;
   return best;
 }
 
+/**
+ * The options as node's parseArgs takes them, without their defaults: a flag left out is not given (absent from
+ * the values), so a command can tell it from one set to the default. The default is what --help shows; the
+ * command applies it where it reads the flag (for `rollout`/`eval` a checkpoint's own tool-call limit wins).
+ */
+export function givenOnly(options: CliCommand['options']): CliCommand['options'] {
+  return Object.fromEntries(Object.entries(options).map(([name, { default: _shown, ...spec }]) => [name, spec]));
+}
+
 export async function runCli(argv: string[], io: CliIO = processIO, commands: CliCommand[] = allCommands): Promise<number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
     io.out(helpText(commands));
@@ -74,7 +83,7 @@ export async function runCli(argv: string[], io: CliIO = processIO, commands: Cl
   try {
     const parsed = parseArgs({
       args: rest,
-      options: cmd.options,
+      options: givenOnly(cmd.options),
       allowPositionals: true,
       strict: true,
     });

@@ -2,7 +2,7 @@
 // struct) and becomes both the Parquet schema (3-level LISTs, groups for structs) and a check of every value,
 // so a row Parquet cannot hold is refused with its row and field named rather than written wrong.
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { describeValue, isObj } from '../util/fields';
 import { writeFileAtomic } from '../store/files';
 

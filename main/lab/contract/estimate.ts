@@ -1,4 +1,4 @@
-// The wizard's duration estimate: the `estimate` job's result (train/estimate.ts computes it).
+// The wizard's duration estimate: the `estimate` job's result (train/act/estimate.ts computes it).
 
 /** What the warm-up measured, in seconds. */
 export interface RunMeasurements {

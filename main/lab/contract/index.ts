@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { Graph, GraphStats, MetricRecord, QA, SynthStats } from '../formats';
 
 // Each kind of job's params: `jobs.start` is typed by them, the job manager validates with them.
-export { JOB_PARAMS, SYNTH_GENERATORS, isJobKind, type SynthGenerator, type JobKind, type JobParams, type JobParamsArg, type JobParamsInput, type JobStartParams } from './jobs';
+export { JOB_PARAMS, ROLLOUT_MAX_SAMPLES, SYNTH_GENERATORS, isJobKind, paramRange, type SynthGenerator, type JobKind, type JobParams, type JobParamsArg, type JobParamsInput, type JobStartParams } from './jobs';
 import type { JobKind, JobParams, JobStartParams } from './jobs';
 import type { RunConfig } from './run-config';
 import type { RlStepView } from './rl-view';

@@ -148,6 +148,19 @@ export type JobParams<K extends JobKind> = z.output<(typeof JOB_PARAMS)[K]>;
 /** A kind's params as a caller writes them (defaults may be left out). */
 export type JobParamsInput<K extends JobKind> = z.input<(typeof JOB_PARAMS)[K]>;
 
+/**
+ * The range a number param of a job accepts, read from its schema: what a form's min and max attributes show
+ * (`v-bind="paramRange('rollout', 'n')"`), so no form copies a cap. Only the bounds the schema sets are there.
+ */
+export function paramRange<K extends JobKind>(kind: K, param: keyof JobParamsInput<K> & string): { min?: number; max?: number } {
+  let schema = (JOB_PARAMS[kind] as z.ZodObject).shape[param] as z.ZodType | undefined;
+  while (schema instanceof z.ZodDefault || schema instanceof z.ZodOptional) schema = schema.unwrap() as z.ZodType;
+  if (!(schema instanceof z.ZodNumber)) throw new Error(`${kind} job: ${param} is not a number param`);
+  const bound = (v: number | null): number | undefined => (v !== null && Number.isFinite(v) ? v : undefined);
+  const [min, max] = [bound(schema.minValue), bound(schema.maxValue)];
+  return { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) };
+}
+
 /** Whether a kind's params may be left out: every one has a default. */
 type ParamsOptional<K extends JobKind> = Record<string, never> extends JobParamsInput<K> ? true : false;
 

@@ -2,7 +2,7 @@
 // the field, saved into run.json and into every checkpoint. The wizard, `sailor train --config` and the
 // tests all go through `parseRunConfig`. Defaults are the "quick" preset: it finishes on a 2-core laptop.
 import { z } from 'zod';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { fieldIssues } from './field-issues';
 
 const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
@@ -107,7 +107,7 @@ export const rlConfigSchema = z
      * questions). `frontier`, the data-policy loop (WebSailor-V2, rl/frontier.ts): the whole RL set seeds a pool
      * that judges each question by every group played on it (0 < pass rate < 1 stays; too easy and too hard
      * leave) and is refilled, while RL runs, with fresh questions made off the demonstrations' and held-out
-     * questions' edges with the RL set's generator settings (train/rl-refill.ts). No too-easy pass before step 1.
+     * questions' edges with the RL set's generator settings (train/rl-stage/rl-refill.ts). No too-easy pass before step 1.
      */
     pool: z.enum(['fixed', 'frontier']).default('fixed'),
     /** frontier: the pool's size; below it the loop makes fresh questions. */

@@ -1,6 +1,6 @@
 // The contract's view of trajectories: one episode's steps with the text the model saw as spans, its
 // evaluation and behaviour summaries, and a set of them as the inspector and Compare read it.
-import type { QA, Reward, Termination, Trajectory } from '../formats';
+import { TERMINATIONS, type QA, type Reward, type Termination, type Trajectory } from '../formats';
 import type { ArtefactRecord, TrajSetInfo } from './index';
 import type { LevelBreakdown } from './level-breakdown';
 /** A segment of the text the model saw: prompt and observation are context (masked out of the loss). */
@@ -59,6 +59,42 @@ export interface TrajSummary {
   advantage?: number;
   policy_version?: number;
   staleness?: number;
+}
+
+const finite = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
+
+/**
+ * A trajectory's list row: the one rule for what the inspector lists (main's set reader) and Compare's
+ * side-by-side picker shows (the renderer, for a trajectory read on its own). Lenient, as sets come from other
+ * tools too: a count or score a line leaves out is 0 (tool calls and turns: counted from the steps), an unknown
+ * termination is a format error, a missing prediction none. The attempt is the line's own, else its id's
+ * `/<n>` suffix, else `seen` (how many earlier lines asked the same question). `policy`: the set header's,
+ * for lines that name none. The set reader passes `id` to make ids unique within a set.
+ */
+export function trajSummary(t: Trajectory, index: number, at: { id?: string; seen?: number; policy?: string } = {}): TrajSummary {
+  const fromId = typeof t.id === 'string' ? /\/(\d+)$/.exec(t.id) : null;
+  const reward = (t.reward ?? {}) as Partial<Reward>;
+  const tokens = (t.tokens ?? {}) as Partial<Trajectory['tokens']>;
+  const summary: TrajSummary = {
+    id: at.id ?? t.id,
+    index,
+    qa_id: t.qa_id,
+    attempt: typeof t.attempt === 'number' ? t.attempt : fromId ? Number(fromId[1]) : (at.seen ?? 0),
+    policy: typeof t.policy === 'string' ? t.policy : (at.policy ?? ''),
+    reward: { format: finite(reward.format), answer: finite(reward.answer), total: finite(reward.total) },
+    termination: TERMINATIONS.includes(t.termination) ? t.termination : 'format_error',
+    tool_calls: finite(t.tool_calls, t.steps.filter((s) => s.action?.name !== 'answer').length),
+    turns: finite(t.turns, t.steps.length),
+    tokens: { generated: finite(tokens.generated), observation: finite(tokens.observation) },
+    prediction: typeof t.prediction === 'string' ? t.prediction : null,
+  };
+  // The extension fields of an RL rollout (group, advantage, policy version, staleness), when present.
+  if (typeof t.group === 'string') summary.group = t.group;
+  for (const k of ['advantage', 'policy_version', 'staleness'] as const) {
+    const v = t[k];
+    if (typeof v === 'number' && Number.isFinite(v)) summary[k] = v;
+  }
+  return summary;
 }
 
 export interface TrajQuestion {

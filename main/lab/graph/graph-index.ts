@@ -3,7 +3,7 @@
 // so ~100k nodes cost a few typed arrays rather than 100k small JS arrays. The integer methods (`*Idx`)
 // are for hot loops in this module; the id methods are the convenient public face.
 import type { Graph, GraphEdge, GraphNode } from '../formats/index';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 
 /** A set of ids into a Graph. `edges` are the edges taken, not implied: a subgraph is not necessarily induced. */
 export interface Subgraph {

@@ -2,7 +2,7 @@
 // orbits and topology work on. Only the structure and the labels are kept: node `type`, edge `relation`
 // and direction. Local order follows `sub.nodes` / `sub.edges`; every algorithm on top of it is
 // order-invariant, and the tests check that.
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { GraphIndex, Subgraph } from './graph-index';
 
 export interface LocalGraph {

@@ -20,7 +20,7 @@
 // splits nothing and the symmetry is not leaf/branch swapping (large regular or strongly regular graphs)
 // make the backtracking exponential; the work budget then stops the search with an error rather than
 // returning a partition that might be wrong.
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { GraphIndex, Subgraph } from './graph-index';
 import { hashPair, hashString } from './hash';
 import { labelRanks, localGraph, type LocalGraph } from './local';

@@ -11,7 +11,7 @@
 // On a sparse graph a walk seldom closes a short cycle by chance, so `cycles` plants them on purpose:
 // shortest "ears" found by BFS, each raising the cycle rank by one, before the walk fills up (the synthesiser
 // wants cycles and denser shapes covered, not just trees; docs/pipeline.md, 'Subgraph sampling').
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { Rng } from '../util/rng';
 import type { GraphIndex, Subgraph } from './graph-index';
 import { localGraph } from './local';

@@ -11,7 +11,7 @@ import { synthesizeWith } from '../synth/asearcher';
 import { edgesOfSplits } from '../synth/splits';
 import { readDataset, synthHeader, writeDataset } from '../synth/dataset';
 import { resolveOptions, SYNTH_DEFAULTS, type SynthInput } from '../synth/options';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { kgBuildParams, synthParams } from '../contract/jobs';
 import type { JobContext } from './context';
 

@@ -8,7 +8,7 @@ import { spawnWorker } from '../util/worker-spawn';
 import type { JobProgress, JobRecord, JobStatus, StreamPage } from '../contract';
 import { fieldIssues, issuesText } from '../contract/field-issues';
 import { isJobKind } from '../contract/jobs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { ArtefactRecord, JobOwner, StoreData, StoreDb, StoreJob } from '../store/db';
 import { heartbeatPath, HEARTBEAT_STALE_MS, ownerAlive, tryLock } from '../store/lockfile';
 import { readJsonl } from '../store/files';

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Graph } from '../formats/index';
 import { GRAPH_FORMAT } from '../formats/index';
-import { cacheDir } from '../home';
+import { cacheDir } from '../base/home';
 import { removeAbandonedTemps, writeJsonAtomic } from '../store/files';
 import { pidExists } from '../store/lockfile';
 import { buildKnowledgeBase, KB_SCHEMA_VERSION, type ProgressFn } from './build';

@@ -19,7 +19,7 @@
 // same KB, seed and options give a byte-identical file.
 import type { Graph, GraphEdge, GraphNode, Meta } from '../formats/index';
 import { GRAPH_FORMAT } from '../formats/index';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { otherEnd, type KbIndex } from '../kb/kb-index';
 import { createRng, type Rng } from '../util/rng';
 

@@ -3,8 +3,7 @@
 // mask for tf ops (causal, or bidirectional within tool responses, plus distance penalties), and the rotary
 // tables. The reach, mask and tables themselves are made in positions.ts.
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
-import { fusedAttentionAvailable } from './attention';
+import { LabError } from '../base/errors';
 import type { Ctx } from './gpt';
 import { attentionBias, causalReach, distancePenalty, observationReach, rotaryAngle, rotaryTables, type Rotary } from './positions';
 
@@ -26,15 +25,16 @@ export interface LayerInputs {
   rot?: Rotary;
 }
 
-/** The LayerInputs of a forward pass over ids [B, T] that starts at position pos0 (after a KV cache of pos0 positions). */
-export function layerInputs(ids: tf.Tensor2D, pos0: number, ctx: Ctx): LayerInputs {
+/**
+ * The LayerInputs of a forward pass over ids [B, T] that starts at position pos0 (after a KV cache of pos0
+ * positions): the reach when the pass takes the fused attention (`fusedAttention`, gpt.ts fastPath), else the mask.
+ */
+export function layerInputs(ids: tf.Tensor2D, pos0: number, ctx: Ctx, fusedAttention: boolean): LayerInputs {
   const [B, T] = ids.shape;
   const shared: LayerInputs = {};
   if (ctx.ragged) return raggedInputs(ctx, pos0);
   if (ctx.cfg.positions === 'rotary') shared.rot = rotaryTables(pos0, T, ctx.cfg.nEmbd / ctx.cfg.nHead);
-  // The fused kernels take no dropout and no KV cache; a forward pass from position 0 is what training and
-  // scoring run.
-  if (!ctx.decode && pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && fusedAttentionAvailable()) {
+  if (fusedAttention) {
     const reach = ctx.cfg.bidirectionalObservations ? observationReach(ids.dataSync(), B, T) : causalReach(B, T);
     shared.reach = tf.tensor2d(reach, [B, T], 'int32');
   } else if (T > 1) {

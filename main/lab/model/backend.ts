@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as TF from '@tensorflow/tfjs';
 import type { BackendAttempt, BackendName, BackendReport } from '../contract';
-import { installFastKernels } from './kernels';
+import { installFastKernels } from './kernels/kernels';
 
 export type Tf = typeof TF;
 

@@ -12,7 +12,7 @@
 // are generate()'s with the same prompt and stream whatever runs beside it (up to float rounding in the
 // batched matmuls, which a test bounds).
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { createRng } from '../util/rng';
 import { head, hidden, makeCtx, type GPT, type LayerKV } from './gpt';
 import { disposeKv, sampleFromLogits, type GenerateResult, type SampleOptions } from './generate';

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs
 import { endianness } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { readJsonFile, writeFileAtomic, writeJsonAtomic } from '../store/files';
 import { createModel, paramSpecs, resolveGPTConfig, type GPT, type GPTConfig } from './gpt';
 import { AdamW } from './optim';

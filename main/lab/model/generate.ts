@@ -2,7 +2,7 @@
 // (the agent loop feeds prompts and observations and samples turns), generate() with and without the cache,
 // and decodeStep for callers that decode several rows at once (group-sample.ts).
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { createRng, type Rng } from '../util/rng';
 import { head, hidden, makeCtx, type GPT, type LayerKV } from './gpt';
 import { observationReach } from './positions';

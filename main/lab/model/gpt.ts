@@ -2,12 +2,12 @@
 // nanoGPT's model.py: config and presets, parameters (a named map of tf.Variables), the pieces
 // (layer norm, causal self-attention, MLP, pre-norm block), the forward pass and the head, and the FLOPs /
 // MFU estimate. Beside it: the loss and per-token log-probs (logprobs.ts), generation with and without a KV
-// cache (generate.ts), which keys each query sees (attention-mask.ts, positions.ts) and the fast-gradient
-// matmuls (matmul.ts).
+// cache (generate.ts), which keys each query sees (attention-mask.ts, positions.ts); the fused kernels and the
+// fast-gradient matmuls are in kernels/, and `fastPath` below is the one place that decides which are taken.
 //
 // Backend notes (checked on tfjs 4.22, cpu and wasm in Node; bench/train.ts re-checks):
 // - tf.gather's gradient needs the UnsortedSegmentSum kernel, which the stock wasm backend does NOT have and
-//   whose stock cpu kernel is pathologically slow (most of a `tiny` train step on cpu); kernels.ts
+//   whose stock cpu kernel is pathologically slow (most of a `tiny` train step on cpu); kernels/kernels.ts
 //   registers a scatter-add for both. The token embedding has modes:
 //     'gather'  tf.gather with its own gradient (right for tfjs-node, whose kernel is native);
 //     'onehot'  oneHot(ids) @ wte both ways: a matmul, gradient everywhere, 2*N*V*C FLOPs forward and backward;
@@ -16,32 +16,32 @@
 //     'auto'    (default) 'gather' where the gradient is fast (tfjs-node, or wasm/cpu with kernels.ts), else 'hybrid'.
 //   All give bit-identical forward values.
 // - Fused kernels on wasm/cpu, tf ops elsewhere (tfjs-node, and decoding with a KV cache): the loss's softmax
-//   cross-entropy with the tied head (xent.ts), attention (attention.ts), layer norm (layernorm.ts), smeared
-//   keys (smear.ts), GELU (gelu.ts).
+//   cross-entropy with the tied head (kernels/xent.ts), attention (kernels/attention.ts), layer norm
+//   (kernels/layernorm.ts), smeared keys (kernels/smear.ts), GELU (kernels/gelu.ts): see fastPath.
 // - Everything else used here has a gradient on cpu and wasm: matMul (incl. 4-D batched), transpose,
 //   reshape, split/slice (grad = pad), concat, add/sub/mul/div, square, tanh, rsqrt, moments, softmax,
 //   logSoftmax, oneHot * x, dropout. tf.where/select has no gradient through its condition (not needed):
 //   the attention mask is an additive constant (0 / -1e9) instead.
 // - matMul with transposeA/transposeB set is an order of magnitude slower than a plain matMul on wasm, and
-//   tfjs-core's matMul gradient uses those flags: every matmul here goes through `matmul` (matmul.ts).
-// - GELU is the tanh approximation (gelu.ts; tfjs-core has no gelu op; GPT-2 uses the tanh form too).
+//   tfjs-core's matMul gradient uses those flags: every matmul here goes through `matmul` (kernels/matmul.ts).
+// - GELU is the tanh approximation (kernels/gelu.ts; tfjs-core has no gelu op; GPT-2 uses the tanh form too).
 //
 // Tensor hygiene: every public function that returns numbers disposes everything it made; functions that
 // return tensors (forward, hidden, head) are meant to be called inside tf.tidy by the caller.
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { MODEL_PRESETS, PRESET_SHAPES, type ModelPreset } from '../contract/run-config';
 import { createRng, type Rng } from '../util/rng';
-import { fusedAttention } from './attention';
+import { fusedAttention, fusedAttentionAvailable } from './kernels/attention';
 import { layerInputs, type LayerInputs, type RaggedRows } from './attention-mask';
 import { distanceSlopes, rotate, type Rotary } from './positions';
-import { hasFastGatherGrad } from './kernels';
-import { matmul, tiedLogits, transposeLast } from './matmul';
+import { hasFastGatherGrad } from './kernels/kernels';
+import { matmul, tiedLogits, transposeLast } from './kernels/matmul';
 import { DEFAULT_VOCAB_SIZE } from './tokenizer';
-import { targetLogProbs, tiedHeadXent, tiedHeadXentAvailable } from './xent';
-import { gelu } from './gelu';
-import { layerNorm } from './layernorm';
-import { fusedSmearKeys, smearKeys } from './smear';
+import { targetLogProbs, tiedHeadXent, tiedHeadXentAvailable } from './kernels/xent';
+import { fusedGeluAvailable, gelu } from './kernels/gelu';
+import { fusedLayerNormAvailable, layerNorm } from './kernels/layernorm';
+import { fusedSmearKeys, smearKeys } from './kernels/smear';
 
 // ---------- config ----------
 
@@ -304,7 +304,8 @@ function splitHeads(x: tf.Tensor, B: number, T: number, H: number, D: number): t
 }
 
 /**
- * Self-attention: the fused kernels (attention.ts) when the forward pass has each query's reach, else tf ops
+ * Self-attention: the fused kernels (kernels/attention.ts) when the forward pass has each query's reach (set
+ * exactly when fastPath takes the fused attention), else tf ops
  * under the additive mask `bias` (attentionBias). Queries and keys are rotated by `rot` (rotary positions);
  * with `past` (decoding), the new keys/values are appended to the cached ones (cached keys are stored rotated).
  * The new KV is returned when decoding only.
@@ -366,20 +367,48 @@ function opHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, pas
   return { y, kv: kLast ? { kT, v, kLast } : { kT, v } };
 }
 
-function mlp(model: GPT, i: number, x: tf.Tensor, ctx: Ctx): tf.Tensor {
-  const h = gelu(linear(x, p(model, `h.${i}.mlp.c_fc.weight`), p(model, `h.${i}.mlp.c_fc.bias`), ctx));
+function mlp(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, fast: FastPath): tf.Tensor {
+  const h = gelu(linear(x, p(model, `h.${i}.mlp.c_fc.weight`), p(model, `h.${i}.mlp.c_fc.bias`), ctx), fast.gelu);
   return dropout(linear(h, p(model, `h.${i}.mlp.c_proj.weight`), p(model, `h.${i}.mlp.c_proj.bias`), ctx), ctx);
 }
 
 /** Pre-norm block: x + attn(ln_1(x)), then x + mlp(ln_2(x)). */
-function block(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, shared: LayerInputs): { x: tf.Tensor; kv?: LayerKV } {
-  const a = attention(model, i, layerNorm(x, p(model, `h.${i}.ln_1.weight`), p(model, `h.${i}.ln_1.bias`)), ctx, past, shared);
+function block(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, shared: LayerInputs, fast: FastPath): { x: tf.Tensor; kv?: LayerKV } {
+  const a = attention(model, i, layerNorm(x, p(model, `h.${i}.ln_1.weight`), p(model, `h.${i}.ln_1.bias`), fast.layerNorm), ctx, past, shared);
   const x1 = tf.add(x, a.y);
-  const x2 = tf.add(x1, mlp(model, i, layerNorm(x1, p(model, `h.${i}.ln_2.weight`), p(model, `h.${i}.ln_2.bias`)), ctx));
+  const x2 = tf.add(x1, mlp(model, i, layerNorm(x1, p(model, `h.${i}.ln_2.weight`), p(model, `h.${i}.ln_2.bias`), fast.layerNorm), ctx, fast));
   return { x: x2, kv: a.kv };
 }
 
-/** The embedding mode in effect on the current backend ('auto' resolved). */
+// ---------- the fast path ----------
+
+/**
+ * Which pieces of one forward pass run as the fused kernels of kernels/ (installFastKernels registers them for
+ * wasm and cpu) instead of tf ops: decided here and nowhere else. A fused piece gives its tf-op twin's values
+ * (tests/unit/model-kernels.test.ts); tfjs-node registers none and runs tf ops throughout.
+ */
+export interface FastPath {
+  /** Attention with smeared keys, one kernel per head: needs each query's reach, so no KV cache and no dropout. */
+  attention: boolean;
+  layerNorm: boolean;
+  gelu: boolean;
+}
+
+/** The fast path of a forward pass that starts at position pos0 (after a KV cache of pos0 positions). */
+export function fastPath(ctx: Ctx, pos0: number): FastPath {
+  return {
+    attention: !ctx.decode && pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && fusedAttentionAvailable(),
+    layerNorm: fusedLayerNormAvailable(),
+    gelu: fusedGeluAvailable(),
+  };
+}
+
+/** Whether the loss takes the tied head and its cross-entropy as one fused kernel (kernels/xent.ts tiedHeadXent). */
+function fusedHeadXent(model: GPT, rows: number): boolean {
+  return model.config.tiedHead && rows > 16 && tiedHeadXentAvailable();
+}
+
+/** The embedding mode in effect on the current backend ('auto' resolved: a fast gather gradient, registered or native). */
 export function embeddingMode(cfg: GPTConfig): Exclude<EmbeddingMode, 'auto'> {
   if (cfg.embedding !== 'auto') return cfg.embedding;
   return hasFastGatherGrad() ? 'gather' : 'hybrid';
@@ -424,14 +453,15 @@ export function hidden(model: GPT, ids: tf.Tensor2D, ctx: Ctx, past: LayerKV[] |
   const pos0 = past?.[0]?.kT.shape[3] ?? 0;
   checkIds(ctx.cfg, ids, pos0);
   let x = embed(model, ids, pos0, ctx);
-  const shared = layerInputs(ids, pos0, ctx);
+  const fast = fastPath(ctx, pos0);
+  const shared = layerInputs(ids, pos0, ctx, fast.attention);
   const kv: LayerKV[] = [];
   for (let i = 0; i < ctx.cfg.nLayer; i++) {
-    const r = block(model, i, x, ctx, past?.[i], shared);
+    const r = block(model, i, x, ctx, past?.[i], shared, fast);
     x = r.x;
     if (r.kv) kv.push(r.kv);
   }
-  return { h: layerNorm(x, p(model, 'ln_f.weight'), p(model, 'ln_f.bias')), kv };
+  return { h: layerNorm(x, p(model, 'ln_f.weight'), p(model, 'ln_f.bias'), fast.layerNorm), kv };
 }
 
 /** Logits [..., V] from hidden states [..., C]. */
@@ -463,10 +493,10 @@ export function forward(model: GPT, ids: tf.Tensor2D, opts: ForwardOptions = {})
 
 /**
  * Log-probs of targets [N] and entropy under the head's logits for hidden states h [N, C]: through the fused
- * head and cross-entropy (xent.ts tiedHeadXent) where its kernels are, else the head and targetLogProbs.
+ * head and cross-entropy (fusedHeadXent) where its kernels are, else the head and targetLogProbs.
  */
 export function headLogProbs(model: GPT, h: tf.Tensor2D, targets: tf.Tensor1D): { logProbs: tf.Tensor1D; entropy: tf.Tensor1D } {
-  if (model.config.tiedHead && h.shape[0] > 16 && tiedHeadXentAvailable()) return tiedHeadXent(h, p(model, 'wte') as tf.Tensor2D, targets);
+  if (fusedHeadXent(model, h.shape[0])) return tiedHeadXent(h, p(model, 'wte') as tf.Tensor2D, targets);
   return targetLogProbs(head(model, h) as tf.Tensor2D, targets);
 }
 

@@ -5,7 +5,7 @@
 // Why it pays on one CPU core: a decoding step of one row is mostly fixed per-operation cost (tens of small
 // kernels per layer), which G rows share.
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { createRng, seedFrom } from '../util/rng';
 import type { GPT, LayerKV } from './gpt';
 import { decodeStep, disposeKv, sampleFromLogits, type GenerateResult, type SampleOptions } from './generate';

@@ -2,9 +2,9 @@
 // docs/pipeline.md, 'RFT cold start'), and per-token log-probs and entropy for RL, differentiable inside tf.tidy or for
 // whole sequences without a gradient.
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { headLogProbs, hidden, makeCtx, type ForwardOptions, type GPT } from './gpt';
-import { hasFastGatherGrad } from './kernels';
+import { hasFastGatherGrad } from './kernels/kernels';
 
 /**
  * Masked next-token cross-entropy: -(1 / sum(mask)) * sum(mask * log p(target)).

@@ -17,7 +17,7 @@
 // Tokenisation is per segment: each span (and each gap) is encoded on its own and the ids concatenated, so no
 // token straddles a segment boundary and a mask value is never ambiguous. That is also how the rollout sees
 // text: the prompt and each observation are encoded separately and appended to the generated tokens.
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { Tokenizer } from './tokenizer';
 
 export type SegmentKind = 'prompt' | 'think' | 'action' | 'answer' | 'observation';

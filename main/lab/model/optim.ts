@@ -15,7 +15,7 @@
 // per parameter (400 a step for `tiny`), run by one thread while data-parallel replicas wait. Elsewhere
 // (tfjs-node, a GPU) the state stays in tf.Variables on the device and the update is tf ops.
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 
 export interface AdamWOptions {
   beta1?: number;

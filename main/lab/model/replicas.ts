@@ -16,7 +16,7 @@
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { scriptBeside, spawnWorker } from '../util/worker-spawn';
 import type { GPT, GPTConfig } from './gpt';
 import type { Batch } from './mask';

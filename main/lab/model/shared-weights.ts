@@ -1,5 +1,5 @@
 // A model's weights in shared memory, for the threads that compute with copies of it: data-parallel replicas
-// (replicas.ts) and the RL rollout thread (train/rollout-thread.ts). Flat float32 in paramSpecs order.
+// (replicas.ts) and the RL rollout thread (train/rl-stage/rollout-thread.ts). Flat float32 in paramSpecs order.
 import * as tf from '@tensorflow/tfjs';
 import type { GPT } from './gpt';
 

@@ -16,7 +16,7 @@
 // Training (Tokenizer.train) is deterministic: words are counted, pair counts are kept incrementally (only the
 // words that contain the merged pair are updated), and the next merge is the pair with the highest count,
 // ties broken by the smaller (left id, right id): no dependence on Map iteration order.
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 
 export const TOKENIZER_FORMAT = 'sailor.tokenizer/1';
 

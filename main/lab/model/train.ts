@@ -3,7 +3,7 @@
 // progress events, cancellation) runs between steps. The run loop (evaluation, logging, checkpoints) lives
 // with the caller; this module is the part that can be tested alone.
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { paramSpecs, type GPT } from './gpt';
 import { loss } from './logprobs';
 import { maskedFraction, splitBatch, type Batch } from './mask';

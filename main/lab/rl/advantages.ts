@@ -28,7 +28,7 @@
 // Why: a policy that cannot finish within the limit would otherwise be pushed down on every token it wrote,
 // mostly well-formed reasoning, which collapses the format. A truncated rollout with A_i >= 0 (all the others
 // failed as badly) keeps its weight: there is nothing negative to exclude.
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { Trajectory } from '../formats/index';
 
 export type AdvantageMode = 'grpo' | 'leave_one_out';

@@ -16,7 +16,7 @@
 // - simulateRollouts replays a list of rollout durations on a simulated clock, async (rollout workers never
 //   wait for the trainer) or sync (each batch waits for its longest rollout, then the update), and reports
 //   the batches, their staleness, the drops and the total time.
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 
 export interface Versioned {
   id: string;

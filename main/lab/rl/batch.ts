@@ -26,7 +26,7 @@
 // and no slots: the run loop must not call the optimiser for that batch (an update on zero advantages would
 // still apply weight decay and advance the learning-rate schedule), should log the step's rollout and batch
 // metrics with batch/skipped = 1, and go on with the next batch.
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { Rng } from '../util/rng';
 import { isZeroStd } from './advantages';
 

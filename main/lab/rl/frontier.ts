@@ -11,7 +11,7 @@
 //   0 < p < 1    at the frontier: it stays
 //
 // A group with signal can only come from a question at the frontier: a group has one with probability
-// 1 - p^G - (1-p)^G. When the pool falls under its target the loop asks for fresh questions (train/rl-refill.ts
+// 1 - p^G - (1-p)^G. When the pool falls under its target the loop asks for fresh questions (train/rl-stage/rl-refill.ts
 // makes them off edges no protected question uses) and the pool takes those it has not seen, by id and by
 // normalised question text, so no question enters twice.
 //

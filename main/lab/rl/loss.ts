@@ -31,7 +31,7 @@
 // exactly the same windows and tokens. With several mini-batch updates per rollout batch, compute the old
 // log-probs once before the first update (model/logprobs sequenceLogProbs on the training windows) instead.
 import * as tf from '@tensorflow/tfjs';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { GPT } from '../model/gpt';
 import { sequenceLogProbs, tokenStats } from '../model/logprobs';
 import { makeBatch, type Batch } from '../model/mask';

@@ -11,8 +11,8 @@
 //   runs/<id>/data/                         tokenizer and other derived inputs
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { LabError } from '../errors';
-import { defaultHome } from '../home';
+import { LabError } from '../base/errors';
+import { defaultHome } from '../base/home';
 import { parseRunConfig, type RunConfig } from '../contract/run-config';
 import { readJsonFile } from '../store/files';
 import { graphFile, runRel } from '../store/layout';

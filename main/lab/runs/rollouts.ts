@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { RL_GROUP_STATUSES, runSetId, type RlGroupPlan, type RlGroupStatus, type RlRollout, type RlStepPlan, type RlStepView, type TrajSummary } from '../contract';
 import { TRAJ_FORMAT, type Trajectory } from '../formats';
-import { inputError, jsonSyntaxMessage } from '../errors';
+import { inputError, jsonSyntaxMessage } from '../base/errors';
 import { firstInputLine, readJsonl } from '../store/files';
 import { describeValue, Fields, isObj, type Obj } from '../util/fields';
 import { rolloutSteps, rolloutsFile } from './layout';

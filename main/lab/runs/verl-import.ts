@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { VerlImportSource } from '../contract';
 import type { MetricRecord, Trajectory } from '../formats';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
-import { inputError, LabError } from '../errors';
+import { inputError, LabError } from '../base/errors';
 import { readInputFrom, readJsonl, writeFileAtomic, writeJsonAtomic } from '../store/files';
 import { writeTrajectorySet } from '../store/traj-set';
 import { evalFile, metricsFile, rolloutsFile, RUN_FORMAT, runDir, runFile } from './layout';

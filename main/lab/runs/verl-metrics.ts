@@ -3,7 +3,7 @@
 // infinity arrives as null. The names that mean what a lab chart means are renamed onto the lab's names
 // (VERL_METRIC_NAMES); every other metric is kept under its own name and shows in the dashboard's "all metrics".
 // Pure: the reading of files is in verl-import.ts.
-import { excerpt, inputError, jsonSyntaxMessage } from '../errors';
+import { excerpt, inputError, jsonSyntaxMessage } from '../base/errors';
 import { describeValue } from '../util/fields';
 
 /**

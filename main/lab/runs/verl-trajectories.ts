@@ -13,7 +13,7 @@ import type { Termination, Trajectory } from '../formats';
 import { parseTurn, type AgentStep } from '../agent/react';
 import { exactMatch, formatScore } from '../agent/reward';
 import { approxTokens } from '../agent/text';
-import { inputError } from '../errors';
+import { inputError } from '../base/errors';
 import { describeValue } from '../util/fields';
 import { groupAdvantages } from '../rl/advantages';
 

@@ -3,7 +3,7 @@
 // constant time, and the HTTP status of each error code.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
-import type { ErrorCode } from '../errors';
+import type { ErrorCode } from '../base/errors';
 
 export const MAX_BODY = 1 << 20;
 const DRAIN_LIMIT = 64 << 20;

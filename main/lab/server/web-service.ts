@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { SimWeb } from '../agent/web';
 import { accessPages, pageContents, retrieve } from '../agent/retrieval';
-import { boundedMessage, errorMessage, LabError, type ErrorCode } from '../errors';
+import { boundedMessage, errorMessage, LabError, type ErrorCode } from '../base/errors';
 import { jsonTextTooDeep, MAX_JSON_DEPTH } from '../util/json-shape';
 import { describeValue, isObj, type Obj } from '../util/fields';
 import { bearerToken, MAX_BODY, readBody, sameToken, send, sendJson, STATUS_OF } from './http-util';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { ArtefactRecord, JobRecord } from '../contract';
 
 export type { ArtefactRecord };
-import { jsonSyntaxMessage, LabError } from '../errors';
+import { jsonSyntaxMessage, LabError } from '../base/errors';
 import { removeAbandonedTemps, writeJsonAtomic } from './files';
 import { pidExists, waitLock } from './lockfile';
 

@@ -6,7 +6,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { threadId } from 'node:worker_threads';
-import { inputError, jsonSyntaxMessage, LabError } from '../errors';
+import { inputError, jsonSyntaxMessage, LabError } from '../base/errors';
 
 let tmpCounter = 0;
 

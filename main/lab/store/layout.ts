@@ -8,7 +8,7 @@
 //   runs/<id>/                  a training run (runs/layout.ts)
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, normalize } from 'node:path';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import type { ArtefactRecord } from './db';
 import { readJsonFile } from './files';
 

@@ -5,7 +5,7 @@ import type { FilterOp, Graph, QA, QAHeader, Query, SynthStats } from '../format
 import type { SynthGenerator } from '../contract/jobs';
 import type { SynthOptions } from './options';
 import { QA_FORMAT } from '../formats';
-import { inputError } from '../errors';
+import { inputError } from '../base/errors';
 import { describeValue, Fields, isObj } from '../util/fields';
 import { readJsonl, writeFileAtomic } from '../store/files';
 import { buildQueryIndex, evaluateQuery, type QueryIndex } from './query';

@@ -1,5 +1,5 @@
 // What one synthesis run is asked for: the options, their defaults, and the checks that refuse bad ones.
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 import { OBFUSCATION_KINDS, type ObfuscationKind } from './obfuscate';
 
 export const DEFAULT_KIND_PROBS: Record<ObfuscationKind, number> = {

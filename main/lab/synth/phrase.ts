@@ -4,7 +4,7 @@
 // it drops a named entity, a quoted fragment, a number, a period's part ("early"), a hemisphere or a UTC offset of
 // the template (facts changed), when it grows more than 20 % longer (padding), or when the endpoint fails; the
 // reason is returned so the caller can count it.
-import { excerpt, LabError } from '../errors';
+import { excerpt, LabError } from '../base/errors';
 import { mentionsAny } from './obfuscate';
 import { wordCount } from './style';
 

@@ -7,7 +7,7 @@
 // `original`, so an export gives back the published line. The runtime evaluates such a QA like any other:
 // the policy answers the question with the tool layer and the reward compares with answer and aliases.
 import type { Graph, GraphNode, QA } from '../formats';
-import { inputError } from '../errors';
+import { inputError } from '../base/errors';
 import { isObj } from '../util/fields';
 import { readJsonl } from '../store/files';
 

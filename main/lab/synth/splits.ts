@@ -1,7 +1,7 @@
 // Keeping splits apart: the edges a dataset's QAs use, to exclude from another split built on the same
 // graph (a held-out set whose facts the training set never asks about).
 import type { Graph, QA } from '../formats';
-import { LabError } from '../errors';
+import { LabError } from '../base/errors';
 
 /** Every edge the QAs' subgraphs use: what `excludeEdges` takes to keep another split's facts out. */
 export function datasetEdges(qas: readonly Pick<QA, 'subgraph'>[]): Set<string> {

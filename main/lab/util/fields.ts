@@ -1,7 +1,7 @@
 // Validating parsed JSON field by field, with errors that name the file, the line (for JSON Lines) and
 // the field path: `d.jsonl:7: query.patterns[0].rel: expected a string, got 5`. Shared by every reader
 // of the lab's file formats.
-import { excerpt, inputError, type LabError } from '../errors';
+import { excerpt, inputError, type LabError } from '../base/errors';
 
 export type Obj = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import { protocolDifferences, runEvalProtocol, type ArtefactRecord, type ComparisonInfo, type DatasetInfo, type EvalProtocol, type JobParamsInput, type RunDetail, type TrajSetView } from '@contract';
+import { protocolDifferences, runEvalProtocol, trajSummary, type ArtefactRecord, type ComparisonInfo, type DatasetInfo, type EvalProtocol, type JobParamsInput, type RunDetail, type TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
 import { peekTrajDetail } from './trajDetails';
 import { useSideBySide } from '../composables/useSideBySide';
@@ -12,7 +12,7 @@ import { useArtefacts } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 import type { CompareCandidate, TrajRef } from './trajectories';
-import { letter, questionRows, summaryOf, tallyOutcomes, validateForm, type CheckpointHead, type CompareForm, type Outcome } from '../components/compare/compareModel';
+import { letter, questionRows, tallyOutcomes, validateForm, type CheckpointHead, type CompareForm, type Outcome } from '../components/compare/compareModel';
 import { defaultQuestionCount, defaultQuestionSet, heldOutIds } from '../components/compare/questionSet';
 import { runUses } from '../util/labels';
 
@@ -88,7 +88,7 @@ export const useCompare = defineStore('compare', () => {
         if (s) return [{ setId: c.setId, trajId, setName, summary: s }];
         // Without the set's rows, the trajectories already fetched still make an entry.
         const d = peekTrajDetail(c.setId, trajId);
-        return d ? [{ setId: c.setId, trajId, setName, summary: summaryOf(d.trajectory) }] : [];
+        return d ? [{ setId: c.setId, trajId, setName, summary: trajSummary(d.trajectory, 0) }] : [];
       });
     });
   });

@@ -2,7 +2,7 @@
 // ReAct agent over a QA dataset (docs/formats.md, 'Command-line contract').
 import { LLM_URL_ENV, llmApiKey } from '../../agent/llm-env';
 import type { QA, Trajectory } from '../../formats/index';
-import { LabError } from '../../errors';
+import { LabError } from '../../base/errors';
 import { readGraphFile } from '../../kg/io';
 import { writeTrajectorySet } from '../../store/traj-set';
 import { readQaDataset, readTrajectories } from '../../agent/data';
@@ -16,7 +16,7 @@ import { type PolicyContext, type PolicyFactory, resolvePolicy } from '../../age
 import { filterTrajectories, RFT_DEFAULTS } from '../../agent/rft';
 import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOptions } from '../../agent/rollout';
 import { SimWeb, URL_SCHEME, extractEvidence } from '../../agent/web';
-import { registerCheckpointPolicies, runEnvironment } from '../../train/checkpoints';
+import { registerCheckpointPolicies, runEnvironment } from '../../train/policy/checkpoints';
 import { resolveCheckpoint } from '../../runs/layout';
 import { type CliCommand, type CommandContext, type OptionSpec, optInt, optNumber, optString, printResult, reqString, usageError } from '../command';
 import { jobOptions, parseJobFlags, type JobFlags } from '../job-flags';
@@ -256,7 +256,8 @@ export const agentCommands: CliCommand[] = [
     async run(ctx) {
       const out = reqString(ctx, 'out');
       const attempts = optInt(ctx, 'attempts', RFT_DEFAULTS.attempts, { min: 1, max: 100 });
-      const { trajs, factory } = await runRollouts(ctx, attempts);
+      // The expert unless --policy names another (a flag left out is absent: cli/index.ts givenOnly).
+      const { trajs, factory } = await runRollouts({ ...ctx, values: { policy: 'oracle', ...ctx.values } }, attempts);
       const maxPerQa = optInt(ctx, 'max-per-qa', 0, { min: 0 });
       const { kept, report } = filterTrajectories(trajs, {
         maxTokens: optInt(ctx, 'max-tokens', RFT_DEFAULTS.maxTokens, { min: 1 }),

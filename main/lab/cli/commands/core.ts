@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { CliCommand, CliIO } from '../command';
 import { optInt, optString, printResult, untilSignal } from '../command';
-import { LabCore } from '../../core';
-import { defaultHome } from '../../home';
-import { appRoot, appVersion, electronViteCli, rendererDistDir } from '../../paths';
+import { LabCore } from '../../app/core';
+import { defaultHome } from '../../base/home';
+import { appRoot, appVersion, electronViteCli, rendererDistDir } from '../../base/paths';
 import { startServer } from '../../server/http';
-import { electronStatus } from '../../electron-status';
+import { electronStatus } from '../../app/electron-status';
 import { selectBackend } from '../../model/backend';
 import { openStoreDb } from '../../store/db';
-import { errorMessage, LabError } from '../../errors';
+import { errorMessage, LabError } from '../../base/errors';
 
 const require = createRequire(import.meta.url);
 

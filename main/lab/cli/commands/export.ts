@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { QA } from '../../formats/index';
-import { inputError } from '../../errors';
+import { inputError } from '../../base/errors';
 import { readQaDataset, readTrajectories } from '../../agent/data';
 import { sftRecord, type SftRecord } from '../../agent/verl-rows';
 import { readJsonl, writeFileAtomic } from '../../store/files';

@@ -1,7 +1,7 @@
 // `sailor import verl`: a run trained with verl as a lab run (runs/verl-import.ts, docs/verl.md 'Back into the
 // lab'), through the same `runs.importVerl` the app's "Import a verl run" button calls.
-import { LabCore } from '../../core';
-import { defaultHome } from '../../home';
+import { LabCore } from '../../app/core';
+import { defaultHome } from '../../base/home';
 import { type CliCommand, flag, optString, reqString, untilSignal } from '../command';
 
 const importVerl: CliCommand = {

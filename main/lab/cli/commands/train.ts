@@ -3,12 +3,12 @@
 import type { CliCommand } from '../command';
 import { optInt, optString, printResult, progressLine, reqString, usageError } from '../command';
 import { readGraphFile } from '../../kg/io';
-import { pretrain, PRETRAIN_DEFAULTS } from '../../train/pretrain';
-import { LabCore } from '../../core';
-import { defaultHome } from '../../home';
+import { pretrain, PRETRAIN_DEFAULTS } from '../../train/pretrain/pretrain';
+import { LabCore } from '../../app/core';
+import { defaultHome } from '../../base/home';
 import { readJsonFile } from '../../store/files';
 import { importArtefact } from '../import';
-import { inputError } from '../../errors';
+import { inputError } from '../../base/errors';
 import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { JobRecord, RunSummary } from '../../contract';

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { readGraphFile } from '../../kg/io';
 import { SimWeb } from '../../agent/web';
 import { isLoopback, ROUTES, startWebService, weakKeyReason } from '../../server/web-service';
-import { LabError } from '../../errors';
+import { LabError } from '../../base/errors';
 import { type CliCommand, optInt, optString, reqString, untilSignal } from '../command';
 
 /**

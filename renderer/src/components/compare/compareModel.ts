@@ -4,9 +4,8 @@
 // inline validation of the new-comparison form (the compare job's own schema). Which way a metric is better, the
 // interval and the test are the contract's (metricDirection, wilsonInterval, mcnemarExactP).
 import {
-  formatP, jobParamIssues, labelIssues, mcnemarExactP, metricDirection, wilsonInterval, type ComparisonView, type FieldIssue, type TrajSummary,
+  formatP, jobParamIssues, labelIssues, mcnemarExactP, metricDirection, wilsonInterval, type ComparisonView, type FieldIssue,
 } from '@contract';
-import type { Trajectory } from '@formats';
 
 export type Outcome = 'a_only' | 'b_only' | 'both' | 'neither';
 export const OUTCOMES: Outcome[] = ['a_only', 'b_only', 'both', 'neither'];
@@ -257,23 +256,6 @@ export function tallyOutcomes(rows: readonly QuestionRow[]): Record<Outcome, num
   const t: Record<Outcome, number> = { a_only: 0, b_only: 0, both: 0, neither: 0 };
   for (const r of rows) t[r.outcome]++;
   return t;
-}
-
-/** A trajectory's list row, for when its set could not be read (the side-by-side picker needs one). */
-export function summaryOf(t: Trajectory, index = 0): TrajSummary {
-  return {
-    id: t.id,
-    index,
-    qa_id: t.qa_id,
-    attempt: typeof t.attempt === 'number' ? t.attempt : 0,
-    policy: t.policy,
-    reward: t.reward,
-    termination: t.termination,
-    tool_calls: t.tool_calls,
-    turns: t.steps.length,
-    tokens: t.tokens,
-    prediction: t.prediction,
-  };
 }
 
 // ---------- the new-comparison form ----------

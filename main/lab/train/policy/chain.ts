@@ -1,0 +1,126 @@
+// Chained questions (two hops and more): the bridge entities between what a question names and its answer,
+// what a policy's context window keeps of them turn by turn, and why an episode on such a question failed.
+// Pure functions over a trajectory's steps and the windows the policy read (policy.ts policyPrompt, decoded).
+import type { QA } from '../../formats';
+import type { AgentStep } from '../../agent/react';
+import { normalizeAnswer } from '../../agent/text';
+
+/** The entities a chained question passes through: its subgraph's nodes, less those it names and its answer. */
+export function bridgeIds(qa: Pick<QA, 'subgraph' | 'answer_id' | 'query'>): string[] {
+  const named = new Set(qa.query.patterns.flatMap((p) => [p.s, p.o]).filter((x) => !x.startsWith('?')));
+  return qa.subgraph.nodes.filter((n) => n !== qa.answer_id && !named.has(n));
+}
+
+const escape = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** Lowercased, with a URL's underscores as spaces (`sim://Vance_Air_Force_Base` reads as the name). */
+const plain = (text: string): string => text.toLowerCase().replace(/_/g, ' ');
+/** Whether `text` names `name` as whole words (in prose or in a `sim://` URL), case aside. */
+export function mentions(text: string, name: string): boolean {
+  if (name.length === 0) return false;
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escape(plain(name))}(?![\\p{L}\\p{N}])`, 'u').test(plain(text));
+}
+
+/** What a step's action names: its queries, URLs and answer, as one string. */
+export function actionText(step: Pick<AgentStep, 'action'>): string {
+  const a = step.action.arguments;
+  const parts = [a.query, a.url, a.answer].flatMap((v) => (Array.isArray(v) ? v : v === undefined ? [] : [v]));
+  return parts.map(String).join('\n');
+}
+
+/** The index of the first step whose observation shows one of `names`; -1 when none does. */
+export function firstSighting(steps: readonly AgentStep[], names: readonly string[]): number {
+  return steps.findIndex((s) => names.some((n) => mentions(s.observation ?? '', n)));
+}
+
+/** The index of the first step after `from` whose action names one of `names` exactly; -1 when none does. */
+export function firstUse(steps: readonly AgentStep[], names: readonly string[], from: number): number {
+  for (let i = from + 1; i < steps.length; i++) if (names.some((n) => mentions(actionText(steps[i]!), n))) return i;
+  return -1;
+}
+
+/**
+ * Whether `text` holds a near copy of `name` that is not the name: a word of it with its first four letters
+ * right and the rest wrong (`Hillelel`, `Brusselsel`, `sim://Hille`), or the name cut short (`Andrés Manuel` for
+ * `Andrés Manuel del Río`). Only words of four letters or more count, so short common words do not match.
+ */
+export function nearCopy(text: string, name: string): boolean {
+  if (mentions(text, name)) return false;
+  const split = (x: string): string[] => plain(x).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const nameWords = split(name);
+  // The name cut short: its first words, and not the rest.
+  for (let k = nameWords.length - 1; k >= 1; k--) if (nameWords[k - 1]!.length >= 4 && mentions(text, nameWords.slice(0, k).join(' '))) return true;
+  const words = split(text).filter((w) => w.length >= 4);
+  return nameWords.filter((w) => w.length >= 4).some((t) => words.some((w) => w !== t && w.slice(0, 4) === t.slice(0, 4)));
+}
+
+export type ChainOutcome =
+  | 'solved'
+  /** No observation ever showed a bridge entity: the first search or page read went elsewhere. */
+  | 'never_saw_bridge'
+  /** A bridge was read, then fell out of the window before the policy wrote it. */
+  | 'lost_from_context'
+  /** The policy wrote a near copy of the bridge's name (a query, a URL or the answer), never the name itself. */
+  | 'copied_wrong'
+  /** It answered with the bridge itself: one hop short. */
+  | 'answered_bridge'
+  /** The bridge stayed in view and the policy never went to it (it answered, or searched something else). */
+  | 'did_not_chain'
+  /** It searched or read the bridge and still answered wrong: the second step's relation or entity was wrong. */
+  | 'wrong_second_relation';
+
+export const CHAIN_OUTCOMES: readonly ChainOutcome[] = ['solved', 'never_saw_bridge', 'lost_from_context', 'copied_wrong', 'answered_bridge', 'did_not_chain', 'wrong_second_relation'];
+
+/**
+ * Why an episode on a chained question failed, in the order the chain breaks. `windows[i]`: the text the policy
+ * read before writing step i (its context window); `bridges`: the bridge entities' names; `answers`: the right
+ * answer and its aliases. Checks, first match wins: solved; no observation showed a bridge; the policy used a
+ * bridge exactly (then: it answered the bridge, or it took the wrong second step); it wrote a near copy of one;
+ * it answered the bridge; a bridge was out of the window at a turn after it was seen; it ignored a bridge in view.
+ */
+export interface ChainEpisode {
+  steps: readonly AgentStep[];
+  windows: readonly string[];
+  bridges: readonly string[];
+  correct: boolean;
+  prediction: string | null;
+}
+
+export function classifyChain(e: ChainEpisode): ChainOutcome {
+  if (e.correct) return 'solved';
+  const seen = firstSighting(e.steps, e.bridges);
+  if (seen < 0) return 'never_saw_bridge';
+  const answeredBridge = e.prediction !== null && e.bridges.some((b) => normalizeAnswer(b) === normalizeAnswer(e.prediction!));
+  if (firstUse(e.steps, e.bridges, seen) >= 0) return answeredBridge ? 'answered_bridge' : 'wrong_second_relation';
+  const later = e.steps.slice(seen + 1);
+  if (later.some((s) => e.bridges.some((b) => nearCopy(actionText(s), b)))) return 'copied_wrong';
+  if (answeredBridge) return 'answered_bridge';
+  for (let i = seen + 1; i < e.steps.length; i++) if (!e.bridges.some((b) => mentions(e.windows[i] ?? '', b))) return 'lost_from_context';
+  return 'did_not_chain';
+}
+
+/** Per turn of an episode on a chained question: whether the question is pinned and a seen bridge is in view. */
+export interface TurnView {
+  turn: number;
+  questionPinned: boolean;
+  /** A bridge was shown by an earlier observation. */
+  bridgeSeen: boolean;
+  /** ...and is in this turn's window. */
+  bridgeInView: boolean;
+  /** This turn's action names a bridge (the hop to it). */
+  usesBridge: boolean;
+  /** The final turn, and an answer is in its window. */
+  answerInView: boolean | null;
+}
+
+/** What each turn's window keeps of a chained episode (windows as in classifyChain). */
+export function chainViews(e: { question: string; steps: readonly AgentStep[]; windows: readonly string[]; bridges: readonly string[]; answers: readonly string[] }): TurnView[] {
+  const seen = firstSighting(e.steps, e.bridges);
+  return e.steps.map((s, i) => ({
+    turn: i,
+    questionPinned: (e.windows[i] ?? '').includes(`Question: ${e.question}`),
+    bridgeSeen: seen >= 0 && seen < i,
+    bridgeInView: seen >= 0 && seen < i && e.bridges.some((b) => mentions(e.windows[i] ?? '', b)),
+    usesBridge: e.bridges.some((b) => mentions(actionText(s), b)),
+    answerInView: s.action.name === 'answer' ? e.answers.some((a) => mentions(e.windows[i] ?? '', a)) : null,
+  }));
+}

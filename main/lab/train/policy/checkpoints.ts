@@ -1,0 +1,121 @@
+// `ckpt:<run>/<step>` (or `<run>/last`) as a policy anywhere one is accepted. The run's config says which
+// graph and which simulated-web settings the policy was trained in, so evaluating a checkpoint needs no
+// other input. Registration is cheap: the model code (and TensorFlow.js) loads on the first generate.
+import { LabError } from '../../base/errors';
+import { defaultHome } from '../../base/home';
+import { registerPolicyKind, type PolicyFactory } from '../../agent/policies';
+import type { Policy } from '../../agent/runtime';
+import type { WebOptions } from '../../agent/web';
+import type { RunConfig } from '../../contract/run-config';
+import { checkpointDir, checkpointRef, checkpointSteps, resolveCheckpoint } from '../../runs/layout';
+import type { LoadedCheckpoint } from '../../model/checkpoint';
+import { EPISODES_IN_FLIGHT, runLimits } from './eval-setup';
+import type { GPT } from '../../model/gpt';
+import type { Tokenizer } from '../../model/tokenizer';
+
+/**
+ * The newest of a run's checkpoints that verifies (manifest, sizes and SHA-256 of every file, checked by
+ * loadCheckpoint), for a resume: a checkpoint truncated by a full disk or a kill mid-copy is passed over
+ * with a note saying so. Undefined when the run has none; an error naming each failure when none verifies.
+ */
+export async function loadNewestVerifiedCheckpoint(home: string, runId: string, note: (message: string) => void): Promise<{ step: number; loaded: LoadedCheckpoint } | undefined> {
+  const { loadCheckpoint } = await import('../../model/checkpoint');
+  const steps = checkpointSteps(home, runId);
+  const failures: string[] = [];
+  for (const step of [...steps].reverse()) {
+    try {
+      const loaded = await loadCheckpoint(checkpointDir(home, runId, step));
+      if (failures.length) note(`resuming from checkpoint ${checkpointRef(runId, step)}, the newest that verifies`);
+      return { step, loaded };
+    } catch (err) {
+      if (!(err instanceof LabError) || (err.code !== 'corrupt' && err.code !== 'bad_input')) throw err;
+      failures.push(`step ${step}: ${err.message}`);
+      note(`checkpoint ${checkpointRef(runId, step)} does not verify (${err.message}); trying the one before`);
+    }
+  }
+  if (failures.length) throw new LabError('corrupt', `run ${runId}: no checkpoint verifies, so it cannot be resumed: ${failures.join('; ')}`);
+  return undefined;
+}
+
+/** The simulated-web settings and limits a run trained and evaluated its policy with. */
+export function runEnvironment(config: RunConfig): { web: Partial<WebOptions>; maxToolCalls: number; maxNewTokens: number } {
+  return { web: { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence }, ...runLimits(config) };
+}
+
+/** A model and its tokenizer, loaded for a policy. */
+type ModelLoad = () => Promise<{ model: GPT; tokenizer: Tokenizer | null; where: string }>;
+
+/**
+ * A policy over a model that is loaded on the first generate (or by `ready`), on the backend `backend`
+ * names; the same factory for a run's checkpoint, the base model and an untrained model.
+ */
+function modelPolicy(spec: string, kind: string, backend: RunConfig['backend'], temperature: number, loadModel: ModelLoad): PolicyFactory {
+  let loaded: Promise<Policy> | null = null;
+  const load = async (): Promise<Policy> => {
+    const [{ selectBackend }, { checkpointPolicy }, { BatchDecoder }] = await Promise.all([import('../../model/backend'), import('./policy'), import('../../model/batch-decoder')]);
+    await selectBackend(backend === 'auto' ? {} : { only: [backend] });
+    const { model, tokenizer, where } = await loadModel();
+    if (!tokenizer) throw new LabError('corrupt', `${where} has no tokenizer`);
+    // Every episode in flight decodes its turns in one batch (rolloutDataset plays `inFlight` at once).
+    return checkpointPolicy(model, tokenizer, { name: spec, temperature, decoder: new BatchDecoder(model) });
+  };
+  const policy: Policy = {
+    name: spec,
+    generate: async (context, opts) => {
+      loaded ??= load();
+      return (await loaded).generate(context, opts);
+    },
+  };
+  return {
+    spec,
+    kind,
+    forQA: () => policy,
+    inFlight: EPISODES_IN_FLIGHT,
+    ready: async () => {
+      loaded ??= load();
+      await loaded;
+    },
+  };
+}
+
+/** Sampling temperature of the base and untrained models: greedy, as a run's evaluation samples by default. */
+const MODEL_POLICY_TEMPERATURE = 0;
+
+/**
+ * Registers the policies a model answers with: `ckpt:<run>/<step>` (a run's checkpoint), `base` (the bundled
+ * base model, before any training of this lab's) and `untrained` (the base model's shape and tokenizer with
+ * fresh random weights: what training starts from). Without `home`, the data directory is read when a
+ * checkpoint is resolved.
+ */
+export function registerCheckpointPolicies(home?: string): void {
+  registerPolicyKind('ckpt', (arg, pctx, spec) => {
+    const ckpt = resolveCheckpoint(arg, home ?? defaultHome());
+    return modelPolicy(spec, 'ckpt', ckpt.config.backend, pctx.temperature ?? ckpt.config.eval.temperature, async () => {
+      const { loadCheckpoint } = await import('../../model/checkpoint');
+      return { ...(await loadCheckpoint(ckpt.dir)), where: ckpt.dir };
+    });
+  });
+  // The base model's directory is looked up when the policy loads: base-model.ts brings the model code.
+  registerPolicyKind('base', (_arg, pctx, spec) =>
+    modelPolicy(spec, 'base', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, async () => {
+      const [{ loadCheckpoint }, { requireBaseModel }] = await Promise.all([import('../../model/checkpoint'), import('./base-model')]);
+      const dir = requireBaseModel();
+      return { ...(await loadCheckpoint(dir)), where: dir };
+    }),
+  );
+  registerPolicyKind('untrained', (arg, pctx, spec) => {
+    const seed = arg === '' ? undefined : Number(arg);
+    if (seed !== undefined && !Number.isInteger(seed)) throw new LabError('bad_request', `policy '${spec}': the seed after 'untrained:' must be a whole number`);
+    return modelPolicy(spec, 'untrained', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, async () => {
+      const [{ loadCheckpoint }, { createModel, disposeModel }, { requireBaseModel }] = await Promise.all([import('../../model/checkpoint'), import('../../model/gpt'), import('./base-model')]);
+      const dir = requireBaseModel();
+      const base = await loadCheckpoint(dir);
+      const model = createModel(base.model.config, seed === undefined ? {} : { seed });
+      disposeModel(base.model);
+      return { model, tokenizer: base.tokenizer, where: dir };
+    });
+  });
+}
+
+/** Whether a policy spec names a model (a checkpoint, the base model, an untrained model): it needs registerCheckpointPolicies. */
+export const isModelPolicy = (spec: string): boolean => /^(ckpt:|base$|untrained(:|$))/.test(spec);
