@@ -13,7 +13,7 @@ import type { Tokenizer } from '../model/tokenizer';
 import { openMetrics } from '../runs/metrics';
 import { evalFile, metricsFile } from '../runs/layout';
 import type { JobContext } from '../jobs/context';
-import { BatchDecoder } from '../model/batch-decoder';
+import { ActingThreads } from '../model/acting-threads';
 import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from './policy';
 import { evalSeed } from './eval-setup';
 import { levelBreakdown, levelOfQuestion, questionScores, breakdownMetrics } from '../contract/level-breakdown';
@@ -71,18 +71,24 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
   const { ctx, runId, config, model, tok } = run;
   const t0 = performance.now();
   const spec = `ckpt:${runId}/${step}`;
-  // Every episode in flight decodes its turns in one batch: the same trajectories as one at a time, sooner.
-  const decoder = new BatchDecoder(model);
+  // Every episode in flight decodes its turns in one batch, the batches on every core: the same trajectories
+  // as one at a time, sooner.
+  const decoder = await ActingThreads.start(model, config.workers === 'auto' ? undefined : config.workers);
   const factory: PolicyFactory = {
     spec,
     kind: 'ckpt',
     forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS, decoder }),
     inFlight: EPISODES_IN_FLIGHT,
   };
-  const trajs: Trajectory[] = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: evalSeed(config.rng), limits: run.limits }, (done, total) =>
-    // The bar stays where training is; the message says what is happening.
-    ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
-  );
+  let trajs: Trajectory[];
+  try {
+    trajs = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: evalSeed(config.rng), limits: run.limits }, (done, total) =>
+      // The bar stays where training is; the message says what is happening.
+      ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
+    );
+  } finally {
+    await decoder.close();
+  }
   const samples = trajs.map((t) => sampleFromTrajectory(t));
   const report = evaluate(samples, config.eval.samples);
   const scored = modelTrajectories(trajs); // infrastructure failures counted apart, never as the model's zeros
