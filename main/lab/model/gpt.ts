@@ -33,7 +33,8 @@ import { LabError } from '../errors';
 import { MODEL_PRESETS, PRESET_SHAPES, type ModelPreset } from '../contract/run-config';
 import { createRng, type Rng } from '../util/rng';
 import { fusedAttention } from './attention';
-import { layerInputs, type LayerInputs, type RaggedRows } from './attention-mask';
+import { layerInputs, type LayerInputs } from './attention-mask';
+import { slotAttention, type SlotRows } from './slot-cache';
 import { distanceSlopes, rotate, type Rotary } from './positions';
 import { hasFastGatherGrad } from './kernels';
 import { matmul, tiedLogits, transposeLast } from './matmul';
@@ -267,8 +268,8 @@ export interface Ctx {
   site: number;
   /** bidirectionalObservations after a KV cache: the last key each new position may see ([B * T], absolute). */
   reach?: Int32Array;
-  /** Decoding one token per row for rows of different pasts (batch-decoder.ts): see RaggedRows. */
-  ragged?: RaggedRows;
+  /** Decoding one token per row, each row's past in its slot of a host cache (batch-decoder.ts, slot-cache.ts). */
+  slots?: SlotRows;
   /**
    * Prefilling rows of different lengths padded at the end (batch-decoder.ts): each row's last real position,
    * whose raw key the cache keeps for smearKeys (the padding's would be wrong).
@@ -313,8 +314,12 @@ function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV 
   const C = ctx.cfg.nEmbd;
   const [B, T] = x.shape as [number, number, number];
   const qkv = linear(x, p(model, `h.${i}.attn.c_attn.weight`), p(model, `h.${i}.attn.c_attn.bias`), ctx);
-  const [q0, k0, v0] = tf.split(qkv, 3, -1) as [tf.Tensor, tf.Tensor, tf.Tensor];
-  const { y, kv } = shared.reach ? fusedHeads(model, i, [q0, k0, v0], ctx, shared.reach, shared.rot) : opHeads(model, i, [q0, k0, v0], ctx, past, shared);
+  const heads = (): tf.Tensor[] => tf.split(qkv, 3, -1);
+  const { y, kv } = ctx.slots
+    ? { y: slotAttention(qkv, i, model.params.get(`h.${i}.attn.smear`), ctx.slots) }
+    : shared.reach
+      ? fusedHeads(model, i, heads(), ctx, shared.reach, shared.rot)
+      : opHeads(model, i, heads(), ctx, past, shared);
   const out = dropout(linear(tf.reshape(y, [B, T, C]), p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
   return kv ? { y: out, kv } : { y: out };
 }
@@ -407,7 +412,7 @@ function embed(model: GPT, ids: tf.Tensor2D, pos0: number, ctx: Ctx): tf.Tensor 
   const flat = tf.reshape(ids, [B * T]) as tf.Tensor1D;
   const tok = tf.reshape(lookup(p(model, 'wte'), flat, embeddingMode(ctx.cfg), V), [B, T, C]);
   if (ctx.cfg.positions === 'rotary') return dropout(tok, ctx); // positions enter in attention
-  if (ctx.ragged) return tf.add(tok, tf.reshape(tf.gather(p(model, 'wpe'), tf.tensor1d(ctx.ragged.positions, 'int32')), [B, 1, C]));
+  if (ctx.slots) return tf.add(tok, tf.reshape(tf.gather(p(model, 'wpe'), tf.tensor1d(ctx.slots.positions, 'int32')), [B, 1, C]));
   return dropout(tf.add(tok, tf.slice(p(model, 'wpe'), [pos0, 0], [T, C])), ctx);
 }
 
