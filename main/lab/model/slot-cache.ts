@@ -12,6 +12,7 @@ import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../errors';
 import type { GPTConfig } from './gpt';
 import { distanceSlopes, rotaryAngle } from './positions';
+import { SIMD_MODULE_BASE64 } from './simd-bytes';
 
 /** The rows of one decoding step: each row's slot and the position of its new token (= positions cached). */
 export interface SlotRows {
@@ -20,13 +21,33 @@ export interface SlotRows {
   positions: Int32Array;
 }
 
+/** The part of the WebAssembly API used here (the project's TypeScript libs leave it out). */
+interface WasmApi {
+  Memory: new (d: { initial: number }) => { buffer: ArrayBuffer; grow(pages: number): number };
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: object };
+  validate(bytes: Uint8Array): boolean;
+}
+
+/** simd.wat's attention for one query (attnQuery: byte addresses; D a multiple of 16). */
+type AttnQuery = (q: number, k: number, v: number, n: number, row: number, y: number, D: number, ld: number, scale: number, slope: number) => void;
+
+const PAGE = 65536;
+
 export class SlotCache {
   private readonly H: number;
   private readonly D: number;
   private readonly T: number;
-  /** Per layer: keys (smeared and rotated, as attention reads them) and values, [slot, H, T, D]. */
-  private k: Float32Array[] = [];
-  private v: Float32Array[] = [];
+  /**
+   * Every slot's keys (smeared and rotated, as attention reads them) and values, [layer][k, v][H, T, D] a
+   * slot, after a header of scratch (the query, the output, the scores): in a WebAssembly memory of its own
+   * where simd.wat's attnQuery runs on it, else in an ordinary array (the same layout, plain loops).
+   */
+  private heap: Float32Array;
+  private readonly memory: InstanceType<WasmApi['Memory']> | null = null;
+  private readonly attnQuery: AttnQuery | null = null;
+  private readonly header: number;
+  private readonly block: number;
   /** Per layer: the raw key of each slot's last position, [slot, H, D] (smearKeys mixes it into the next). */
   private last: Float32Array[] = [];
   private readonly free: number[] = [];
@@ -35,12 +56,22 @@ export class SlotCache {
   /** cos and sin [T, D] of every position (rotary), computed once. */
   private readonly rot: { cos: Float32Array; sin: Float32Array } | null;
 
-  constructor(private readonly cfg: GPTConfig) {
+  /** `simd: false` runs the plain loops where SIMD would run (tests compare the two). */
+  constructor(private readonly cfg: GPTConfig, opts: { simd?: boolean } = {}) {
     this.H = cfg.nHead;
     this.D = cfg.nEmbd / cfg.nHead;
     this.T = cfg.blockSize;
     this.slopes = cfg.distanceBias ? distanceSlopes(this.H) : [];
     this.rot = cfg.positions === 'rotary' ? rotaryTable(this.T, this.D) : null;
+    this.header = Math.ceil((2 * this.D + this.T + 4) / 16) * 16; // q, y, scores; 64-byte aligned
+    this.block = cfg.nLayer * 2 * this.H * this.T * this.D;
+    const wa = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+    const bytes = Buffer.from(SIMD_MODULE_BASE64, 'base64');
+    if (opts.simd !== false && this.D % 16 === 0 && wa.validate(bytes)) {
+      this.memory = new wa.Memory({ initial: Math.ceil((4 * this.header) / PAGE) });
+      this.attnQuery = (new wa.Instance(new wa.Module(bytes), { env: { memory: this.memory } }).exports as { attnQuery: AttnQuery }).attnQuery;
+      this.heap = new Float32Array(this.memory.buffer);
+    } else this.heap = new Float32Array(this.header);
   }
 
   /** A free slot (the cache grows by doubling when none is). */
@@ -54,19 +85,28 @@ export class SlotCache {
   }
 
   private grow(capacity: number): void {
-    const per = this.H * this.T * this.D;
-    const widen = (a: Float32Array, n: number): Float32Array => {
-      const b = new Float32Array(capacity * n);
-      b.set(a);
-      return b;
-    };
+    const floats = this.header + capacity * this.block;
+    if (this.memory) {
+      const need = Math.ceil((4 * floats) / PAGE) - this.memory.buffer.byteLength / PAGE;
+      if (need > 0) this.memory.grow(need);
+      this.heap = new Float32Array(this.memory.buffer); // growing detached the old view
+    } else {
+      const heap = new Float32Array(floats);
+      heap.set(this.heap);
+      this.heap = heap;
+    }
     for (let l = 0; l < this.cfg.nLayer; l++) {
-      this.k[l] = widen(this.k[l] ?? new Float32Array(0), per);
-      this.v[l] = widen(this.v[l] ?? new Float32Array(0), per);
-      this.last[l] = widen(this.last[l] ?? new Float32Array(0), this.H * this.D);
+      const last = new Float32Array(capacity * this.H * this.D);
+      if (this.last[l]) last.set(this.last[l]!);
+      this.last[l] = last;
     }
     for (let s = capacity - 1; s >= this.capacity; s--) this.free.push(s);
     this.capacity = capacity;
+  }
+
+  /** Where head h's keys (or values) of `layer` start for `slot`, in floats. */
+  private at(slot: number, layer: number, values: boolean, h: number): number {
+    return this.header + slot * this.block + ((layer * 2 + (values ? 1 : 0)) * this.H + h) * this.T * this.D;
   }
 
   /**
@@ -74,14 +114,12 @@ export class SlotCache {
    * [n, H, D, Tp] and v [n, H, Tp, D], and its raw last key from `last` [n, H, 1, D] (smeared keys).
    */
   fill(layer: number, slot: number, r: number, len: number, Tp: number, kT: Float32Array, v: Float32Array, last: Float32Array | null): void {
-    const { H, D, T } = this;
-    const K = this.k[layer]!;
-    const V = this.v[layer]!;
+    const { H, D, heap } = this;
     for (let h = 0; h < H; h++) {
       const src = (r * H + h) * D * Tp;
-      const dst = (slot * H + h) * T * D;
-      for (let j = 0; j < len; j++) for (let d = 0; d < D; d++) K[dst + j * D + d] = kT[src + d * Tp + j]!;
-      V.set(v.subarray(src + 0, src + len * D), dst);
+      const k = this.at(slot, layer, false, h);
+      for (let j = 0; j < len; j++) for (let d = 0; d < D; d++) heap[k + j * D + d] = kT[src + d * Tp + j]!;
+      heap.set(v.subarray(src, src + len * D), this.at(slot, layer, true, h));
     }
     if (last) this.last[layer]!.set(last.subarray(r * H * D, (r + 1) * H * D), slot * H * D);
   }
@@ -92,20 +130,16 @@ export class SlotCache {
    * and value at its position and the attention output into y [B, C].
    */
   step(layer: number, rows: SlotRows, qkv: Float32Array, smear: Float32Array | null, y: Float32Array): void {
-    const { H, D, T } = this;
+    const { H, D, T, heap } = this;
     const C = H * D;
-    const K = this.k[layer]!;
-    const V = this.v[layer]!;
     const last = this.last[layer]!;
     const scale = 1 / Math.sqrt(D);
-    const q = new Float32Array(D);
+    const q = heap.subarray(0, D);
     const k = new Float32Array(D);
-    let scores = new Float64Array(T);
     for (let b = 0; b < rows.slots.length; b++) {
       const slot = rows.slots[b]!;
       const pos = rows.positions[b]!;
       if (pos >= T) throw new LabError('internal', `slot ${slot} is full (${T} positions)`);
-      if (scores.length < pos + 1) scores = new Float64Array(pos + 1);
       for (let h = 0; h < H; h++) {
         const at = b * 3 * C + h * D;
         const lastAt = (slot * H + h) * D;
@@ -122,31 +156,38 @@ export class SlotCache {
           rotateInPlace(q, this.rot, pos, D);
           rotateInPlace(k, this.rot, pos, D);
         }
-        const base = (slot * H + h) * T * D;
-        K.set(k, base + pos * D);
-        V.set(qkv.subarray(at + 2 * C, at + 2 * C + D), base + pos * D);
-        // Scores over keys 0 .. pos, their softmax, and the weighted sum of the values.
+        const K = this.at(slot, layer, false, h);
+        const V = this.at(slot, layer, true, h);
+        heap.set(k, K + pos * D);
+        heap.set(qkv.subarray(at + 2 * C, at + 2 * C + D), V + pos * D);
         const slope = this.slopes[h] ?? 0;
-        let max = -Infinity;
-        for (let j = 0; j <= pos; j++) {
-          const kj = base + j * D;
-          let dot = 0;
-          for (let d = 0; d < D; d++) dot += q[d]! * K[kj + d]!;
-          const sc = dot * scale - slope * (pos - j);
-          scores[j] = sc;
-          if (sc > max) max = sc;
-        }
-        let sum = 0;
-        for (let j = 0; j <= pos; j++) sum += scores[j] = Math.exp(scores[j]! - max);
-        const out = b * C + h * D;
-        y.fill(0, out, out + D);
-        for (let j = 0; j <= pos; j++) {
-          const p = scores[j]! / sum;
-          const vj = base + j * D;
-          for (let d = 0; d < D; d++) y[out + d] = y[out + d]! + p * V[vj + d]!;
-        }
+        if (this.attnQuery) this.attnQuery(0, 4 * K, 4 * V, pos + 1, 4 * 2 * D, 4 * D, D, D, scale, slope);
+        else attendLoops(heap, K, V, pos, D, scale, slope);
+        y.set(heap.subarray(D, 2 * D), b * C + h * D);
       }
     }
+  }
+}
+
+/**
+ * attnQuery's twin in plain loops: the query heap[0, D) at position pos over keys heap[K + j D] and values
+ * heap[V + j D], j = 0 .. pos; the scores at heap[2 D ..), the output at heap[D, 2 D).
+ */
+function attendLoops(heap: Float32Array, K: number, V: number, pos: number, D: number, scale: number, slope: number): void {
+  const row = 2 * D;
+  let max = -Infinity;
+  for (let j = 0; j <= pos; j++) {
+    let dot = 0;
+    for (let d = 0; d < D; d++) dot += heap[d]! * heap[K + j * D + d]!;
+    heap[row + j] = dot * scale - slope * (pos - j);
+    if (heap[row + j]! > max) max = heap[row + j]!;
+  }
+  let sum = 0;
+  for (let j = 0; j <= pos; j++) sum += heap[row + j] = Math.exp(heap[row + j]! - max);
+  heap.fill(0, D, 2 * D);
+  for (let j = 0; j <= pos; j++) {
+    const p = heap[row + j]! / sum;
+    for (let d = 0; d < D; d++) heap[D + d] = heap[D + d]! + p * heap[V + j * D + d]!;
   }
 }
 
