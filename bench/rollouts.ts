@@ -63,9 +63,11 @@ type Mode = 'one' | 'oneThread' | 'threads';
  * The policy's episodes over the questions: one at a time, or `inFlight` at once through one BatchDecoder
  * (`oneThread`) or through ActingThreads on `threads` threads (its start counted: evaluation pays it too).
  */
-async function play(mode: Mode): Promise<{ seconds: number; trajs: Trajectory[]; tokens: number; maxRows: number; stats?: BatchDecoder['stats'] }> {
+async function play(mode: Mode): Promise<{ seconds: number; cpuSeconds: number; startS: number; trajs: Trajectory[]; tokens: number; maxRows: number; stats?: BatchDecoder['stats'] }> {
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage(); // every thread of the process: how many cores the run really got
   const acting = mode === 'threads' ? await ActingThreads.start(model, threads) : undefined;
+  const startS = (performance.now() - t0) / 1000;
   const decoder: (TurnSampler & { stats: BatchDecoder['stats'] }) | undefined = mode === 'oneThread' ? new BatchDecoder(model) : acting;
   const batched = mode !== 'one';
   let tokens = 0;
@@ -76,26 +78,30 @@ async function play(mode: Mode): Promise<{ seconds: number; trajs: Trajectory[];
   };
   const trajs = await rolloutDataset(qas, factory, tools, { n: 1, seed: 7, limits, concurrency: batched ? inFlight : 1 });
   await acting?.close();
-  return { seconds: (performance.now() - t0) / 1000, trajs, tokens, maxRows: decoder?.stats.maxRows ?? 1, stats: decoder?.stats };
+  const cpu = process.cpuUsage(cpu0);
+  return { seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, startS, trajs, tokens, maxRows: decoder?.stats.maxRows ?? 1, stats: decoder?.stats };
 }
 
 const runs: { one: number[]; batched: number[]; batchedOneThread: number[] } = { one: [], batched: [], batchedOneThread: [] };
+/** CPU seconds per wall second of the batched modes: the cores each really had. */
+const cores: { oneThread: number; threads: number }[] = [];
 let mismatches: string[] = [];
 let turnsTokens = 0;
 let passAt1 = 0;
 let maxRows = 0;
 for (let r = 0; r < Number(values.repeat); r++) {
   const one = await play('one');
-  log(`one at a time: ${qas.length} episodes in ${one.seconds.toFixed(1)} s (load ${loadavg()[0]!.toFixed(1)})`);
+  log(`one at a time: ${qas.length} episodes in ${one.seconds.toFixed(1)} s, ${one.cpuSeconds.toFixed(1)} s of CPU (load ${loadavg()[0]!.toFixed(1)})`);
   const single = await play('oneThread');
   const many = await play('threads');
   for (const [name, r] of [['batched, one thread', single], [`batched, ${threads} threads`, many]] as const) {
     const st = r.stats!;
-    log(`${name} (${inFlight} in flight, at most ${r.maxRows} rows a step): ${qas.length} episodes in ${r.seconds.toFixed(1)} s; prefill ${st.prefillS.toFixed(1)} s (${st.prefills}), decode ${st.decodeS.toFixed(1)} s (${st.steps} steps, ${st.tokens} tokens)`);
+    log(`${name} (${inFlight} in flight, at most ${r.maxRows} rows a step): ${qas.length} episodes in ${r.seconds.toFixed(1)} s (threads started in ${r.startS.toFixed(1)} s), ${r.cpuSeconds.toFixed(1)} s of CPU; prefill ${st.prefillS.toFixed(1)} s (${st.prefills}), decode ${st.decodeS.toFixed(1)} s (${st.steps} steps, ${st.tokens} tokens)`);
   }
   runs.one.push(qas.length / one.seconds);
   runs.batchedOneThread.push(qas.length / single.seconds);
   runs.batched.push(qas.length / many.seconds);
+  cores.push({ oneThread: single.cpuSeconds / single.seconds, threads: many.cpuSeconds / many.seconds });
   // Identical outcomes question by question: the same answer, termination, turns and reward.
   const key = (t: Trajectory): string => JSON.stringify([t.prediction, t.termination, t.steps.length, t.reward.answer, t.tokens.generated]);
   mismatches = one.trajs.flatMap((t, i) => (key(t) === key(many.trajs[i]!) && key(t) === key(single.trajs[i]!) ? [] : [t.qa_id]));
@@ -146,6 +152,7 @@ const result = {
   batchedOverOne: median(runs.batched.map((b, i) => b / runs.one[i]!)),
   batchedOneThreadOverOne: median(runs.batchedOneThread.map((b, i) => b / runs.one[i]!)),
   threadsOverOneThread: median(runs.batched.map((b, i) => b / runs.batchedOneThread[i]!)),
+  coresUsed: cores,
   runs,
   identicalOutcomes: mismatches.length === 0,
   mismatches,

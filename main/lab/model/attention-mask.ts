@@ -21,9 +21,9 @@ export function layerInputs(ids: tf.Tensor2D, pos0: number, ctx: Ctx): LayerInpu
   const shared: LayerInputs = {};
   if (ctx.slots) return shared; // a decoding step over slots: attention reads the slots (slot-cache.ts)
   if (ctx.cfg.positions === 'rotary') shared.rot = rotaryTables(pos0, T, ctx.cfg.nEmbd / ctx.cfg.nHead);
-  // The fused kernels take no dropout and no KV cache; a forward pass from position 0 is what training and
-  // scoring run.
-  if (!ctx.decode && pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && fusedAttentionAvailable()) {
+  // The fused kernels take no dropout and no KV cache: a forward pass from position 0 (training, scoring, and
+  // the prefill of a prompt, whose cache they hand back).
+  if (pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && fusedAttentionAvailable()) {
     const reach = ctx.cfg.bidirectionalObservations ? observationReach(ids.dataSync(), B, T) : causalReach(B, T);
     shared.reach = tf.tensor2d(reach, [B, T], 'int32');
   } else if (T > 1) {

@@ -331,15 +331,22 @@ function fusedHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, 
   const [B, T] = q0!.shape as [number, number, number];
   const heads = (t: tf.Tensor): tf.Tensor4D => tf.reshape(t, [B, T, H, D]) as tf.Tensor4D;
   let q = heads(q0!);
-  let k = heads(k0!);
+  const raw = heads(k0!);
   // installFastKernels registers the smear kernels with the attention ones.
-  if (ctx.cfg.smearKeys) k = fusedSmearKeys(k, p(model, `h.${i}.attn.smear`));
+  let k = ctx.cfg.smearKeys ? fusedSmearKeys(raw, p(model, `h.${i}.attn.smear`)) : raw;
   if (rot) {
     const perPosition = { cos: tf.reshape(rot.cos, [T, 1, D]), sin: tf.reshape(rot.sin, [T, 1, D]) };
     q = rotate(q, perPosition);
     k = rotate(k, perPosition);
   }
-  return { y: fusedAttention(q, k, heads(v0!), reach, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []) };
+  const v = heads(v0!);
+  const y = fusedAttention(q, k, v, reach, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []);
+  if (!ctx.decode) return { y };
+  // A prefill (decoding from position 0): the cache as opHeads keeps it, and each row's last raw key.
+  const kv: LayerKV = { kT: tf.transpose(k, [0, 2, 3, 1]) as tf.Tensor4D, v: tf.transpose(v, [0, 2, 1, 3]) as tf.Tensor4D };
+  const last = Int32Array.from({ length: B }, (_, b) => b * T + (ctx.lastPositions?.[b] ?? T - 1));
+  if (ctx.cfg.smearKeys) kv.kLast = tf.reshape(tf.gather(tf.reshape(raw, [B * T, C]), last), [B, H, 1, D]) as tf.Tensor4D;
+  return { y, kv };
 }
 
 /** The heads as tf ops in the [B, H, T, D] layout, with the KV cache when decoding; y comes back [B, T, H, D]. */
