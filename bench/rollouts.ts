@@ -79,7 +79,8 @@ async function play(mode: Mode): Promise<{ seconds: number; cpuSeconds: number; 
   const trajs = await rolloutDataset(qas, factory, tools, { n: 1, seed: 7, limits, concurrency: batched ? inFlight : 1 });
   await acting?.close();
   const cpu = process.cpuUsage(cpu0);
-  return { seconds: (performance.now() - t0) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6, startS, trajs, tokens, maxRows: decoder?.stats.maxRows ?? 1, stats: decoder?.stats };
+  const seconds = (performance.now() - t0) / 1000;
+  return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, startS, trajs, tokens, maxRows: decoder?.stats.maxRows ?? 1, stats: decoder?.stats };
 }
 
 const runs: { one: number[]; batched: number[]; batchedOneThread: number[] } = { one: [], batched: [], batchedOneThread: [] };
