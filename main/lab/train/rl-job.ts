@@ -34,7 +34,6 @@ export async function runRlStage(run: TrainRun, start: RlStart): Promise<{ step:
     asyncRollouts?.thread?.stop();
     await asyncRollouts?.rollouts.stop();
     await asyncRollouts?.thread?.close();
-    await stage.acting?.close();
     if (stage.ownOpt) stage.opt.dispose();
   }
   return { step: stage.step, version: stage.version };

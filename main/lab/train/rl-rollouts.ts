@@ -18,9 +18,10 @@ import { groupAdvantages, isTruncatedNoAnswer, type GroupAdvantages } from '../r
 import type { RolloutGroup } from '../rl/batch';
 import { AsyncBuffer, GroupAssembler } from '../rl/async';
 import { throwIfCancelled } from '../jobs/context';
-import { ActingThreads, type TurnSampler } from '../model/acting-threads';
+import type { TurnSampler } from '../model/acting-threads';
 import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS, type SampledTurn } from './policy';
 import { RolloutThread } from './rollout-thread';
+import { runActing } from './run';
 import { policyName, progress, type RlStage } from './rl-stage';
 import type { QuestionPool } from './rl-pool';
 
@@ -95,10 +96,7 @@ export async function rolloutGroups(stage: RlStage, qas: readonly QA[], ids: rea
   const G = stage.rl.groupSize;
   const turns = new Map<string, SampledTurn[]>();
   const v = stage.version;
-  // The stage's decoding threads, with the weights of this version.
-  stage.acting ??= await ActingThreads.start(stage.run.model, stage.run.config.workers === 'auto' ? undefined : stage.run.config.workers);
-  stage.acting.sync();
-  const decoder = stage.acting;
+  const decoder = await runActing(stage.run); // the run's decoding threads, with this version's weights
   const opts = { ...rolloutOptions(stage, seed), concurrency: Math.max(stage.rl.workers, EPISODES_IN_FLIGHT) };
   const trajs = await rolloutDataset(qas, recording(stage, policyName(stage, v), turns, decoder), stage.run.tools, opts, (done, total) => {
     report(done, total);

@@ -9,7 +9,6 @@ import type { AdamW } from '../model/optim';
 import { createOptimizer, resolveTrainConfig, type TrainConfig } from '../model/train';
 import { rolloutSteps, rolloutsFile } from '../runs/layout';
 import type { TrainRun } from './run';
-import type { ActingThreads } from '../model/acting-threads';
 
 /** Where the RL stage starts: after SFT, or inside RL when resuming. */
 export interface RlStart {
@@ -44,8 +43,6 @@ export interface RlStage {
   versionNames: Map<number, string>;
   /** Set when the stage ends: async rollouts still running stop at their next turn. */
   stopped: boolean;
-  /** The threads that decode sync rollouts' turns on every core, started by the first rollouts (rl-rollouts.ts). */
-  acting?: ActingThreads;
 }
 
 /** The stage's state at `start`: its optimiser (fresh after SFT, or the checkpoint's) and schedule. */

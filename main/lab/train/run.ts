@@ -44,6 +44,19 @@ export interface TrainRun {
   hooks: TrainHooks;
   /** The run's RFT expert: its pass@1 on the held-out questions is each level's ceiling in the evaluation's breakdown. */
   expert?: PolicyFactory;
+  /** The threads that decode its evaluations' and sync RL rollouts' turns, started by the first (runActing). */
+  acting?: ActingThreads;
+}
+
+/**
+ * The run's decoding threads (model/acting-threads.ts: the run's `workers`, every core by default), started
+ * once and given the model's current weights: call with no turn of the run's episodes in flight.
+ */
+export async function runActing(run: TrainRun): Promise<ActingThreads> {
+  const { workers } = run.config;
+  run.acting ??= await ActingThreads.start(run.model, workers === 'auto' ? undefined : workers);
+  run.acting.sync();
+  return run.acting;
 }
 
 /**
@@ -73,22 +86,17 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
   const spec = `ckpt:${runId}/${step}`;
   // Every episode in flight decodes its turns in one batch, the batches on every core: the same trajectories
   // as one at a time, sooner.
-  const decoder = await ActingThreads.start(model, config.workers === 'auto' ? undefined : config.workers);
+  const decoder = await runActing(run);
   const factory: PolicyFactory = {
     spec,
     kind: 'ckpt',
     forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS, decoder }),
     inFlight: EPISODES_IN_FLIGHT,
   };
-  let trajs: Trajectory[];
-  try {
-    trajs = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: evalSeed(config.rng), limits: run.limits }, (done, total) =>
-      // The bar stays where training is; the message says what is happening.
-      ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
-    );
-  } finally {
-    await decoder.close();
-  }
+  const trajs: Trajectory[] = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: evalSeed(config.rng), limits: run.limits }, (done, total) =>
+    // The bar stays where training is; the message says what is happening.
+    ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
+  );
   const samples = trajs.map((t) => sampleFromTrajectory(t));
   const report = evaluate(samples, config.eval.samples);
   const scored = modelTrajectories(trajs); // infrastructure failures counted apart, never as the model's zeros
