@@ -57,19 +57,6 @@ export interface BatchDecoderStats {
 
 const PAD = SPECIAL_TOKENS.indexOf('<|pad|>');
 
-/** Keeps the rows `keep` (indices into the batch) of every cached tensor; disposes the old cache. */
-export function keepRows(kv: LayerKV[], keep: readonly number[]): LayerKV[] {
-  const idx = tf.tensor1d(keep as number[], 'int32');
-  const out = kv.map((l) => {
-    const rows: LayerKV = { kT: tf.gather(l.kT, idx), v: tf.gather(l.v, idx) };
-    if (l.kLast) rows.kLast = tf.gather(l.kLast, idx);
-    return rows;
-  });
-  idx.dispose();
-  disposeKv(kv);
-  return out;
-}
-
 /**
  * Prompts of different lengths read in one forward pass, each padded at its end (causal attention never lets
  * a real token see the padding behind it, so each row is read exactly as alone): the logits after each row's
