@@ -52,13 +52,12 @@ type ModelLoad = () => Promise<{ model: GPT; tokenizer: Tokenizer | null; where:
 function modelPolicy(spec: string, kind: string, backend: RunConfig['backend'], temperature: number, loadModel: ModelLoad): PolicyFactory {
   let loaded: Promise<Policy> | null = null;
   const load = async (): Promise<Policy> => {
-    const [{ selectBackend }, { checkpointPolicy }, { ActingThreads }] = await Promise.all([import('../model/backend'), import('./policy'), import('../model/acting-threads')]);
+    const [{ selectBackend }, { checkpointPolicy }, { BatchDecoder }] = await Promise.all([import('../model/backend'), import('./policy'), import('../model/batch-decoder')]);
     await selectBackend(backend === 'auto' ? {} : { only: [backend] });
     const { model, tokenizer, where } = await loadModel();
     if (!tokenizer) throw new LabError('corrupt', `${where} has no tokenizer`);
-    // Every episode in flight decodes its turns in one batch (rolloutDataset plays `inFlight` at once), the
-    // batches on every core (idle decoding threads do not keep the process alive).
-    return checkpointPolicy(model, tokenizer, { name: spec, temperature, decoder: await ActingThreads.start(model) });
+    // Every episode in flight decodes its turns in one batch (rolloutDataset plays `inFlight` at once).
+    return checkpointPolicy(model, tokenizer, { name: spec, temperature, decoder: new BatchDecoder(model) });
   };
   const policy: Policy = {
     name: spec,
