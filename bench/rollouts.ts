@@ -1,15 +1,17 @@
 // Acting speed: a policy's episodes one at a time (each turn decoded alone, as before continuous batching)
-// against every episode in flight decoding its turns in one batch (model/batch-decoder.ts), on the same
-// held-out questions, seeds and simulated web, greedy. Reports episodes/s of both, whether the outcomes are
-// identical question by question, and the decoder's tokens/s on a fixed batch beside the PyTorch peer's
+// against every episode in flight decoding its turns in one batch (model/batch-decoder.ts) on one thread, and
+// on every core (model/acting-threads.ts: `batched`, what evaluation and rollouts use), on the same held-out
+// questions, seeds and simulated web, greedy. Reports episodes/s of each, whether the outcomes are identical
+// question by question, and the decoder's tokens/s on a fixed batch (one thread) beside the PyTorch peer's
 // (bench/sample_torch.py: the same shape decoding the same batch with a KV cache; null without PyTorch).
-// The two modes alternate `--repeat` times, so a shared machine's load falls on both alike.
+// The modes alternate `--repeat` times, so a shared machine's load falls on all alike.
 // Run: npx tsx bench/rollouts.ts --graph G.json --held HELD.jsonl [--checkpoint DIR] [--tokenizer FILE]
-//        [--questions 300] [--in-flight 64] [--repeat 1] [--json]
+//        [--questions 300] [--in-flight 64] [--threads N] [--repeat 1] [--json]
 // Without --checkpoint the bundled base model plays; docs/performance.md says which policy the figures used.
 import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Trajectory } from '../main/lab/formats';
 import { readJsonFile } from '../main/lab/store/files';
@@ -23,6 +25,7 @@ import { rolloutDataset } from '../main/lab/agent/rollout';
 import { Tokenizer } from '../main/lab/model/tokenizer';
 import { loadCheckpoint } from '../main/lab/model/checkpoint';
 import { BatchDecoder } from '../main/lab/model/batch-decoder';
+import { ActingThreads, defaultActingThreads, type TurnSampler } from '../main/lab/model/acting-threads';
 import { parseRunConfig } from '../main/lab/contract/run-config';
 import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from '../main/lab/train/policy/policy';
 import { runEnvironment } from '../main/lab/train/policy/checkpoints';
@@ -37,6 +40,7 @@ const { values } = parseArgs({
     questions: { type: 'string', default: '300' },
     'in-flight': { type: 'string', default: String(EPISODES_IN_FLIGHT) },
     repeat: { type: 'string', default: '1' },
+    threads: { type: 'string' },
     'decode-batch': { type: 'string', default: '64' },
     json: { type: 'boolean', default: false },
   },
@@ -52,37 +56,56 @@ const tokFile = values.tokenizer ?? [join(values.checkpoint!, 'tokenizer.json'),
 const tok = Tokenizer.fromJSON(readJsonFile(tokFile));
 const { model } = await loadCheckpoint(values.checkpoint!);
 const inFlight = Number(values['in-flight']);
+const threads = Number(values.threads ?? defaultActingThreads(backend.chosen));
 
-/** The policy's episodes over the questions, one at a time or `inFlight` at once through one BatchDecoder. */
-async function play(batched: boolean): Promise<{ seconds: number; trajs: Trajectory[]; tokens: number; maxRows: number; decoder?: BatchDecoder }> {
-  const decoder = batched ? new BatchDecoder(model) : undefined;
+type Mode = 'one' | 'oneThread' | 'threads';
+/**
+ * The policy's episodes over the questions: one at a time, or `inFlight` at once through one BatchDecoder
+ * (`oneThread`) or through ActingThreads on `threads` threads (its start counted: evaluation pays it too).
+ */
+async function play(mode: Mode): Promise<{ seconds: number; cpuSeconds: number; startS: number; trajs: Trajectory[]; tokens: number; maxRows: number; stats?: BatchDecoder['stats'] }> {
+  const t0 = performance.now();
+  const cpu0 = process.cpuUsage(); // every thread of the process: how many cores the run really got
+  const acting = mode === 'threads' ? await ActingThreads.start(model, threads) : undefined;
+  const startS = (performance.now() - t0) / 1000;
+  const decoder: (TurnSampler & { stats: BatchDecoder['stats'] }) | undefined = mode === 'oneThread' ? new BatchDecoder(model) : acting;
+  const batched = mode !== 'one';
   let tokens = 0;
   const factory: PolicyFactory = {
     spec: 'bench',
     kind: 'ckpt',
     forQA: () => checkpointPolicy(model, tok, { name: 'bench', temperature: 0, maxTurnTokens: TURN_TOKENS, decoder, onTurn: (t) => (tokens += t.tokens.length) }),
   };
-  const t0 = performance.now();
   const trajs = await rolloutDataset(qas, factory, tools, { n: 1, seed: 7, limits, concurrency: batched ? inFlight : 1 });
-  return { seconds: (performance.now() - t0) / 1000, trajs, tokens, maxRows: decoder?.stats.maxRows ?? 1, decoder };
+  await acting?.close();
+  const cpu = process.cpuUsage(cpu0);
+  const seconds = (performance.now() - t0) / 1000;
+  return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, startS, trajs, tokens, maxRows: decoder?.stats.maxRows ?? 1, stats: decoder?.stats };
 }
 
-const runs: { one: number[]; batched: number[] } = { one: [], batched: [] };
+const runs: { one: number[]; batched: number[]; batchedOneThread: number[] } = { one: [], batched: [], batchedOneThread: [] };
+/** CPU seconds per wall second of the batched modes: the cores each really had. */
+const cores: { oneThread: number; threads: number }[] = [];
 let mismatches: string[] = [];
 let turnsTokens = 0;
 let passAt1 = 0;
 let maxRows = 0;
 for (let r = 0; r < Number(values.repeat); r++) {
-  const one = await play(false);
-  log(`one at a time: ${qas.length} episodes in ${one.seconds.toFixed(1)} s`);
-  const many = await play(true);
-  const st = many.decoder!.stats;
-  log(`batched (${inFlight} in flight, at most ${many.maxRows} rows a step): ${qas.length} episodes in ${many.seconds.toFixed(1)} s; prefill ${st.prefillS.toFixed(1)} s (${st.prefills}), decode ${st.decodeS.toFixed(1)} s (${st.steps} steps, ${st.tokens} tokens)`);
+  const one = await play('one');
+  log(`one at a time: ${qas.length} episodes in ${one.seconds.toFixed(1)} s, ${one.cpuSeconds.toFixed(1)} s of CPU (load ${loadavg()[0]!.toFixed(1)})`);
+  const single = await play('oneThread');
+  const many = await play('threads');
+  for (const [name, r] of [['batched, one thread', single], [`batched, ${threads} threads`, many]] as const) {
+    const st = r.stats!;
+    log(`${name} (${inFlight} in flight, at most ${r.maxRows} rows a step): ${qas.length} episodes in ${r.seconds.toFixed(1)} s (threads started in ${r.startS.toFixed(1)} s), ${r.cpuSeconds.toFixed(1)} s of CPU; prefill ${st.prefillS.toFixed(1)} s (${st.prefills}), decode ${st.decodeS.toFixed(1)} s (${st.steps} steps, ${st.tokens} tokens)`);
+  }
   runs.one.push(qas.length / one.seconds);
+  runs.batchedOneThread.push(qas.length / single.seconds);
   runs.batched.push(qas.length / many.seconds);
+  cores.push({ oneThread: single.cpuSeconds / single.seconds, threads: many.cpuSeconds / many.seconds });
   // Identical outcomes question by question: the same answer, termination, turns and reward.
   const key = (t: Trajectory): string => JSON.stringify([t.prediction, t.termination, t.steps.length, t.reward.answer, t.tokens.generated]);
-  mismatches = one.trajs.flatMap((t, i) => (key(t) === key(many.trajs[i]!) ? [] : [t.qa_id]));
+  mismatches = one.trajs.flatMap((t, i) => (key(t) === key(many.trajs[i]!) && key(t) === key(single.trajs[i]!) ? [] : [t.qa_id]));
   turnsTokens = many.tokens;
   passAt1 = one.trajs.filter((t) => t.reward.answer >= 1).length / qas.length;
   maxRows = many.maxRows;
@@ -125,8 +148,12 @@ const result = {
   questions: qas.length,
   inFlight,
   maxRows,
-  episodesPerS: { oneAtATime: median(runs.one), batched: median(runs.batched) },
+  threads,
+  episodesPerS: { oneAtATime: median(runs.one), batched: median(runs.batched), batchedOneThread: median(runs.batchedOneThread) },
   batchedOverOne: median(runs.batched.map((b, i) => b / runs.one[i]!)),
+  batchedOneThreadOverOne: median(runs.batchedOneThread.map((b, i) => b / runs.one[i]!)),
+  threadsOverOneThread: median(runs.batched.map((b, i) => b / runs.batchedOneThread[i]!)),
+  coresUsed: cores,
   runs,
   identicalOutcomes: mismatches.length === 0,
   mismatches,

@@ -236,8 +236,9 @@ const runConfigShape = z
     rng: int(0, 2 ** 32 - 1).default(1),
     backend: z.enum(BACKEND_CHOICES).default('auto'),
     /**
-     * Threads that share each SFT batch (model/replicas.ts): `auto` is every core on the wasm and cpu backends
-     * and one on tfjs-node(-gpu), whose kernels use every core or the GPU themselves.
+     * Threads that share each SFT batch (model/replicas.ts) and decode the evaluation's turns
+     * (model/acting-threads.ts): `auto` is every core on the wasm and cpu backends and one on tfjs-node(-gpu),
+     * whose kernels use every core or the GPU themselves.
      */
     workers: z.union([z.literal('auto'), int(1, 64)]).default('auto'),
     data: z

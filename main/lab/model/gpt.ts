@@ -33,7 +33,8 @@ import { LabError } from '../base/errors';
 import { MODEL_PRESETS, PRESET_SHAPES, type ModelPreset } from '../contract/run-config';
 import { createRng, type Rng } from '../util/rng';
 import { fusedAttention, fusedAttentionAvailable } from './kernels/attention';
-import { layerInputs, type LayerInputs, type RaggedRows } from './attention-mask';
+import { layerInputs, type LayerInputs } from './attention-mask';
+import { slotAttention, type SlotRows } from './slot-cache';
 import { distanceSlopes, rotate, type Rotary } from './positions';
 import { hasFastGatherGrad } from './kernels/kernels';
 import { matmul, tiedLogits, transposeLast } from './kernels/matmul';
@@ -267,8 +268,8 @@ export interface Ctx {
   site: number;
   /** bidirectionalObservations after a KV cache: the last key each new position may see ([B * T], absolute). */
   reach?: Int32Array;
-  /** Decoding one token per row for rows of different pasts (batch-decoder.ts): see RaggedRows. */
-  ragged?: RaggedRows;
+  /** Decoding one token per row, each row's past in its slot of a host cache (batch-decoder.ts, slot-cache.ts). */
+  slots?: SlotRows;
   /**
    * Prefilling rows of different lengths padded at the end (batch-decoder.ts): each row's last real position,
    * whose raw key the cache keeps for smearKeys (the padding's would be wrong).
@@ -314,8 +315,12 @@ function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV 
   const C = ctx.cfg.nEmbd;
   const [B, T] = x.shape as [number, number, number];
   const qkv = linear(x, p(model, `h.${i}.attn.c_attn.weight`), p(model, `h.${i}.attn.c_attn.bias`), ctx);
-  const [q0, k0, v0] = tf.split(qkv, 3, -1) as [tf.Tensor, tf.Tensor, tf.Tensor];
-  const { y, kv } = shared.reach ? fusedHeads(model, i, [q0, k0, v0], ctx, shared.reach, shared.rot) : opHeads(model, i, [q0, k0, v0], ctx, past, shared);
+  const heads = (): tf.Tensor[] => tf.split(qkv, 3, -1);
+  const { y, kv } = ctx.slots
+    ? { y: slotAttention(qkv, i, model.params.get(`h.${i}.attn.smear`), ctx.slots) }
+    : shared.reach
+      ? fusedHeads(model, i, heads(), ctx, shared.reach, shared.rot)
+      : opHeads(model, i, heads(), ctx, past, shared);
   const out = dropout(linear(tf.reshape(y, [B, T, C]), p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
   return kv ? { y: out, kv } : { y: out };
 }
@@ -327,15 +332,22 @@ function fusedHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, 
   const [B, T] = q0!.shape as [number, number, number];
   const heads = (t: tf.Tensor): tf.Tensor4D => tf.reshape(t, [B, T, H, D]) as tf.Tensor4D;
   let q = heads(q0!);
-  let k = heads(k0!);
+  const raw = heads(k0!);
   // installFastKernels registers the smear kernels with the attention ones.
-  if (ctx.cfg.smearKeys) k = fusedSmearKeys(k, p(model, `h.${i}.attn.smear`));
+  let k = ctx.cfg.smearKeys ? fusedSmearKeys(raw, p(model, `h.${i}.attn.smear`)) : raw;
   if (rot) {
     const perPosition = { cos: tf.reshape(rot.cos, [T, 1, D]), sin: tf.reshape(rot.sin, [T, 1, D]) };
     q = rotate(q, perPosition);
     k = rotate(k, perPosition);
   }
-  return { y: fusedAttention(q, k, heads(v0!), reach, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []) };
+  const v = heads(v0!);
+  const y = fusedAttention(q, k, v, reach, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []);
+  if (!ctx.decode) return { y };
+  // A prefill (decoding from position 0): the cache as opHeads keeps it, and each row's last raw key.
+  const kv: LayerKV = { kT: tf.transpose(k, [0, 2, 3, 1]) as tf.Tensor4D, v: tf.transpose(v, [0, 2, 1, 3]) as tf.Tensor4D };
+  const last = Int32Array.from({ length: B }, (_, b) => b * T + (ctx.lastPositions?.[b] ?? T - 1));
+  if (ctx.cfg.smearKeys) kv.kLast = tf.reshape(tf.gather(tf.reshape(raw, [B * T, C]), last), [B, H, 1, D]) as tf.Tensor4D;
+  return { y, kv };
 }
 
 /** The heads as tf ops in the [B, H, T, D] layout, with the KV cache when decoding; y comes back [B, T, H, D]. */
@@ -397,7 +409,8 @@ export interface FastPath {
 /** The fast path of a forward pass that starts at position pos0 (after a KV cache of pos0 positions). */
 export function fastPath(ctx: Ctx, pos0: number): FastPath {
   return {
-    attention: !ctx.decode && pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && fusedAttentionAvailable(),
+    // From position 0 only (the kernels take no KV cache in; a prefill gets its cache back), and no dropout.
+    attention: pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && fusedAttentionAvailable(),
     layerNorm: fusedLayerNormAvailable(),
     gelu: fusedGeluAvailable(),
   };
@@ -436,7 +449,7 @@ function embed(model: GPT, ids: tf.Tensor2D, pos0: number, ctx: Ctx): tf.Tensor 
   const flat = tf.reshape(ids, [B * T]) as tf.Tensor1D;
   const tok = tf.reshape(lookup(p(model, 'wte'), flat, embeddingMode(ctx.cfg), V), [B, T, C]);
   if (ctx.cfg.positions === 'rotary') return dropout(tok, ctx); // positions enter in attention
-  if (ctx.ragged) return tf.add(tok, tf.reshape(tf.gather(p(model, 'wpe'), tf.tensor1d(ctx.ragged.positions, 'int32')), [B, 1, C]));
+  if (ctx.slots) return tf.add(tok, tf.reshape(tf.gather(p(model, 'wpe'), tf.tensor1d(ctx.slots.positions, 'int32')), [B, 1, C]));
   return dropout(tf.add(tok, tf.slice(p(model, 'wpe'), [pos0, 0], [T, C])), ctx);
 }
 

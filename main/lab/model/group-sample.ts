@@ -9,7 +9,19 @@ import { LabError } from '../base/errors';
 import { createRng, seedFrom } from '../util/rng';
 import type { GPT, LayerKV } from './gpt';
 import { decodeStep, disposeKv, sampleFromLogits, type GenerateResult, type SampleOptions } from './generate';
-import { keepRows } from './batch-decoder';
+
+/** Keeps the rows `keep` (indices into the batch) of every cached tensor; disposes the old cache. */
+function keepRows(kv: LayerKV[], keep: readonly number[]): LayerKV[] {
+  const idx = tf.tensor1d(keep as number[], 'int32');
+  const out = kv.map((l) => {
+    const rows: LayerKV = { kT: tf.gather(l.kT, idx), v: tf.gather(l.v, idx) };
+    if (l.kLast) rows.kLast = tf.gather(l.kLast, idx);
+    return rows;
+  });
+  idx.dispose();
+  disposeKv(kv);
+  return out;
+}
 
 /**
  * G continuations of `prompt`, decoded as one batch with a KV cache. Row g samples with createRng(seedFrom

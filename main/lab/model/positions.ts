@@ -68,7 +68,7 @@ export function attentionBias(B: number, tq: number, past: number, reach?: Int32
   return reach ? tf.tensor4d(m, [B, 1, tq, tk]) : tf.tensor2d(m, [tq, tk]);
 }
 
-/** cos and sin [T, D] of the rotary angles of positions pos0 .. pos0 + T - 1 (see rotate); [B, 1, 1, D] for a ragged batch's rows. */
+/** cos and sin [T, D] of the rotary angles of positions pos0 .. pos0 + T - 1 (see rotate). */
 export interface Rotary {
   cos: tf.Tensor;
   sin: tf.Tensor;

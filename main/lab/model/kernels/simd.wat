@@ -348,69 +348,86 @@
       (f32.add (f32x4.extract_lane 0 (local.get $x)) (f32x4.extract_lane 1 (local.get $x)))
       (f32.add (f32x4.extract_lane 2 (local.get $x)) (f32x4.extract_lane 3 (local.get $x)))))
 
+  ;; One query of one head: row[j] = softmax(scale q . k_j - slope |i - j|, j < n), 0 from n to width (a
+  ;; multiple of 4, at least n); y = sum_j row[j] v_j. q and y are the query's rows, k and v the keys' (stride ld).
+  (func $attnRow (param $q i32) (param $k i32) (param $v i32) (param $n i32) (param $i i32) (param $row i32) (param $y i32)
+    (param $D i32) (param $ld i32) (param $scale f32) (param $slope f32) (param $width i32)
+    (local $j i32) (local $a i32)
+    (local $jv v128) (local $nv v128) (local $iv v128) (local $s v128) (local $x v128) (local $e v128) (local $vmax v128) (local $vsum v128)
+    (local $max f32)
+    (call $rowDots (local.get $q) (local.get $k) (local.get $n) (local.get $D) (local.get $ld) (local.get $row))
+    ;; scores, -inf on the lanes past n, and their maximum
+    (local.set $jv (v128.const i32x4 0 1 2 3))
+    (local.set $nv (i32x4.splat (local.get $n)))
+    (local.set $iv (f32x4.splat (f32.convert_i32_s (local.get $i))))
+    (local.set $vmax (f32x4.splat (f32.const -inf)))
+    (local.set $j (i32.const 0))
+    (block $sDone (loop $sLoop
+      (br_if $sDone (i32.ge_u (local.get $j) (local.get $n)))
+      (local.set $s (f32x4.sub
+        (f32x4.mul (v128.load (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2)))) (f32x4.splat (local.get $scale)))
+        (f32x4.mul (f32x4.splat (local.get $slope)) (f32x4.abs (f32x4.sub (local.get $iv) (f32x4.convert_i32x4_s (local.get $jv)))))))
+      (local.set $s (v128.bitselect (local.get $s) (f32x4.splat (f32.const -inf)) (i32x4.lt_s (local.get $jv) (local.get $nv))))
+      (v128.store (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))) (local.get $s))
+      (local.set $vmax (f32x4.pmax (local.get $vmax) (local.get $s)))
+      (local.set $jv (i32x4.add (local.get $jv) (i32x4.splat (i32.const 4))))
+      (local.set $j (i32.add (local.get $j) (i32.const 4)))
+      (br $sLoop)))
+    (local.set $max (f32.max
+      (f32.max (f32x4.extract_lane 0 (local.get $vmax)) (f32x4.extract_lane 1 (local.get $vmax)))
+      (f32.max (f32x4.extract_lane 2 (local.get $vmax)) (f32x4.extract_lane 3 (local.get $vmax)))))
+    ;; exponentials (0 where the score is -inf) and their sum
+    (local.set $vsum (v128.const i32x4 0 0 0 0))
+    (local.set $j (i32.const 0))
+    (block $eDone (loop $eLoop
+      (br_if $eDone (i32.ge_u (local.get $j) (local.get $n)))
+      (local.set $a (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))))
+      (local.set $x (v128.load (local.get $a)))
+      (local.set $e (v128.and (call $exp4 (f32x4.sub (local.get $x) (f32x4.splat (local.get $max))))
+        (f32x4.ne (local.get $x) (f32x4.splat (f32.const -inf)))))
+      (v128.store (local.get $a) (local.get $e))
+      (local.set $vsum (f32x4.add (local.get $vsum) (local.get $e)))
+      (local.set $j (i32.add (local.get $j) (i32.const 4)))
+      (br $eLoop)))
+    ;; normalise; zero the rest of the row
+    (local.set $e (f32x4.splat (f32.div (f32.const 1) (call $hsum (local.get $vsum)))))
+    (local.set $j (i32.const 0))
+    (block $nDone (loop $nLoop
+      (br_if $nDone (i32.ge_u (local.get $j) (local.get $width)))
+      (local.set $a (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))))
+      (v128.store (local.get $a)
+        (if (result v128) (i32.lt_u (local.get $j) (local.get $n))
+          (then (f32x4.mul (v128.load (local.get $a)) (local.get $e)))
+          (else (v128.const i32x4 0 0 0 0))))
+      (local.set $j (i32.add (local.get $j) (i32.const 4)))
+      (br $nLoop)))
+    (call $weightedRows (local.get $row) (local.get $v) (local.get $n) (local.get $D) (local.get $ld)
+      (local.get $y)))
+
   ;; Forward for one head: probs[i] = softmax(scale q_i k_j - slope |i - j|, j < n_i), 0 past n_i;
   ;; y_i = sum_j probs[i][j] v_j.
   (func (export "attnForward") (param $q i32) (param $k i32) (param $v i32) (param $reach i32) (param $y i32) (param $probs i32)
     (param $T i32) (param $D i32) (param $ld i32) (param $scale f32) (param $slope f32)
-    (local $T4 i32) (local $rowBytes i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32) (local $a i32)
-    (local $jv v128) (local $nv v128) (local $iv v128) (local $s v128) (local $x v128) (local $e v128) (local $vmax v128) (local $vsum v128)
-    (local $max f32)
+    (local $T4 i32) (local $rowBytes i32) (local $i i32) (local $n i32)
     (local.set $T4 (i32.and (i32.add (local.get $T) (i32.const 3)) (i32.const -4)))
     (local.set $rowBytes (i32.shl (local.get $ld) (i32.const 2)))
     (block $iDone (loop $iLoop
       (br_if $iDone (i32.ge_u (local.get $i) (local.get $T)))
       (local.set $n (call $visible (local.get $reach) (local.get $i) (local.get $T)))
-      (local.set $row (i32.add (local.get $probs) (i32.shl (i32.mul (local.get $i) (local.get $T4)) (i32.const 2))))
-      (call $rowDots (i32.add (local.get $q) (i32.mul (local.get $i) (local.get $rowBytes))) (local.get $k) (local.get $n) (local.get $D) (local.get $ld) (local.get $row))
-      ;; scores, -inf on the lanes past n, and their maximum
-      (local.set $jv (v128.const i32x4 0 1 2 3))
-      (local.set $nv (i32x4.splat (local.get $n)))
-      (local.set $iv (f32x4.splat (f32.convert_i32_s (local.get $i))))
-      (local.set $vmax (f32x4.splat (f32.const -inf)))
-      (local.set $j (i32.const 0))
-      (block $sDone (loop $sLoop
-        (br_if $sDone (i32.ge_u (local.get $j) (local.get $n)))
-        (local.set $s (f32x4.sub
-          (f32x4.mul (v128.load (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2)))) (f32x4.splat (local.get $scale)))
-          (f32x4.mul (f32x4.splat (local.get $slope)) (f32x4.abs (f32x4.sub (local.get $iv) (f32x4.convert_i32x4_s (local.get $jv)))))))
-        (local.set $s (v128.bitselect (local.get $s) (f32x4.splat (f32.const -inf)) (i32x4.lt_s (local.get $jv) (local.get $nv))))
-        (v128.store (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))) (local.get $s))
-        (local.set $vmax (f32x4.pmax (local.get $vmax) (local.get $s)))
-        (local.set $jv (i32x4.add (local.get $jv) (i32x4.splat (i32.const 4))))
-        (local.set $j (i32.add (local.get $j) (i32.const 4)))
-        (br $sLoop)))
-      (local.set $max (f32.max
-        (f32.max (f32x4.extract_lane 0 (local.get $vmax)) (f32x4.extract_lane 1 (local.get $vmax)))
-        (f32.max (f32x4.extract_lane 2 (local.get $vmax)) (f32x4.extract_lane 3 (local.get $vmax)))))
-      ;; exponentials (0 where the score is -inf) and their sum
-      (local.set $vsum (v128.const i32x4 0 0 0 0))
-      (local.set $j (i32.const 0))
-      (block $eDone (loop $eLoop
-        (br_if $eDone (i32.ge_u (local.get $j) (local.get $n)))
-        (local.set $a (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))))
-        (local.set $x (v128.load (local.get $a)))
-        (local.set $e (v128.and (call $exp4 (f32x4.sub (local.get $x) (f32x4.splat (local.get $max))))
-          (f32x4.ne (local.get $x) (f32x4.splat (f32.const -inf)))))
-        (v128.store (local.get $a) (local.get $e))
-        (local.set $vsum (f32x4.add (local.get $vsum) (local.get $e)))
-        (local.set $j (i32.add (local.get $j) (i32.const 4)))
-        (br $eLoop)))
-      ;; normalise; zero the rest of the row
-      (local.set $e (f32x4.splat (f32.div (f32.const 1) (call $hsum (local.get $vsum)))))
-      (local.set $j (i32.const 0))
-      (block $nDone (loop $nLoop
-        (br_if $nDone (i32.ge_u (local.get $j) (local.get $T4)))
-        (local.set $a (i32.add (local.get $row) (i32.shl (local.get $j) (i32.const 2))))
-        (v128.store (local.get $a)
-          (if (result v128) (i32.lt_u (local.get $j) (local.get $n))
-            (then (f32x4.mul (v128.load (local.get $a)) (local.get $e)))
-            (else (v128.const i32x4 0 0 0 0))))
-        (local.set $j (i32.add (local.get $j) (i32.const 4)))
-        (br $nLoop)))
-      (call $weightedRows (local.get $row) (local.get $v) (local.get $n) (local.get $D) (local.get $ld)
-        (i32.add (local.get $y) (i32.shl (i32.mul (local.get $i) (local.get $ld)) (i32.const 2))))
+      (call $attnRow
+        (i32.add (local.get $q) (i32.mul (local.get $i) (local.get $rowBytes))) (local.get $k) (local.get $v) (local.get $n) (local.get $i)
+        (i32.add (local.get $probs) (i32.shl (i32.mul (local.get $i) (local.get $T4)) (i32.const 2)))
+        (i32.add (local.get $y) (i32.mul (local.get $i) (local.get $rowBytes)))
+        (local.get $D) (local.get $ld) (local.get $scale) (local.get $slope) (local.get $T4))
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br $iLoop))))
+
+  ;; Decoding: the query q of position n - 1 over keys 0 .. n - 1 (batch-decoder.ts's slots); row is scratch
+  ;; of n rounded up to 4 floats.
+  (func (export "attnQuery") (param $q i32) (param $k i32) (param $v i32) (param $n i32) (param $row i32) (param $y i32)
+    (param $D i32) (param $ld i32) (param $scale f32) (param $slope f32)
+    (call $attnRow (local.get $q) (local.get $k) (local.get $v) (local.get $n) (i32.sub (local.get $n) (i32.const 1)) (local.get $row) (local.get $y)
+      (local.get $D) (local.get $ld) (local.get $scale) (local.get $slope) (i32.and (i32.add (local.get $n) (i32.const 3)) (i32.const -4))))
 
   ;; Backward for one head: dP_ij = dy_i . v_j, dS_ij = scale P_ij (dP_ij - sum_j dP_ij P_ij),
   ;; dq_i = sum_j dS_ij k_j, dk_j += dS_ij q_i, dv_j += P_ij dy_i. dk and dv must be zero on entry.

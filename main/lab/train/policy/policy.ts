@@ -5,7 +5,7 @@
 // tokens (stop token included) and their sampling log-probs, so the trainer rebuilds nothing from text.
 import type { GPT } from '../../model/gpt';
 import { generate, type FinishReason } from '../../model/generate';
-import type { BatchDecoder } from '../../model/batch-decoder';
+import type { TurnSampler } from '../../model/acting-threads';
 import type { Tokenizer } from '../../model/tokenizer';
 import { buildMaskedTokens } from '../../model/mask';
 import type { Policy, GenerateOptions } from '../../agent/runtime';
@@ -33,10 +33,11 @@ export interface CheckpointPolicyOptions {
   /** Called after every turn with what was sampled (RL keeps it for the loss). */
   onTurn?: (turn: SampledTurn) => void;
   /**
-   * Decode the turns in this shared batch (continuous batching) instead of one at a time: the same tokens for
-   * the same stream. Pays when many episodes run at once (rolloutDataset's concurrency, EPISODES_IN_FLIGHT).
+   * Decode the turns in this shared batch (continuous batching: a BatchDecoder, or ActingThreads' batches on
+   * every core) instead of one at a time: the same tokens for the same stream. Pays when many episodes run at
+   * once (rolloutDataset's concurrency, EPISODES_IN_FLIGHT).
    */
-  decoder?: BatchDecoder;
+  decoder?: TurnSampler;
 }
 
 /** One generated turn in token ids. */

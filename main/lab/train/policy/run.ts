@@ -13,7 +13,7 @@ import type { Tokenizer } from '../../model/tokenizer';
 import { openMetrics } from '../../runs/metrics';
 import { evalFile, metricsFile } from '../../runs/layout';
 import type { JobContext } from '../../jobs/context';
-import { BatchDecoder } from '../../model/batch-decoder';
+import { ActingThreads } from '../../model/acting-threads';
 import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from './policy';
 import { evalSeed } from './eval-setup';
 import { levelBreakdown, levelOfQuestion, questionScores, breakdownMetrics } from '../../contract/level-breakdown';
@@ -44,6 +44,19 @@ export interface TrainRun {
   hooks: TrainHooks;
   /** The run's RFT expert: its pass@1 on the held-out questions is each level's ceiling in the evaluation's breakdown. */
   expert?: PolicyFactory;
+  /** The threads that decode its evaluations' and sync RL rollouts' turns, started by the first (runActing). */
+  acting?: ActingThreads;
+}
+
+/**
+ * The run's decoding threads (model/acting-threads.ts: the run's `workers`, every core by default), started
+ * once and given the model's current weights: call with no turn of the run's episodes in flight.
+ */
+export async function runActing(run: TrainRun): Promise<ActingThreads> {
+  const { workers } = run.config;
+  run.acting ??= await ActingThreads.start(run.model, workers === 'auto' ? undefined : workers);
+  run.acting.sync();
+  return run.acting;
 }
 
 /**
@@ -71,8 +84,9 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
   const { ctx, runId, config, model, tok } = run;
   const t0 = performance.now();
   const spec = `ckpt:${runId}/${step}`;
-  // Every episode in flight decodes its turns in one batch: the same trajectories as one at a time, sooner.
-  const decoder = new BatchDecoder(model);
+  // Every episode in flight decodes its turns in one batch, the batches on every core: the same trajectories
+  // as one at a time, sooner.
+  const decoder = await runActing(run);
   const factory: PolicyFactory = {
     spec,
     kind: 'ckpt',

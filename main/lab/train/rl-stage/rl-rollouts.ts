@@ -18,9 +18,10 @@ import { groupAdvantages, isTruncatedNoAnswer, type GroupAdvantages } from '../.
 import type { RolloutGroup } from '../../rl/batch';
 import { AsyncBuffer, GroupAssembler } from '../../rl/async';
 import { throwIfCancelled } from '../../jobs/context';
-import { BatchDecoder } from '../../model/batch-decoder';
+import type { TurnSampler } from '../../model/acting-threads';
 import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS, type SampledTurn } from '../policy/policy';
 import { RolloutThread } from './rollout-thread';
+import { runActing } from '../policy/run';
 import { policyName, progress, type RlStage } from './rl-stage';
 import type { QuestionPool } from './rl-pool';
 
@@ -56,7 +57,7 @@ function rolloutOptions(stage: RlStage, seed: number): RolloutOptions {
  * A policy factory whose policies record their sampled turns into `turns[qa.id/sample]`; with `decoder`,
  * every episode in flight decodes its turns in that one batch.
  */
-function recording(stage: RlStage, name: string, turns: Map<string, SampledTurn[]>, decoder?: BatchDecoder): PolicyFactory {
+function recording(stage: RlStage, name: string, turns: Map<string, SampledTurn[]>, decoder?: TurnSampler): PolicyFactory {
   const { model, tok, hooks } = stage.run;
   return {
     spec: name,
@@ -95,7 +96,7 @@ export async function rolloutGroups(stage: RlStage, qas: readonly QA[], ids: rea
   const G = stage.rl.groupSize;
   const turns = new Map<string, SampledTurn[]>();
   const v = stage.version;
-  const decoder = new BatchDecoder(stage.run.model);
+  const decoder = await runActing(stage.run); // the run's decoding threads, with this version's weights
   const opts = { ...rolloutOptions(stage, seed), concurrency: Math.max(stage.rl.workers, EPISODES_IN_FLIGHT) };
   const trajs = await rolloutDataset(qas, recording(stage, policyName(stage, v), turns, decoder), stage.run.tools, opts, (done, total) => {
     report(done, total);

@@ -246,6 +246,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     }
   } finally {
     await replicas?.close();
+    await run.acting?.close();
     metrics.close();
     disposeModel(model);
     opt.dispose?.();
@@ -287,12 +288,13 @@ async function runFromCheckpoint(inputs: RunInputs, resume: boolean, init: { dir
   const metrics = openRunMetrics(ctx, runId, step);
   const total = config.rl!.steps;
   const fraction = (s: number): number => stepFraction(s, total);
+  const run: TrainRun = { ...inputs, model: loaded.model, tok: loaded.tokenizer, emit: metrics.emit, fraction };
   try {
-    const run: TrainRun = { ...inputs, model: loaded.model, tok: loaded.tokenizer, emit: metrics.emit, fraction };
     const resumedRl = last !== undefined ? { opt: loaded.optimizer, version: loaded.manifest.metrics['rl/policy_version'] ?? last } : null;
     const r = await runRlStage(run, { step, baseStep: 0, resumed: resumedRl, parent });
     return { runId, step: r.step };
   } finally {
+    await run.acting?.close();
     metrics.close();
     disposeModel(loaded.model);
     loaded.optimizer?.dispose();

@@ -1,0 +1,79 @@
+// Acting on every core (model/acting-threads.ts): episodes whose turns decode on two threads, this one and a
+// decoding thread with a copy of the weights, play exactly the turns they play on one thread (greedy and
+// sampled: the same tokens, each episode's stream advanced alike), with the weights published after a change.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as tf from '@tensorflow/tfjs';
+import { selectBackend } from '../../main/lab/model/backend';
+import { createModel, disposeModel, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
+import { generate, type GenerateResult, type SampleOptions } from '../../main/lab/model/generate';
+import { ActingThreads } from '../../main/lab/model/acting-threads';
+import { createRng, seedFrom, type Rng } from '../../main/lab/util/rng';
+
+const STOP = 7;
+
+/** A ReAct-like episode: turns, each followed by a few "observation" tokens; the stream's state at the end. */
+async function episode(e: number, sample: (p: number[], o: SampleOptions) => Promise<GenerateResult>, temperature: number): Promise<{ turns: GenerateResult[]; rng: Rng }> {
+  const rng = createRng(seedFrom(`episode/${e}`));
+  let context = [1, ...Array.from({ length: 3 + ((e * 5) % 9) }, (_, i) => 10 + ((e * 7 + i * 3) % 50))];
+  const turns: GenerateResult[] = [];
+  for (let t = 0; t < 3 && context.length < 40; t++) {
+    const out = await sample(context, { maxNewTokens: 6 + (e % 4), temperature, rng, stopTokens: [STOP] });
+    turns.push(out);
+    context = [...context, ...out.tokens, ...Array.from({ length: 2 + ((e + t) % 4) }, (_, i) => 20 + ((e + t + i) % 30))].slice(0, 44);
+  }
+  return { turns, rng };
+}
+
+async function play(sampler: ActingThreads, n: number, temperature: number): Promise<{ turns: GenerateResult[]; rng: Rng }[]> {
+  return Promise.all(Array.from({ length: n }, (_, e) => episode(e, (p, o) => sampler.sample(p, o), temperature)));
+}
+
+describe('acting threads', () => {
+  let model: GPT;
+  let one: ActingThreads;
+  let two: ActingThreads;
+  beforeAll(async () => {
+    await selectBackend({ only: ['wasm'] });
+    model = createModel(resolveGPTConfig({ vocabSize: 61, blockSize: 48, nLayer: 2, nHead: 2, nEmbd: 16, distanceBias: true }), { seed: 11 });
+    one = await ActingThreads.start(model, 1);
+    two = await ActingThreads.start(model, 2);
+  }, 60_000);
+  afterAll(async () => {
+    await one.close();
+    await two.close();
+    disposeModel(model);
+  });
+
+  it.each([['greedy', 0], ['sampled', 1]])('plays the same turns on two threads as on one (%s), with no tensor left behind', async (_, temperature) => {
+    const before = tf.memory().numTensors;
+    const a = await play(one, 12, temperature);
+    const prefills = two.threadStats.map((s) => s.prefills);
+    const b = await play(two, 12, temperature);
+    expect(tf.memory().numTensors).toBe(before);
+    expect(two.size).toBe(2);
+    for (const [e, ep] of a.entries()) {
+      expect(b[e]!.turns.map((t) => t.tokens)).toEqual(ep.turns.map((t) => t.tokens));
+      expect(b[e]!.turns.map((t) => t.finishReason)).toEqual(ep.turns.map((t) => t.finishReason));
+      b[e]!.turns.forEach((t, i) => t.logProbs.forEach((lp, j) => expect(lp).toBeCloseTo(ep.turns[i]!.logProbs[j]!, 4)));
+      expect(b[e]!.rng.state()).toBe(ep.rng.state()); // the stream advanced by the thread's draws
+    }
+    // Both threads decoded turns, and every turn was decoded once.
+    const served = two.threadStats.map((s, i) => s.prefills - prefills[i]!);
+    expect(served.every((n) => n > 0)).toBe(true);
+    expect(served.reduce((x, y) => x + y)).toBe(b.flatMap((ep) => ep.turns).length);
+    expect(two.stats.maxRows).toBeGreaterThan(1);
+  });
+
+  it('decodes with the weights published by sync() after the model changed', async () => {
+    const wte = model.params.get('wte')!;
+    const old = wte.clone();
+    wte.assign(tf.tidy(() => tf.mul(old, 3)));
+    two.sync();
+    const prompts = Array.from({ length: 6 }, (_, e) => [1, 10 + e, 20 + e]);
+    const turns = await Promise.all(prompts.map((p) => two.sample(p, { maxNewTokens: 8, temperature: 0 })));
+    for (const [e, p] of prompts.entries()) expect(turns[e]!.tokens).toEqual((await generate(model, p, { maxNewTokens: 8, temperature: 0 })).tokens);
+    wte.assign(old);
+    old.dispose();
+    two.sync();
+  });
+});
