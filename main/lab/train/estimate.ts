@@ -28,12 +28,9 @@ import { runLimits } from './eval-setup';
 import { promptBudget } from './view';
 import { freshModelConfig } from './sft-job';
 import { rftExpert } from './rft-expert';
+import { evalCount, filterQuestions } from '../contract/run-timeline';
 
-/** Evaluations a stage of `steps` steps runs with an eval every `every` steps and one at the end. */
-export function evalCount(steps: number, every: number): number {
-  if (steps <= 0) return 0;
-  return Math.floor(steps / every) + (steps % every === 0 ? 0 : 1);
-}
+export { evalCount };
 
 /** The duration of a run from its config and the warm-up's measurements. Pure. */
 export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate {
@@ -46,10 +43,10 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
     const rftRollouts = m.trainQuestions * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
     const evals = evalCount(config.sft.steps, config.eval.every);
     parts.push(
-      { stage: 'sft', label: 'RFT data', seconds: rftRollouts * m.rolloutSeconds, detail: `${rftRollouts} expert rollouts` },
-      ...(!startsFresh(config) ? [] : [{ stage: 'sft' as const, label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` }]),
-      { stage: 'sft', label: 'SFT', seconds: config.sft.steps * m.stepSeconds, detail: `${config.sft.steps} steps × ${fmt(m.stepSeconds)} s` },
-      { stage: 'sft', label: 'evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts × ~${fmt(turns)} turns × ${fmt(m.turnSeconds)} s` },
+      { stage: 'sft', key: 'rft', label: 'RFT data', seconds: rftRollouts * m.rolloutSeconds, detail: `${rftRollouts} expert rollouts` },
+      ...(!startsFresh(config) ? [] : [{ stage: 'sft' as const, key: 'tokenizer' as const, label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` }]),
+      { stage: 'sft', key: 'sft', label: 'SFT', seconds: config.sft.steps * m.stepSeconds, detail: `${config.sft.steps} steps × ${fmt(m.stepSeconds)} s` },
+      { stage: 'sft', key: 'eval', label: 'evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts × ~${fmt(turns)} turns × ${fmt(m.turnSeconds)} s` },
     );
   }
   if (config.rl) {
@@ -57,21 +54,22 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
     const perStep = rl.batchQuestions * rl.groupSize;
     // DUPO filters its question pool (at most steps × batchQuestions questions) once with the starting policy
     // (the data-policy loop's frontier pool judges questions as it plays them instead).
-    const pool = Math.min(m.rlQuestions ?? m.trainQuestions, rl.steps * rl.batchQuestions);
-    if (rl.algorithm === 'dupo' && rl.dropTooEasy && rl.pool === 'fixed') {
-      parts.push({ stage: 'rl', label: 'too-easy filter', seconds: pool * rl.groupSize * rollout, detail: `${pool} questions × G ${rl.groupSize}, once` });
+    const pool = filterQuestions(config, m.rlQuestions ?? m.trainQuestions);
+    if (pool > 0) {
+      parts.push({ stage: 'rl', key: 'filter', label: 'too-easy filter', seconds: pool * rl.groupSize * rollout, detail: `${pool} questions × G ${rl.groupSize}, once` });
     }
-    parts.push({ stage: 'rl', label: 'RL rollouts', seconds: rl.steps * perStep * rollout, detail: `${rl.steps} steps × ${perStep} rollouts × ~${fmt(turns)} turns` });
+    parts.push({ stage: 'rl', key: 'rl', label: 'RL rollouts', seconds: rl.steps * perStep * rollout, detail: `${rl.steps} steps × ${perStep} rollouts × ~${fmt(turns)} turns` });
     // An update trains on one window per generated turn; an SFT step of batchSize windows is the unit.
     const windows = perStep * turns;
     parts.push({
       stage: 'rl',
+      key: 'rl',
       label: 'RL updates',
       seconds: rl.steps * rl.updatesPerBatch * (windows / config.sft.batchSize) * m.stepSeconds,
       detail: `${rl.steps} × ${rl.updatesPerBatch} update${rl.updatesPerBatch === 1 ? '' : 's'} of ~${Math.round(windows)} windows`,
     });
     const evals = evalCount(rl.steps, rl.evalEvery);
-    parts.push({ stage: 'rl', label: 'RL evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts` });
+    parts.push({ stage: 'rl', key: 'eval', label: 'RL evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts` });
   }
   const totalSeconds = parts.reduce((a, p) => a + p.seconds, 0);
   const dapo = config.rl?.algorithm === 'dapo' ? '; DAPO refills add rollouts not counted here' : '';
