@@ -5,8 +5,9 @@
 // zooms in and out by the wheel, at the whole graph's zoom and zoomed in, recording every animation frame;
 // prints median and p95 milliseconds per frame and the labels drawn. Screenshots go to
 // test-results/screenshots/graph-*.png. Graphs are built once with `sailor kg build --rng 7 --max-edges N`
-// and kept in the cache folder; where the knowledge base cannot reach N edges the graph is what it reached
-// (the printout says how many edges each has).
+// and kept in the cache folder. `kg build` stops at 20000 edges (its limit), so a larger graph is synthesised:
+// the union of three 20000-edge walks (rng 7, 8, 9: they overlap much), then copies of the rng-7 walk with
+// every id suffixed, until N edges (the printout says so).
 // Run (after `npm run build`): npx tsx bench/graph-view.ts [--edges 12000,50000] [--cache DIR]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
@@ -18,7 +19,8 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../playwright.config';
 import { serve } from '../tests/e2e/serve';
 import { LabCore } from '../main/lab/core';
 import { importArtefact } from '../main/lab/cli/import';
-import { readGraphFile } from '../main/lab/kg/io';
+import { readGraphFile, writeGraphFile } from '../main/lab/kg/io';
+import type { Graph } from '../main/lab/formats';
 
 const { values } = parseArgs({ options: { edges: { type: 'string', default: '12000,50000' }, cache: { type: 'string', default: join(tmpdir(), 'sailor-bench-graphs') } } });
 const SHOTS = 'test-results/screenshots';
@@ -27,12 +29,41 @@ mkdirSync(values.cache, { recursive: true });
 const sizes = values.edges.split(',').map(Number);
 
 // ---- graphs, built once
-const files = sizes.map((n) => {
-  const file = join(values.cache, `g-${n}.json`);
+const KG_MAX = 20_000;
+function built(n: number, rng: number): string {
+  const file = join(values.cache, `g-${n}${rng === 7 ? '' : `-rng${rng}`}.json`);
   if (!existsSync(file)) {
-    console.error(`building a ${n}-edge graph (once, cached in ${file})`);
-    execFileSync(process.execPath, ['bin/sailor.mjs', 'kg', 'build', '--rng', '7', '--max-edges', String(n), '--out', file], { stdio: 'inherit' });
+    console.error(`building a ${n}-edge graph, rng ${rng} (once, cached in ${file})`);
+    execFileSync(process.execPath, ['bin/sailor.mjs', 'kg', 'build', '--rng', String(rng), '--max-edges', String(n), '--out', file], { stdio: 'inherit' });
   }
+  return file;
+}
+/** A graph of `n` edges beyond what `kg build` makes: three walks' union, then suffixed copies of the first. */
+function synthesised(n: number): string {
+  const file = join(values.cache, `g-${n}-synth.json`);
+  if (existsSync(file)) return file;
+  const walks = [7, 8, 9].map((rng) => readGraphFile(built(KG_MAX, rng)));
+  const nodes = new Map<string, Graph['nodes'][number]>();
+  const edges = new Map<string, Graph['edges'][number]>();
+  for (const w of walks) {
+    for (const v of w.nodes) if (!nodes.has(v.id)) nodes.set(v.id, v);
+    for (const e of w.edges) if (!edges.has(e.id)) edges.set(e.id, e);
+  }
+  for (let copy = 2; edges.size < n; copy++) {
+    const sfx = `~${copy}`;
+    for (const v of walks[0]!.nodes) nodes.set(v.id + sfx, { ...v, id: v.id + sfx });
+    for (const e of walks[0]!.edges) {
+      if (edges.size >= n) break;
+      edges.set(e.id + sfx, { ...e, id: e.id + sfx, source: e.source + sfx, target: e.target + sfx });
+    }
+  }
+  const used = new Set([...edges.values()].flatMap((e) => [e.source, e.target]));
+  const graph: Graph = { ...walks[0]!, info: { ...walks[0]!.info, synthesised: `union of kg build rng 7, 8, 9 at ${KG_MAX} edges, then suffixed copies of rng 7, to ${n} edges` }, nodes: [...nodes.values()].filter((v) => used.has(v.id)), edges: [...edges.values()] };
+  writeGraphFile(file, graph);
+  return file;
+}
+const files = sizes.map((n) => {
+  const file = n <= KG_MAX ? built(n, 7) : synthesised(n);
   const g = readGraphFile(file);
   const degree = new Map<string, number>();
   for (const e of g.edges) for (const id of [e.source, e.target]) degree.set(id, (degree.get(id) ?? 0) + 1);
@@ -40,7 +71,7 @@ const files = sizes.map((n) => {
   for (const v of g.nodes) names.set(v.name, (names.get(v.name) ?? 0) + 1);
   // A well-connected node with a unique name: the one the bench selects.
   const hub = [...g.nodes].filter((v) => names.get(v.name) === 1).sort((a, b) => (degree.get(b.id) ?? 0) - (degree.get(a.id) ?? 0))[0]!;
-  return { asked: n, file, nodes: g.nodes.length, edges: g.edges.length, hub: hub.name, hubDegree: degree.get(hub.id) ?? 0 };
+  return { asked: n, file, synthesised: n > KG_MAX, nodes: g.nodes.length, edges: g.edges.length, hub: hub.name, hubDegree: degree.get(hub.id) ?? 0 };
 });
 
 const home = mkdtempSync(join(tmpdir(), 'sailor-bench-graph-'));
@@ -127,7 +158,7 @@ try {
     }
   }
   console.log(`graph view frame times (ms per frame, requestAnimationFrame intervals) while panning and wheel-zooming; Chromium ${CHROMIUM}, 1400×860`);
-  for (const f of files) console.log(`  asked ${f.asked} edges: built ${f.edges} edges, ${f.nodes} nodes; selected "${f.hub}" (degree ${f.hubDegree})`);
+  for (const f of files) console.log(`  asked ${f.asked} edges: ${f.synthesised ? 'synthesised' : 'built'} ${f.edges} edges, ${f.nodes} nodes; selected "${f.hub}" (degree ${f.hubDegree})`);
   console.log(['edges', 'nodes', 'LOD', 'whole: median', 'p95', 'frames', 'labels', 'selected+zoomed: median', 'p95', 'frames', 'labels'].join('\t'));
   for (const r of rows) console.log(r);
 } finally {
