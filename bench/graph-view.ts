@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // The graph view's frame times at 12000 and 50000 edges, with level of detail off (every label, arrows on
 // every edge, as before) and on (labels picked by zoom and priority, haystack edges): the real `sailor serve`
 // on a fresh data directory, Chromium driving the Graph view. For each graph and mode it pans in circles and
@@ -84,23 +83,15 @@ const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM
 
 /** Frame times (ms) while `move` runs: every requestAnimationFrame interval. */
 async function frames(page: Page, move: () => Promise<void>): Promise<number[]> {
-  await page.evaluate(() => {
-    const w = window as unknown as { __frames: number[]; __rec: boolean };
-    w.__frames = [];
-    w.__rec = true;
-    const tick = (t: number): void => {
-      if (!w.__rec) return;
-      w.__frames.push(t);
-      requestAnimationFrame(tick);
-    };
+  // A string, not a function: tsx would wrap a named inner function in a helper the page does not have.
+  await page.evaluate(`(() => {
+    window.__frames = [];
+    window.__rec = true;
+    const tick = (t) => { if (!window.__rec) return; window.__frames.push(t); requestAnimationFrame(tick); };
     requestAnimationFrame(tick);
-  });
+  })()`);
   await move();
-  const ts = await page.evaluate(() => {
-    const w = window as unknown as { __frames: number[]; __rec: boolean };
-    w.__rec = false;
-    return w.__frames;
-  });
+  const ts = (await page.evaluate('(() => { window.__rec = false; return window.__frames; })()')) as number[];
   return ts.slice(1).map((t, i) => t - ts[i]!);
 }
 
@@ -154,6 +145,7 @@ try {
       rows.push(
         [f.edges, f.nodes, lod, whole.median.toFixed(1), whole.p95.toFixed(1), whole.n, labelsWhole, zoomed.median.toFixed(1), zoomed.p95.toFixed(1), zoomed.n, labelsSelected].join('\t'),
       );
+      console.error(`done: ${rows.at(-1)}`); // as it goes: a 50000-edge layout takes minutes
       await context.close();
     }
   }

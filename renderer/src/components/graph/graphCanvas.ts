@@ -68,7 +68,7 @@ export function graphStylesheet(nodeCount: number, edgeCount = 0, lod = true): S
         'target-arrow-shape': 'triangle',
         'arrow-scale': 0.6,
         'curve-style': haystack ? 'haystack' : big ? 'straight' : 'bezier',
-        ...(haystack ? { 'haystack-radius': 0, width: 0.8, opacity: 0.7 } : {}),
+        ...(haystack ? { 'haystack-radius': 0, opacity: 0.8 } : {}),
         'font-size': 8,
         color: THEME.muted,
         'text-rotation': 'autorotate',
@@ -86,6 +86,8 @@ export function graphStylesheet(nodeCount: number, edgeCount = 0, lod = true): S
       selector: 'edge.inc',
       style: { 'curve-style': 'straight', 'line-color': THEME.accent, 'target-arrow-color': THEME.accent, width: 2, label: 'data(rel)', color: THEME.text, 'z-index': 5, opacity: 1 },
     },
+    // A hub's hundreds of edges: their relation labels would only pile up over the neighbours' names.
+    { selector: 'edge.inc.many', style: { label: '' } },
     { selector: 'edge.hl', style: { 'line-color': THEME.hot, 'target-arrow-color': THEME.hot, width: 2.6, opacity: 1 } },
     { selector: 'edge.dim', style: { opacity: 0.12 } },
     { selector: 'node.dim', style: { opacity: 0.25 } },
@@ -144,13 +146,13 @@ export function applyHighlight(cy: Core, cycleEdges: ReadonlySet<string>, cycles
 export function markNeighbourhood(cy: Core, sel: Selection | null): Set<string> {
   const ids = new Set<string>();
   cy.batch(() => {
-    cy.elements('.nb, .inc, .faded').removeClass('nb inc faded');
+    cy.elements('.nb, .inc, .faded').removeClass('nb inc many faded');
     if (sel?.kind !== 'node') return;
     const n = cy.getElementById(sel.id);
     if (n.empty()) return;
     const edges = n.connectedEdges();
     const nodes = n.neighborhood('node');
-    edges.addClass('inc');
+    edges.addClass(edges.length > LABELLED_EDGES ? 'inc many' : 'inc');
     nodes.addClass('nb');
     nodes.forEach((x) => void ids.add(x.id()));
     cy.elements().difference(edges.union(nodes).union(n)).addClass('faded');
