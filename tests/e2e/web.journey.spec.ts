@@ -5,9 +5,11 @@
 // "Train further" (RL from the last checkpoint) -> Compare SFT against RL. Each step asserts the point of
 // the issue it is about and leaves a screenshot. The second walk (issue 35) adds: trajectory rows that show
 // their question, gold answer and prediction, searchable; a continued run on its parent's step axis;
-// Compare's empty form with a held-out set by recorded role and counts that agree.
+// Compare's empty form with a held-out set by recorded role and counts that agree; the estimate as a range of
+// samples; the status bar over every stage by measured time; the expectation as a range over the seeds
+// measured (read from QUICK_PRESET); the graph view's labels by level of detail and a node's neighbourhood.
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import type { ComparisonView, RunDetail } from '../../main/lab/contract';
+import { QUICK_PRESET, presetRange, rangeWords, type ComparisonView, type JobRecord, type RunDetail } from '../../main/lab/contract';
 import { SHOTS, expectNoRawText, expectNoSchemaWords, fillAll, jobSucceeded, servedLab, shooter, watchConsole } from './lab';
 
 const { server, api } = servedLab();
@@ -132,6 +134,10 @@ test('first screen -> the quick preset in the wizard -> shortened -> launched', 
   await expect(expectation).toContainText('What the quick preset typically reaches');
   await expect(expectation).toContainText('0.26 / 0.55 / 0.62 at SFT steps 1000 / 2000 / 3000');
   await expect(wizard.getByTestId('preset-expectation-source')).toContainText('Measured 2026-11-25 on a 2-core CPU');
+  // The final figure as a range over the seeds measured, whatever QUICK_PRESET holds now (issue 35, point 3).
+  const bySeed = QUICK_PRESET.expectation.finalBySeed.sft;
+  await expect(wizard.getByTestId('preset-range')).toHaveAttribute('data-seeds', String(bySeed.length));
+  await expect(wizard.getByTestId('preset-range')).toContainText(rangeWords(presetRange(QUICK_PRESET.expectation.finalBySeed, false)!));
   await shot(page, '05-wizard-review-preset');
 
   // ---------- shortened for CI on the Training step; a bad value refused in words, cleared when fixed (point 4) ----------
@@ -159,6 +165,8 @@ test('first screen -> the quick preset in the wizard -> shortened -> launched', 
   await expect(wizard.locator('.msg.error, [data-testid="wizard-server-error"]')).toHaveCount(0);
   await expect(wizard.getByTestId('wiz-estimate')).toHaveAttribute('data-status', 'succeeded', { timeout: 120_000 });
   await expect(wizard.getByTestId('wiz-estimate-total')).toContainText(/≈ \d/);
+  // Several short samples: the estimate with its range (issue 35, point 1).
+  await expect(wizard.getByTestId('wiz-estimate-range')).toHaveText(/^\s*\(\d.* – \d.* over \d+ samples\)$/);
   await noRawAnywhere(page);
   await shot(page, '07-wizard-review-shortened');
   phase('wizard to launch');
@@ -187,12 +195,17 @@ test('the dashboard: the run by name, its evaluation interval, the status bar, f
   await expect(dash.getByTestId('dash-evals-none')).toHaveText(`None yet: the run evaluates every ${EVAL_EVERY} steps and at its last step.`);
   await expect(dash.getByTestId('dash-chart-eval/pass@1')).toContainText(`no evaluation yet: every ${EVAL_EVERY} steps and at the last`);
 
-  // Mid-SFT: the status bar's percentage is the share of the run's steps done (point 9).
+  // Mid-SFT: the status bar covers every stage of the run by time, with the time left (issue 35, point 2).
   const bar = page.getByTestId('status-jobs');
   await expect(bar).toHaveAttribute('title', new RegExp(`^SFT step \\d+ of ${SFT_STEPS}`), { timeout: 240_000 });
-  const shown = await bar.evaluate((el) => ({ text: el.textContent ?? '', title: el.getAttribute('title') ?? '' }));
-  const step = Number(new RegExp(`^SFT step (\\d+) of ${SFT_STEPS}`).exec(shown.title)![1]);
-  expect(shown.text).toContain(`${Math.round((100 * step) / SFT_STEPS)}%`);
+  await expect(bar).toHaveAttribute('data-stages', 'RFT data,SFT,evaluations');
+  const shown = await bar.evaluate((el) => ({ text: el.textContent ?? '', title: el.getAttribute('title') ?? '', fraction: Number(el.getAttribute('data-fraction')) }));
+  expect(shown.text).toContain(`${Math.round(100 * shown.fraction)}%`);
+  expect(shown.title).toMatch(/\nRFT data: done\n/); // the expert's rollouts come before SFT step 1
+  expect(shown.title).toMatch(/\nSFT: \d+ %, .* left \((measured|estimated) rate\)/);
+  expect(shown.title).toMatch(/\nevaluations: \d+ %, .* left/);
+  // Launched with the review's warm-up, every stage has a rate from the start: the time left is shown.
+  await expect(bar.getByTestId('status-left')).toHaveText(/^· about \d.* left$/);
   expect(shown.text).toContain(`Training run: ${made.sftRunName}`); // which run, not just "Training run"
   phase('RFT data to the first SFT step');
   await shot(page, '08-dashboard-live');
@@ -360,6 +373,13 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   await expect(dash.getByTestId('dash-rl')).toContainText(`from step ${SFT_STEPS + 1}:`);
   await expect(dash.getByTestId('dash-chart-loss')).toHaveCount(0);
   await expect(dash.getByTestId('dash-rl')).toBeVisible();
+  // The RL run's progress covered its own stages (evaluations and RL steps; no too-easy filter, it was unticked).
+  const jobs = await api<JobRecord[]>(page, 'jobs.list', {});
+  const rlJob = jobs.find((j) => j.kind === 'train' && (j.params as { runId?: string }).runId === made.rlRunId)!;
+  expect(rlJob.progress.stages?.map((st) => [st.label, st.done])).toEqual([
+    ['evaluations', 1],
+    ['RL steps', 1],
+  ]);
   for (const table of [page.getByTestId('runs-table'), dash.getByTestId('dash-readout'), dash.getByTestId('dash-evals')]) await expect(table).not.toContainText(RAW_FLOAT);
   await noRawAnywhere(page);
   await shot(page, '17-rl-dashboard-finished');
@@ -404,6 +424,42 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   await expectStatistics(page);
   await noRawAnywhere(page);
   await shot(page, '20-compare-sft-rl');
+  expect(consoleErrors).toEqual([]);
+});
+
+test('Graph: the preset\'s 12000-edge graph with labels by level of detail, a node\'s neighbourhood in front', async ({ page }) => {
+  test.setTimeout(300_000);
+  const consoleErrors = watchConsole(page);
+  await page.goto(server.url + '#/graph');
+  const canvas = page.getByTestId('graph-canvas');
+  await expect(page.getByTestId('graph-stats')).toContainText('12,000 edges');
+  await expect(canvas.locator('[data-layout]')).toHaveAttribute('data-layout', 'ready', { timeout: 240_000 });
+  await expect(canvas).toHaveAttribute('data-lod', 'on');
+  // The whole graph fitted: too small to read, so no label is drawn (issue 35, point 6).
+  await expect(canvas).toHaveAttribute('data-labelled', '0');
+  await shot(page, '21-graph-whole');
+  // Select a well-connected node by search: its neighbourhood comes forward, and it and its neighbours are labelled first.
+  const [artefact] = await api<Array<{ id: string }>>(page, 'graphs.list');
+  const view = await api<{ graph: { nodes: Array<{ id: string; name: string }>; edges: Array<{ source: string; target: string }> } }>(page, 'graphs.get', { id: artefact!.id });
+  const degree = new Map<string, number>();
+  for (const e of view.graph.edges) for (const id of [e.source, e.target]) degree.set(id, (degree.get(id) ?? 0) + 1);
+  const names = new Map<string, number>();
+  for (const n of view.graph.nodes) names.set(n.name, (names.get(n.name) ?? 0) + 1);
+  const hub = view.graph.nodes.filter((n) => names.get(n.name) === 1 && (degree.get(n.id) ?? 0) <= 30).sort((a, b) => (degree.get(b.id) ?? 0) - (degree.get(a.id) ?? 0))[0]!;
+  await page.getByTestId('entity-search').fill(hub.name);
+  await page.getByTestId('search-option').first().click();
+  await expect(page.getByTestId('panel-name')).toHaveText(hub.name);
+  const neighbours = new Set(view.graph.edges.flatMap((e) => (e.source === hub.id ? [e.target] : e.target === hub.id ? [e.source] : [])).filter((id) => id !== hub.id)).size;
+  await expect(canvas).toHaveAttribute('data-neighbours', String(neighbours));
+  await expect.poll(async () => Number(await canvas.getAttribute('data-labelled')), { timeout: 10_000 }).toBeGreaterThan(0);
+  // Culled: never every node's label, at most the picker's cap, however far in the view zooms.
+  expect(Number(await canvas.getAttribute('data-labelled'))).toBeLessThanOrEqual(160);
+  await shot(page, '22-graph-neighbourhood');
+  const box = (await canvas.boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  for (let i = 0; i < 6; i++) await page.mouse.wheel(0, -200);
+  await expect.poll(async () => Number(await canvas.getAttribute('data-labelled')), { timeout: 10_000 }).toBeLessThanOrEqual(160);
+  await shot(page, '23-graph-zoomed-in');
   expect(consoleErrors).toEqual([]);
 });
 

@@ -1,6 +1,6 @@
 // Answer matching by an entity's names: its aliases (gold answers of their own) and standard forms.
 import { describe, expect, it } from 'vitest';
-import { namesGold, standardForm } from '../../main/lab/agent/answer-forms';
+import { matchLevels, namesGold, standardForm } from '../../main/lab/agent/answer-forms';
 import { exactMatch, goldAnswers, scoreTrajectory } from '../../main/lab/agent/reward';
 import type { Trajectory } from '../../main/lab/formats/index';
 
@@ -57,5 +57,17 @@ describe('exact match and the reward', () => {
   it('gives the answer reward for a standard form, in RL and evaluation alike (one scoreTrajectory)', async () => {
     expect((await scoreTrajectory(answered('City of Freeport'), qa)).answer).toBe(1);
     expect((await scoreTrajectory(answered('Freeport, Bahamas'), qa)).answer).toBe(0);
+  });
+});
+
+describe('matchLevels', () => {
+  it('grades a prediction under plain, alias and standard-form matching, strictest first', () => {
+    expect(matchLevels('Freeport', 'Freeport')).toEqual({ plain: true, aliases: true, forms: true });
+    expect(matchLevels('City of Freeport', 'Freeport')).toEqual({ plain: false, aliases: false, forms: true });
+    expect(matchLevels('Big Apple', 'New York City', ['Big Apple'])).toEqual({ plain: false, aliases: true, forms: true });
+    expect(matchLevels('St. Louis', 'Saint Louis')).toEqual({ plain: false, aliases: false, forms: true });
+    expect(matchLevels('Chicago', 'Freeport', ['City of Freeport'])).toEqual({ plain: false, aliases: false, forms: false });
+    expect(matchLevels(null, 'Freeport')).toEqual({ plain: false, aliases: false, forms: false });
+    expect(matchLevels('  ', 'Freeport')).toEqual({ plain: false, aliases: false, forms: false });
   });
 });

@@ -32,3 +32,15 @@ export function namesGold(prediction: string, golds: readonly string[]): boolean
   const ps = standardForm(prediction);
   return golds.some((g) => normalizeAnswer(g) === p || (ps !== '' && standardForm(g) === ps));
 }
+
+/**
+ * How a prediction fares under each answer matching, strictest first: `plain`, the gold answer's normalised
+ * text only; `aliases`, any of its knowledge-base names; `forms`, those or their standard forms (what
+ * evaluation and the reward use now). bench/answer-matching.ts re-grades a run's evaluations with it.
+ */
+export function matchLevels(prediction: string | null, answer: string, aliases: readonly string[] = []): { plain: boolean; aliases: boolean; forms: boolean } {
+  const p = prediction === null ? '' : normalizeAnswer(prediction);
+  if (p === '') return { plain: false, aliases: false, forms: false };
+  const golds = [answer, ...aliases];
+  return { plain: normalizeAnswer(answer) === p, aliases: golds.some((g) => normalizeAnswer(g) === p), forms: namesGold(prediction!, golds) };
+}

@@ -163,7 +163,7 @@ export class LabCore {
       'runs.get': ({ id }) => this.runs.get(id),
       'runs.metrics': ({ id, since }) => this.runs.metrics(id, since),
       'runs.rlStep': ({ id, step }) => this.trajectories.rlStep(id, step),
-      'runs.start': ({ config }) => this.runs.start(config),
+      'runs.start': ({ config, measured }) => this.runs.start(config, measured),
       'runs.resume': ({ id }) => this.runs.resume(id),
       'runs.cancel': ({ id }) => this.runs.cancel(id),
       'runs.importVerl': (params) => this.runs.importVerl(params),

@@ -1,4 +1,6 @@
 // The wizard's duration estimate: the `estimate` job's result (train/act/estimate.ts computes it).
+import { z } from 'zod';
+import type { StageKey } from './run-timeline';
 
 /** What the warm-up measured, in seconds. */
 export interface RunMeasurements {
@@ -22,8 +24,25 @@ export interface RunMeasurements {
   spread?: { stepSeconds: [number, number]; turnSeconds: [number, number]; samples: number };
 }
 
+const seconds = z.number().finite().nonnegative();
+/** RunMeasurements as `runs.start` takes them: the run re-estimates its stages from them until it has measured its own. */
+export const runMeasurementsSchema = z.object({
+  backend: z.string().max(40),
+  stepSeconds: seconds,
+  turnSeconds: seconds,
+  rolloutSeconds: seconds,
+  turnsPerTrajectory: seconds,
+  tokenizerSeconds: seconds,
+  trainQuestions: z.number().int().nonnegative(),
+  heldOutQuestions: z.number().int().nonnegative(),
+  rlQuestions: z.number().int().nonnegative().optional(),
+  spread: z.object({ stepSeconds: z.tuple([seconds, seconds]), turnSeconds: z.tuple([seconds, seconds]), samples: z.number().int().positive() }).optional(),
+});
+
 export interface EstimatePart {
   stage: 'sft' | 'rl';
+  /** The run-timeline stage whose time this part is (run-timeline.ts): a running run re-estimates by it. */
+  key: StageKey;
   label: string;
   seconds: number;
   detail: string;

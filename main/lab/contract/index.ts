@@ -12,6 +12,7 @@ import type { RunConfig } from './run-config';
 import type { RlStepView } from './rl-view';
 import { wireIssues, type FieldIssue } from './field-issues';
 import { artefactId, type RunSetKind } from './ids';
+import { runMeasurementsSchema } from './estimate';
 import type { TrajDetail, TrajEval, TrajSetView } from './trajectories';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
@@ -25,6 +26,7 @@ export * from './field-issues';
 export * from './quick-preset';
 export * from './seed-range';
 export * from './estimate';
+export * from './run-timeline';
 export * from './trajectories';
 export * from './level-breakdown';
 export * from './question-styles';
@@ -41,6 +43,10 @@ export interface JobProgress {
   /** Optional step counters for long work, e.g. { done: 12, total: 40 }. */
   done?: number;
   total?: number;
+  /** A training run's time left over every stage (run-timeline.ts), once every stage has a rate. */
+  secondsLeft?: number;
+  /** A training run's stages: share done, time left (null: no rate yet) and where the rate comes from. */
+  stages?: Array<{ label: string; done: number; leftSeconds: number | null; basis: 'measured' | 'estimate' | 'unknown' }>;
 }
 
 export interface JobRecord {
@@ -365,7 +371,11 @@ export const methods = {
     result: {} as RunSummary,
   },
   // The config is validated in main against the run config schema (contract/run-config.ts), which names each bad field.
-  'runs.start': { params: z.object({ config: z.record(z.string(), z.unknown()) }).strict(), result: {} as RunSummary },
+  'runs.start': {
+    // `measured`: the wizard's warm-up, which the run's time left starts from (run-timeline.ts).
+    params: z.object({ config: z.record(z.string(), z.unknown()), measured: runMeasurementsSchema.optional() }).strict(),
+    result: {} as RunSummary,
+  },
   'runs.resume': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },
   'runs.cancel': { params: z.object({ id: Id }).strict(), result: {} as RunSummary },
   'trajectories.list': { params: Empty, result: [] as ArtefactRecord<TrajSetInfo>[] },

@@ -36,3 +36,22 @@ export function placeInRange(actual: number, range: SeedRange): RangePlace {
   if (actual > range.high) return { where: 'above', by: actual - range.high, words: `${f3(actual)}, ${f3(actual - range.high)} above the measured ${span}${few}` };
   return { where: 'within', by: 0, words: `${f3(actual)}, within the measured ${span}${few}` };
 }
+
+/** A preset's final figures per seed measured (QUICK_PRESET.expectation.finalBySeed, and any preset's like it). */
+export interface FinalBySeed {
+  sft: readonly number[];
+  rl: readonly number[];
+}
+
+/** The range a preset's run is judged against: after RL when the run has an RL stage, else after SFT. */
+export function presetRange(finalBySeed: FinalBySeed, withRl: boolean): SeedRange | null {
+  return seedRange(withRl ? finalBySeed.rl : finalBySeed.sft);
+}
+
+/** The range in words: "0.580–0.637 over 3 seeds", or one seed's figure saying the spread is not measured. */
+export function rangeWords(range: SeedRange): string {
+  if (range.seeds === 1 || range.low === range.high) {
+    return `${f3(range.low)} (${range.seeds === 1 ? 'one seed' : `${range.seeds} seeds`}${range.seeds < MIN_SEEDS ? '; the spread over seeds is not measured yet' : ''})`;
+  }
+  return `${f3(range.low)}–${f3(range.high)} over ${range.seeds} seeds${range.seeds < MIN_SEEDS ? ` (fewer than ${MIN_SEEDS}: the spread may be wider)` : ''}`;
+}

@@ -21,6 +21,8 @@ export const RUN_FORMAT = 'sailor.run/1';
 
 export const runDir = (home: string, runId: string): string => join(home, runRel(runId));
 export const runFile = (home: string, runId: string): string => join(runDir(home, runId), 'run.json');
+/** The wizard's warm-up measurements a run was launched with (runs.start): its time left starts from them (train/policy/run-clock.ts). */
+export const estimateFile = (home: string, runId: string): string => join(runDir(home, runId), 'estimate.json');
 /** Held by the one trainer of a run while it runs (store/lockfile.ts). */
 export const trainerLockFile = (home: string, runId: string): string => join(runDir(home, runId), 'trainer.lock');
 export const metricsFile = (home: string, runId: string): string => join(runDir(home, runId), 'metrics.jsonl');

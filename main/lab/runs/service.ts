@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { RUN_STATUS_OF_JOB, canResume, summarise, type ArtefactRecord, type ParsedParams, type VerlImportSource, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunSummary } from '../contract';
+import { RUN_STATUS_OF_JOB, canResume, summarise, type ArtefactRecord, type ParsedParams, type VerlImportSource, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunMeasurements, type RunSummary } from '../contract';
 import type { MetricRecord } from '../formats';
 import { LabError } from '../base/errors';
 import type { StoreDb } from '../store/db';
@@ -19,7 +19,7 @@ import { checkpointInWords, defaultRunName, parseRunConfig } from '../contract/r
 import { readMetrics } from './metrics';
 import { claimLock } from '../store/lockfile';
 import type { TrainParams } from '../contract/jobs';
-import { checkpointRef, checkpointSteps, evalFile, evalSteps, metricsFile, resolveCheckpoint, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
+import { checkpointRef, checkpointSteps, estimateFile, evalFile, evalSteps, metricsFile, resolveCheckpoint, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
 
 /** A run's info as db.json holds it: the contract's RunInfo, which start() writes. */
 type StoredRunInfo = RunInfo & Record<string, unknown>;
@@ -62,7 +62,7 @@ export class RunsService {
     return this.readMetricsCached(id).filter((r) => r.step > since);
   }
 
-  async start(rawConfig: unknown): Promise<RunSummary> {
+  async start(rawConfig: unknown, measured?: RunMeasurements): Promise<RunSummary> {
     const config = parseRunConfig(rawConfig);
     this.requireArtefact('graphs', config.data.graphId, 'data.graphId');
     this.requireArtefact('datasets', config.data.datasetId, 'data.datasetId');
@@ -84,6 +84,7 @@ export class RunsService {
     const name = config.name ?? defaultRunName(config, from);
     mkdirSync(runDir(this.home, id), { recursive: true });
     writeJsonAtomic(runFile(this.home, id), { format: RUN_FORMAT, id, name, config, createdAt }, true);
+    if (measured) writeJsonAtomic(estimateFile(this.home, id), { measured }, true);
     const artefact: ArtefactRecord = { id, name, path: runRel(id), createdAt, info: { config, jobIds: [] } satisfies RunInfo };
     await this.db.update((data) => void data.runs.push(artefact));
     return this.launch(artefact, false);

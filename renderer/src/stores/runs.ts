@@ -5,7 +5,7 @@
 // (smoothing, log-y, x axis) persist; bulk data always comes from the run store in main.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef, watch } from 'vue';
-import { RUN_STATUS_OF_JOB, checkpointInWords, summarise, type JobRecord, type MethodParams, type RlStepView, type RunDetail, type RunSummary } from '@contract';
+import { RUN_STATUS_OF_JOB, checkpointInWords, summarise, type JobRecord, type MethodParams, type RlStepView, type RunDetail, type RunMeasurements, type RunSummary } from '@contract';
 import type { MetricRecord } from '@formats';
 import { lab, onLab } from '../api/client';
 import { message } from '../util/errors';
@@ -395,9 +395,9 @@ export const useRuns = defineStore('runs', () => {
     }
   }
 
-  /** Starts a run; throws the server's message (it names the fields) for the wizard to show. */
-  async function start(config: Record<string, unknown>): Promise<RunSummary> {
-    const summary = await lab().call('runs.start', { config });
+  /** Starts a run (with the wizard's warm-up, `measured`, its time left starts from); throws the server's message (it names the fields) for the wizard to show. */
+  async function start(config: Record<string, unknown>, measured?: RunMeasurements): Promise<RunSummary> {
+    const summary = await lab().call('runs.start', { config, ...(measured ? { measured } : {}) });
     put(summary);
     only(summary.artefact.id);
     return summary;

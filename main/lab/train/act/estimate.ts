@@ -33,68 +33,10 @@ import { EPISODES_IN_FLIGHT, runLimits } from '../policy/eval-setup';
 import { policyView, promptBudget, turnWindows } from '../policy/view';
 import { freshModelConfig } from '../sft/sft-job';
 import { rftExpert } from '../policy/rft-expert';
+import { estimateRun } from '../policy/estimate-run';
 
-/** Evaluations a stage of `steps` steps runs with an eval every `every` steps and one at the end. */
-export function evalCount(steps: number, every: number): number {
-  if (steps <= 0) return 0;
-  return Math.floor(steps / every) + (steps % every === 0 ? 0 : 1);
-}
-
-/** The duration of a run from its config and the warm-up's measurements. Pure. */
-export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate {
-  const evalTrajectories = Math.min(config.eval.questions, m.heldOutQuestions) * config.eval.samples;
-  const turns = Math.min(m.turnsPerTrajectory, config.env.maxToolCalls + 1);
-  const rollout = turns * m.turnSeconds; // one rollout of the policy
-  const parts: EstimatePart[] = [];
-  if (config.sft.steps > 0) {
-    // RFT data and SFT (RL-only runs from a checkpoint have none); the tokenizer unless a checkpoint or the base model brings it.
-    const rftRollouts = m.trainQuestions * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
-    const evals = evalCount(config.sft.steps, config.eval.every);
-    parts.push(
-      { stage: 'sft', label: 'RFT data', seconds: rftRollouts * m.rolloutSeconds, detail: `${rftRollouts} expert rollouts` },
-      ...(!startsFresh(config) ? [] : [{ stage: 'sft' as const, label: 'tokenizer', seconds: m.tokenizerSeconds, detail: `${config.tokenizer.vocabSize}-token BPE` }]),
-      { stage: 'sft', label: 'SFT', seconds: config.sft.steps * m.stepSeconds, detail: `${config.sft.steps} steps × ${fmt(m.stepSeconds)} s` },
-      { stage: 'sft', label: 'evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts × ~${fmt(turns)} turns × ${fmt(m.turnSeconds)} s` },
-    );
-  }
-  if (config.rl) {
-    const rl = config.rl;
-    const perStep = rl.batchQuestions * rl.groupSize;
-    // DUPO filters its question pool (at most steps × batchQuestions questions) once with the starting policy
-    // (the data-policy loop's frontier pool judges questions as it plays them instead).
-    const pool = Math.min(m.rlQuestions ?? m.trainQuestions, rl.steps * rl.batchQuestions);
-    if (rl.algorithm === 'dupo' && rl.dropTooEasy && rl.pool === 'fixed') {
-      parts.push({ stage: 'rl', label: 'too-easy filter', seconds: pool * rl.groupSize * rollout, detail: `${pool} questions × G ${rl.groupSize}, once` });
-    }
-    parts.push({ stage: 'rl', label: 'RL rollouts', seconds: rl.steps * perStep * rollout, detail: `${rl.steps} steps × ${perStep} rollouts × ~${fmt(turns)} turns` });
-    // An update trains on one window per generated turn; an SFT step of batchSize windows is the unit.
-    const windows = perStep * turns;
-    parts.push({
-      stage: 'rl',
-      label: 'RL updates',
-      seconds: rl.steps * rl.updatesPerBatch * (windows / config.sft.batchSize) * m.stepSeconds,
-      detail: `${rl.steps} × ${rl.updatesPerBatch} update${rl.updatesPerBatch === 1 ? '' : 's'} of ~${Math.round(windows)} windows`,
-    });
-    const evals = evalCount(rl.steps, rl.evalEvery);
-    parts.push({ stage: 'rl', label: 'RL evaluation', seconds: evals * evalTrajectories * rollout, detail: `${evals} × ${evalTrajectories} rollouts` });
-  }
-  const totalSeconds = parts.reduce((a, p) => a + p.seconds, 0);
-  const dapo = config.rl?.algorithm === 'dapo' ? '; DAPO refills add rollouts not counted here' : '';
-  // A busy machine makes single samples swing: the range is the total at the fastest and the slowest sample.
-  const sp = m.spread;
-  const at = (i: 0 | 1): number => estimateRun(config, { ...m, stepSeconds: sp!.stepSeconds[i], turnSeconds: sp!.turnSeconds[i], spread: undefined }).totalSeconds;
-  return {
-    totalSeconds,
-    parts,
-    measured: m,
-    ...(sp ? { range: [at(0), at(1)] as [number, number] } : {}),
-    basis: `measured just now on ${m.backend}: medians of SFT steps and of batches of ${EPISODES_IN_FLIGHT} policy turns, expert rollouts; turns per trajectory from the expert${dapo}`,
-  };
-}
-
-function fmt(x: number): string {
-  return x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(2);
-}
+export { evalCount } from '../../contract/run-timeline';
+export { estimateRun };
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);

@@ -16,6 +16,7 @@ import type { JobContext } from '../../jobs/context';
 import { ActingThreads } from '../../model/acting-threads';
 import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from './policy';
 import { evalSeed } from './eval-setup';
+import type { RunClock } from './run-clock';
 import { levelBreakdown, levelOfQuestion, questionScores, breakdownMetrics } from '../../contract/level-breakdown';
 
 /** Test and bench seams of a training run (the job passes none). */
@@ -44,6 +45,8 @@ export interface TrainRun {
   hooks: TrainHooks;
   /** The run's RFT expert: its pass@1 on the held-out questions is each level's ceiling in the evaluation's breakdown. */
   expert?: PolicyFactory;
+  /** What the run has done of each stage, for the progress bar and time left (run-clock.ts); absent in tests and benches. */
+  clock?: RunClock;
   /** The threads that decode its evaluations' and sync RL rollouts' turns, started by the first (runActing). */
   acting?: ActingThreads;
 }
@@ -93,10 +96,11 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
     forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS, decoder }),
     inFlight: EPISODES_IN_FLIGHT,
   };
-  const trajs: Trajectory[] = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: evalSeed(config.rng), limits: run.limits }, (done, total) =>
-    // The bar stays where training is; the message says what is happening.
-    ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` }),
-  );
+  run.clock?.begin('eval');
+  const trajs: Trajectory[] = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: evalSeed(config.rng), limits: run.limits }, (done, total) => {
+    run.clock?.soFar('eval', done);
+    ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` });
+  });
   const samples = trajs.map((t) => sampleFromTrajectory(t));
   const report = evaluate(samples, config.eval.samples);
   const scored = modelTrajectories(trajs); // infrastructure failures counted apart, never as the model's zeros

@@ -77,10 +77,16 @@ export async function openQuestionPool(stage: RlStage): Promise<QuestionPool> {
 async function tooEasy(stage: RlStage, questions: readonly QA[]): Promise<string[]> {
   const { ctx, runId } = stage.run;
   const file = join(dataDir(ctx.home, runId), 'rl-pool.jsonl');
-  if (existsSync(file)) return ((readJsonl(file).records[0]?.value ?? {}) as { dropped?: string[] }).dropped ?? [];
-  const groups = await rolloutGroups(stage, questions, questions.map((qa) => `pool/${qa.id}`), seedFrom(`${runId}/rl/pool`), (done, total) =>
-    progress(stage, stage.step, `DUPO: dropping too-easy questions, the starting policy's rollouts ${done} of ${total}`, done, total),
-  );
+  const { clock } = stage.run;
+  if (existsSync(file)) {
+    clock?.skip('filter');
+    return ((readJsonl(file).records[0]?.value ?? {}) as { dropped?: string[] }).dropped ?? [];
+  }
+  clock?.begin('filter');
+  const groups = await rolloutGroups(stage, questions, questions.map((qa) => `pool/${qa.id}`), seedFrom(`${runId}/rl/pool`), (done, total) => {
+    clock?.soFar('filter', done);
+    progress(stage, stage.step, `DUPO: dropping too-easy questions, the starting policy's rollouts ${done} of ${total}`, done, total);
+  });
   const dropped = dropTooEasy(groups).dropped.map((g) => g.qaId);
   const header = { kind: 'rl_pool', run: runId, policy: policyName(stage, stage.version), questions: questions.length, dropped };
   writeTrajectorySet(file, header, groups.flatMap((g) => g.rollouts.map((r) => ({ ...r.traj, group: g.id }))));

@@ -45,7 +45,8 @@ import { runRlStage } from '../rl-stage/rl-job';
 import { evaluatePolicy, openRunMetrics, stepFraction, type TrainHooks, type TrainRun } from '../policy/run';
 import { rftExpert } from '../policy/rft-expert';
 import { loadNewestVerifiedCheckpoint } from '../policy/checkpoints';
-import { modelStart } from '../policy/base-model';
+import { modelStart, startsFresh } from '../policy/base-model';
+import { evalsBy, openRunClock, runPlanCounts, timedContext, type RunClock } from '../policy/run-clock';
 
 /** The shape of a run's fresh model: its preset with the run's overrides, and the tokenizer's vocabulary. */
 export function freshModelConfig(model: RunConfig['model'], vocabSize: number): GPTConfig {
@@ -59,8 +60,9 @@ export type { TrainHooks } from '../policy/run';
 /** What a run is given before it has a model: the job, the run, its data and simulated web. */
 type RunInputs = Omit<TrainRun, 'model' | 'tok' | 'emit' | 'fraction'>;
 
-export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks = {}): Promise<{ runId: string; step: number }> {
+export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHooks = {}): Promise<{ runId: string; step: number }> {
   const { runId, resume } = trainParams.parse(raw);
+  let ctx = jobCtx;
   const stored = readJsonFile(runFile(ctx.home, runId)) as { config: unknown };
   const config = parseRunConfig(stored.config, `${runId}/run.json`);
   const origin = modelStart(config, ctx.home); // a missing base model fails now, not after the RFT data
@@ -78,7 +80,10 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   const web = new SimWeb(graph, { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence });
   const tools = simToolset(web);
   const limits = runLimits(config);
-  const inputs: RunInputs = { ctx, runId, config, rlQas, heldOut, tools, limits, hooks, expert: rftExpert(config.rft.style, graph) };
+  // The progress bar and time left over every stage, by measured time (run-clock.ts).
+  const clock = openRunClock(ctx.home, runId, config, runPlanCounts(config, { train: trainQas.length, heldOut: heldOut.length, rl: rlQas.length }, startsFresh(config)));
+  ctx = timedContext(jobCtx, clock);
+  const inputs: RunInputs = { ctx, runId, config, rlQas, heldOut, tools, limits, hooks, expert: rftExpert(config.rft.style, graph), clock };
   if (origin.kind === 'checkpoint' && config.sft.steps === 0) return runFromCheckpoint(inputs, resume, origin);
   // The bar is the share of the run's steps done (SFT and RL), as the dashboard counts them.
   const totalSteps = config.sft.steps + (config.rl?.steps ?? 0);
@@ -91,7 +96,9 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     const progress = (_f: number, message: string): void => ctx.progress({ fraction: 0, message });
     const expert = rftExpert(config.rft.style, graph);
     const total = trainQas.length * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
+    clock.begin('rft');
     const all = await rolloutDataset(trainQas, expert, tools, { n: config.rft.attempts, seed: config.rng, limits }, (done) => {
+      clock.soFar('rft', done);
       progress(done / total, `expert rollouts for RFT data: ${done} of ${total}`);
       throwIfCancelled(ctx);
     });
@@ -101,6 +108,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
       const short = { ...limits, maxToolCalls: Math.max(1, Math.floor(config.env.maxToolCalls / 3)) };
       for (const qa of trainQas) {
         all.push(await rolloutOne(qa, config.rft.attempts, expert, tools, { n: 1, seed: config.rng, limits: short }));
+        clock.soFar('rft', all.length);
         progress(all.length / total, `expert rollouts for RFT data: ${all.length} of ${total}`);
         throwIfCancelled(ctx);
       }
@@ -109,7 +117,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
     writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
     writeTrajectorySet(rftFile, { kind: 'rft', report: rft }, kept);
-  }
+  } else clock.skip('rft');
   const rftTrajs = readTrajectories(rftFile);
   const rftReport = JSON.parse(readFileSync(join(dataDir(ctx.home, runId), 'rft-report.json'), 'utf8')) as RftReport;
   const qaOf = new Map(trainQas.map((q) => [q.id, q]));
@@ -128,9 +136,11 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     writeJsonAtomic(tokFile, start.tokenizer.toJSON());
   } else if (!existsSync(tokFile)) {
     ctx.progress({ fraction: 0, message: `training a ${config.tokenizer.vocabSize}-token BPE tokenizer` });
+    clock.begin('tokenizer');
     const corpus = [...views.map((v) => v.text), ...web.pages.map((p) => `${p.title}\n${p.sentences.join(' ')}`)];
     writeJsonAtomic(tokFile, trainTokenizer(corpus, { vocabSize: config.tokenizer.vocabSize }).toJSON());
-  }
+    clock.soFar('tokenizer', 1);
+  } else clock.skip('tokenizer');
   const tok = Tokenizer.fromJSON(readJsonFile(tokFile));
 
   // Training examples: one window per generated turn; every 10th question's windows are held out for val/loss.
@@ -195,7 +205,8 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
     step = 0;
   }
   const metrics = openRunMetrics(ctx, runId, step);
-  const { emit } = metrics;
+  if (step > 0) resumedOnClock(clock, config, step, heldOut.length);
+  const emit = clockedEmit(metrics.emit, clock, config.sft.steps);
   const run: TrainRun = { ...inputs, model, tok, emit, fraction };
   if (step === 0) {
     emit(0, {
@@ -254,6 +265,21 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   return { runId, step };
 }
 
+/** A step's metrics go to the clock too (its SFT and RL step times). */
+function clockedEmit(emit: TrainRun['emit'], clock: RunClock | undefined, sftSteps: number): TrainRun['emit'] {
+  return (s, m) => {
+    clock?.record(s, sftSteps, m);
+    emit(s, m);
+  };
+}
+
+/** A resumed run's steps and evaluations before `step`, on the clock as done but untimed. */
+function resumedOnClock(clock: RunClock | undefined, config: RunConfig, step: number, heldOut: number): void {
+  clock?.skip('sft', Math.min(step, config.sft.steps));
+  if (step > config.sft.steps) clock?.skip('rl', step - config.sft.steps);
+  clock?.skip('eval', evalsBy(config, step) * heldOut * config.eval.samples);
+}
+
 /** Mean masked loss on the held-out windows (no gradients). */
 async function validate(model: GPT, windows: readonly MaskedTokens[], blockSize: number, pad: number): Promise<Record<string, number>> {
   if (windows.length === 0) return {};
@@ -288,7 +314,8 @@ async function runFromCheckpoint(inputs: RunInputs, resume: boolean, init: { dir
   const metrics = openRunMetrics(ctx, runId, step);
   const total = config.rl!.steps;
   const fraction = (s: number): number => stepFraction(s, total);
-  const run: TrainRun = { ...inputs, model: loaded.model, tok: loaded.tokenizer, emit: metrics.emit, fraction };
+  if (step > 0) resumedOnClock(inputs.clock, config, step, inputs.heldOut.length);
+  const run: TrainRun = { ...inputs, model: loaded.model, tok: loaded.tokenizer, emit: clockedEmit(metrics.emit, inputs.clock, 0), fraction };
   try {
     const resumedRl = last !== undefined ? { opt: loaded.optimizer, version: loaded.manifest.metrics['rl/policy_version'] ?? last } : null;
     const r = await runRlStage(run, { step, baseStep: 0, resumed: resumedRl, parent });

@@ -9,6 +9,10 @@ import type { Position } from '../../util/forceLayout';
 
 /** Above this many nodes the labels shrink and edges are straight (bezier curves cost too much to draw). */
 const BIG = 400;
+/** Above this many edges, edges are drawn as haystack lines without arrows (the cheapest cytoscape draws); the selection's keep theirs. */
+const HAYSTACK_EDGES = 3000;
+/** A node label's font size (model pixels) and widest box, as the stylesheet draws them (labelLod.ts measures with them). */
+export const LABEL_FONT = { small: 10, big: 9, selected: 12, maxWidth: 110 } as const;
 /** Relation labels go on every shown edge while at most this many are shown in explore mode. */
 const LABELLED_EDGES = 40;
 
@@ -27,23 +31,29 @@ export function graphElements(g: LoadedGraph, pos: ReadonlyMap<string, Position>
   return [...nodes, ...edges];
 }
 
-export function graphStylesheet(nodeCount: number): StylesheetJson {
+/** `lod` false: as before level of detail (every label, arrows on every edge), for bench/graph-view.ts to compare. */
+export function graphStylesheet(nodeCount: number, edgeCount = 0, lod = true): StylesheetJson {
   const big = nodeCount > BIG;
+  const haystack = lod && edgeCount > HAYSTACK_EDGES;
   return [
     {
       selector: 'node',
       style: {
         'background-color': 'data(color)',
-        label: 'data(label)',
+        // Only the labels labelLod.ts picks are drawn (class lbl): the rest would overlap into a hairball.
+        label: '',
         color: THEME.text,
-        'font-size': big ? 9 : 10,
-        'min-zoomed-font-size': big ? 9 : 6,
+        'font-size': big ? LABEL_FONT.big : LABEL_FONT.small,
+        'min-zoomed-font-size': lod ? 6 : big ? 9 : 6,
         'text-valign': 'bottom',
         'text-margin-y': 3,
         'text-outline-color': THEME.bg,
         'text-outline-width': 2,
+        // Room around the text in its bounds: cytoscape caches a zoomed-out label as a texture sized from the
+        // text measured at full size, and small glyphs come out wider, so without it "Franz Kafka" drew as "ranz Kafk".
+        'text-background-padding': '4px',
         'text-wrap': 'ellipsis',
-        'text-max-width': '110px',
+        'text-max-width': `${LABEL_FONT.maxWidth}px`,
         width: 14,
         height: 14,
         'border-width': 0,
@@ -57,7 +67,8 @@ export function graphStylesheet(nodeCount: number): StylesheetJson {
         'target-arrow-color': '#3d4b5a',
         'target-arrow-shape': 'triangle',
         'arrow-scale': 0.6,
-        'curve-style': big ? 'straight' : 'bezier',
+        'curve-style': haystack ? 'haystack' : big ? 'straight' : 'bezier',
+        ...(haystack ? { 'haystack-radius': 0, opacity: 0.8 } : {}),
         'font-size': 8,
         color: THEME.muted,
         'text-rotation': 'autorotate',
@@ -66,14 +77,25 @@ export function graphStylesheet(nodeCount: number): StylesheetJson {
         'min-zoomed-font-size': 7,
       },
     },
+    { selector: 'node.lbl', style: { label: 'data(label)' } },
     { selector: 'edge.lbl', style: { label: 'data(rel)' } },
-    { selector: 'node.nb', style: { 'border-width': 2, 'border-color': THEME.accent } },
-    { selector: 'edge.inc', style: { 'line-color': THEME.accent, 'target-arrow-color': THEME.accent, width: 2, label: 'data(rel)', color: THEME.text, 'z-index': 5 } },
+    // A selected node's neighbourhood in front, everything else faded (markNeighbourhood).
+    { selector: '.faded', style: { opacity: 0.12, 'z-index': 0 } },
+    { selector: 'node.nb', style: { 'border-width': 2, 'border-color': THEME.accent, 'z-index': 8, opacity: 1 } },
+    {
+      selector: 'edge.inc',
+      style: { 'curve-style': 'straight', 'line-color': THEME.accent, 'target-arrow-color': THEME.accent, width: 2, label: 'data(rel)', color: THEME.text, 'z-index': 5, opacity: 1 },
+    },
+    // A hub's hundreds of edges: their relation labels would only pile up over the neighbours' names.
+    { selector: 'edge.inc.many', style: { label: '' } },
     { selector: 'edge.hl', style: { 'line-color': THEME.hot, 'target-arrow-color': THEME.hot, width: 2.6, opacity: 1 } },
     { selector: 'edge.dim', style: { opacity: 0.12 } },
     { selector: 'node.dim', style: { opacity: 0.25 } },
     { selector: 'node.type-hi', style: { 'border-width': 2, 'border-color': '#ffffff' } },
-    { selector: 'node:selected', style: { 'border-width': 3, 'border-color': '#ffffff', width: 20, height: 20, 'font-size': 12, 'font-weight': 'bold', 'z-index': 10, opacity: 1 } },
+    {
+      selector: 'node:selected',
+      style: { 'border-width': 3, 'border-color': '#ffffff', width: 20, height: 20, 'font-size': LABEL_FONT.selected, 'font-weight': 'bold', 'z-index': 10, opacity: 1 },
+    },
     { selector: 'edge:selected', style: { 'line-color': '#ffffff', 'target-arrow-color': '#ffffff', width: 3, label: 'data(rel)', color: THEME.text, opacity: 1, 'z-index': 10 } },
     { selector: '.hidden', style: { display: 'none' } },
   ];
@@ -117,16 +139,25 @@ export function applyHighlight(cy: Core, cycleEdges: ReadonlySet<string>, cycles
   });
 }
 
-/** The selected node's neighbours outlined and its edges labelled. */
-export function markNeighbourhood(cy: Core, sel: Selection | null): void {
+/**
+ * The selected node's neighbourhood brought forward: its neighbours outlined, its edges labelled, everything
+ * else faded. Returns the neighbours' ids (the label picker labels them first).
+ */
+export function markNeighbourhood(cy: Core, sel: Selection | null): Set<string> {
+  const ids = new Set<string>();
   cy.batch(() => {
-    cy.elements('.nb, .inc').removeClass('nb inc');
+    cy.elements('.nb, .inc, .faded').removeClass('nb inc many faded');
     if (sel?.kind !== 'node') return;
     const n = cy.getElementById(sel.id);
     if (n.empty()) return;
-    n.connectedEdges().addClass('inc');
-    n.neighborhood('node').addClass('nb');
+    const edges = n.connectedEdges();
+    const nodes = n.neighborhood('node');
+    edges.addClass(edges.length > LABELLED_EDGES ? 'inc many' : 'inc');
+    nodes.addClass('nb');
+    nodes.forEach((x) => void ids.add(x.id()));
+    cy.elements().difference(edges.union(nodes).union(n)).addClass('faded');
   });
+  return ids;
 }
 
 /**
@@ -164,10 +195,17 @@ export function fitShown(cy: Core): void {
   cy.animate({ fit: { eles: eles.nonempty() ? eles : cy.elements(), padding: 40 } }, { duration: 250 });
 }
 
-/** Centres a shown node, zooming in to at least 1.1. */
+/**
+ * Centres a shown node with its neighbourhood in view: zoomed to fit the neighbourhood, at least far enough
+ * in that labels are legible (1.1), at most 2 (beyond that, neighbours' labels only pile up; the label
+ * picker keeps them apart).
+ */
 export function centreOn(cy: Core, id: string): void {
   const n = cy.getElementById(id);
   if (n.empty() || n.hidden()) return;
+  const hood = n.closedNeighborhood().not('.hidden');
+  const bb = hood.boundingBox({ includeLabels: false });
+  const fit = Math.min(cy.width() / Math.max(1, bb.w + 160), cy.height() / Math.max(1, bb.h + 160));
   cy.stop();
-  cy.animate({ center: { eles: n }, zoom: Math.max(cy.zoom(), 1.1) }, { duration: 250 });
+  cy.animate({ center: { eles: n }, zoom: Math.min(2, Math.max(1.1, Math.min(fit, Math.max(cy.zoom(), 1.1)))) }, { duration: 250 });
 }

@@ -92,9 +92,13 @@ export function contextWarning(r: RunSummary): string | null {
   return `In ${Math.round(100 * (1 - seen))}% of the RFT answer turns the answer is outside the policy's prompt window: a larger ${labelOf('model.blockSize')} lets it see the evidence it must answer from.`;
 }
 
-/** A running run's time left, from its last step's timings; `rlDone` is how many RL steps it has recorded. */
+/**
+ * A running run's time left: over every stage by measured time when its job reports it (run-timeline.ts);
+ * else (an older job) from its last step's timings, `rlDone` being how many RL steps it has recorded.
+ */
 export function eta(r: RunSummary, rlDone: number): string | null {
   if (r.status !== 'running') return null;
+  if (r.progress?.secondsLeft !== undefined) return formatDuration(r.progress.secondsLeft);
   const cfg = r.artefact.info.config;
   // In the RL phase: the RL steps left at the last step's rollout + update time.
   if (rlDone && cfg?.rl?.steps) {

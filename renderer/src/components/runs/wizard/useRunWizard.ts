@@ -3,7 +3,8 @@
 // data step's lists and jobs, the checkpoints a run can start from, and the launch. RunWizard.vue
 // creates it and provides it; each step component takes it with useRunWizard().
 import { computed, inject, onBeforeUnmount, provide, reactive, ref, watch, type InjectionKey } from 'vue';
-import { labelIssues, type FieldIssue } from '@contract';
+import { labelIssues, type FieldIssue, type RunEstimate } from '@contract';
+import { useJobs } from '../../../stores/jobs';
 import { useRuns } from '../../../stores/runs';
 import { issuesOf, message } from '../../../util/errors';
 import { useWizardMemory } from '../../../stores/wizard';
@@ -46,6 +47,7 @@ export interface WizardPrefill {
 
 function createRunWizard(onLaunched: (runId: string) => void, prefill: WizardPrefill | null) {
   const runs = useRuns();
+  const jobs = useJobs();
   const memory = useWizardMemory();
   // Train further goes straight to the review: the run's data and checkpoint are the choices already.
   const step = ref<StepId>(prefill ? 'review' : 'data');
@@ -158,7 +160,9 @@ function createRunWizard(onLaunched: (runId: string) => void, prefill: WizardPre
     serverError.value = null;
     serverIssues.value = [];
     try {
-      const summary = await runs.start(config.value);
+      // The review's newest warm-up: the run's time left starts from it until the run has measured its own stages.
+      const warmup = jobs.list.find((j) => j.kind === 'estimate' && j.status === 'succeeded')?.result as RunEstimate | undefined;
+      const summary = await runs.start(config.value, warmup?.measured);
       onLaunched(summary.artefact.id);
     } catch (err) {
       const issues = issuesOf(err);
