@@ -23,6 +23,7 @@ export * from './stats';
 export * from './eval-protocol';
 export * from './field-issues';
 export * from './quick-preset';
+export * from './presets';
 export * from './seed-range';
 export * from './estimate';
 export * from './trajectories';
