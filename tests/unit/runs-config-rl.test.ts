@@ -34,6 +34,7 @@ describe('run config: rl and init', () => {
       pool: 'fixed',
       poolSize: 256,
       hardPatience: 1,
+      headroomQuestions: 16,
     });
   });
 

@@ -114,6 +114,12 @@ export const rlConfigSchema = z
     poolSize: int(1, 100_000).default(256),
     /** frontier: all-fail groups in a row before a question leaves the pool as too hard (1: at the first). */
     hardPatience: int(1, 64).default(1),
+    /**
+     * The headroom before the first update: pass@k, k = 1, 2, 4, ... G, of the starting policy on this many RL
+     * questions and as many held-out ones (G rollouts each, at the RL temperature), recorded with RL step 1's
+     * metrics (`headroom/rl/pass@k`, `headroom/heldout/pass@k`). 0: not measured.
+     */
+    headroomQuestions: int(0, 1000).default(16),
   })
   .strict();
 
