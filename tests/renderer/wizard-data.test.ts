@@ -53,7 +53,6 @@ describe('the other presets make the sets of the data commands in docs/experimen
     expect(makeParams('heldOut', make, data())).toEqual({ graphId: 'g', count: 300, rng: 2, minEdges: 2, maxEdges: 2, ...LOOKUP, excludeDatasetIds: ['train'] });
     expect(makeParams('rl', make, data())).toEqual({ graphId: 'g', count: 300, rng: 3, minEdges: 2, maxEdges: 2, ...LOOKUP, excludeDatasetIds: ['train', 'held'], allowFewer: true });
   });
-
 });
 
 describe('autoPick', () => {
