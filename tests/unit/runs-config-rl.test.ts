@@ -35,6 +35,7 @@ describe('run config: rl and init', () => {
       poolSize: 256,
       hardPatience: 1,
       headroomQuestions: 16,
+      entropyCoef: 0,
     });
   });
 

@@ -44,6 +44,8 @@ import { runLimits } from './eval-setup';
 import { runRlStage } from './rl-job';
 import { evaluatePolicy, openRunMetrics, stepFraction, type TrainHooks, type TrainRun } from './run';
 import { rftExpert } from './rft-expert';
+import { ownSamples } from './rft-source';
+import type { Trajectory } from '../formats';
 import { loadNewestVerifiedCheckpoint } from './checkpoints';
 import { modelStart } from './base-model';
 
@@ -87,7 +89,16 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
   // ---- 2. RFT data (made once per run; a resumed run reuses it)
   const rftFile = rftPath(ctx.home, runId);
   if (!existsSync(rftFile)) {
-    // Before step 0 the bar stays at 0; the message counts the expert's rollouts.
+    // Before step 0 the bar stays at 0; the message counts the expert's rollouts. With data.trajectoriesId the
+    // RFT data is a policy's own samples instead (rejection fine-tuning): the same filters keep the correct ones.
+    const all = config.data.trajectoriesId !== undefined ? ownSamples(ctx.home, config.data.trajectoriesId, trainQas) : await expertRollouts();
+    const { kept, report: rft } = filterTrajectories(all, { attempts: config.rft.attempts, minToolCalls: config.rft.minToolCalls, maxTokens: config.rft.maxTokens });
+    if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
+    writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
+    writeTrajectorySet(rftFile, { kind: 'rft', report: rft, ...(config.data.trajectoriesId !== undefined ? { from: config.data.trajectoriesId } : {}) }, kept);
+  }
+  /** The expert's attempts at every training question (config.rft), the RFT data's usual source. */
+  async function expertRollouts(): Promise<Trajectory[]> {
     const progress = (_f: number, message: string): void => ctx.progress({ fraction: 0, message });
     const expert = rftExpert(config.rft.style, graph);
     const total = trainQas.length * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
@@ -105,10 +116,7 @@ export async function runTrain(raw: unknown, ctx: JobContext, hooks: TrainHooks 
         throwIfCancelled(ctx);
       }
     }
-    const { kept, report: rft } = filterTrajectories(all, { attempts: config.rft.attempts, minToolCalls: config.rft.minToolCalls, maxTokens: config.rft.maxTokens });
-    if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
-    writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
-    writeTrajectorySet(rftFile, { kind: 'rft', report: rft }, kept);
+    return all;
   }
   const rftTrajs = readTrajectories(rftFile);
   const rftReport = JSON.parse(readFileSync(join(dataDir(ctx.home, runId), 'rft-report.json'), 'utf8')) as RftReport;
