@@ -23,6 +23,7 @@ test('the wizard offers the few-demonstrations and curriculum presets, with thei
   // Few demonstrations: 400 demonstrated, up to 1400 answer-only; 1000 SFT steps, then RL with the frontier pool.
   await wizard.getByTestId('wiz-run-preset-fewDemos').check({ force: true });
   await expect(wizard.getByTestId('wiz-quick-preset')).toContainText('400 demonstrated one-hop lookups');
+  await expect(wizard.getByTestId('wiz-subtitle')).toHaveText('defaults: the few demonstrations, then RL');
   await expect(wizard.getByTestId('wiz-synth-train-count')).toHaveValue('400');
   await expect(wizard.getByTestId('wiz-synth-rl-count')).toHaveValue('1400');
   await expect(wizard.getByTestId('wiz-synth-heldout-min-edges')).toHaveValue('1');

@@ -118,7 +118,8 @@ export function pgLoss(inp: PgInputs, opts: PgOptions = CLIP_DEFAULTS): { loss: 
   const pg = tf.neg(tf.div(objective, norm)) as tf.Scalar;
   const coef = opts.entropyCoef ?? 0;
   if (!(coef >= 0)) throw new LabError('bad_request', `entropyCoef must be >= 0, got ${coef}`);
-  const loss = (coef > 0 ? tf.add(pg, tf.mul(coef, tf.div(tf.sum(tf.mul(tf.mul(detach(newLogProbs), newLogProbs), mask)), norm))) : pg) as tf.Scalar;
+  const bonus = (): tf.Tensor => tf.mul(coef, tf.div(tf.sum(tf.mul(tf.mul(detach(newLogProbs), newLogProbs), mask)), norm));
+  const loss = (coef > 0 ? tf.add(pg, bonus()) : pg) as tf.Scalar;
 
   const denom = tf.maximum(tokens, 1);
   const frac = (cond: tf.Tensor): tf.Scalar => tf.div(tf.sum(tf.mul(tf.cast(cond, 'float32'), mask)), denom) as tf.Scalar;
@@ -276,5 +277,8 @@ export function pgLossReference(
     if (entropy) ent += m * entropy[t]!;
   }
   const pgLoss = -objective / N;
-  return { loss: pgLoss + bonus, pgLoss, grad, clipfrac: (low + high) / D, clipfracLow: low / D, clipfracHigh: high / D, approxKl: kl / D, entropy: entropy ? ent / D : null, tokens };
+  return {
+    loss: pgLoss + bonus, pgLoss, grad,
+    clipfrac: (low + high) / D, clipfracLow: low / D, clipfracHigh: high / D, approxKl: kl / D, entropy: entropy ? ent / D : null, tokens,
+  };
 }

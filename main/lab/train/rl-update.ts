@@ -47,7 +47,9 @@ export function packChunks(samples: readonly PgSample[], padId: number, chunk = 
 }
 
 /** One optimiser step on the samples (see the top of this file). Returns null when no token is in the loss. */
-export async function rlUpdate(model: GPT, opt: AdamW, samples: readonly PgSample[], cfg: TrainConfig, clip: ClipConfig & { entropyCoef?: number }, padId: number): Promise<RlUpdateResult | null> {
+export async function rlUpdate(
+  model: GPT, opt: AdamW, samples: readonly PgSample[], cfg: TrainConfig, clip: ClipConfig & { entropyCoef?: number }, padId: number,
+): Promise<RlUpdateResult | null> {
   const chunks = packChunks(samples, padId);
   const tokenCount = chunks.reduce((a, c) => a + c.batch.lossTokens, 0);
   if (tokenCount === 0) return null;

@@ -337,7 +337,7 @@ export const useCompare = defineStore('compare', () => {
       samples: HEADROOM_SAMPLES,
       temperature: 1,
       rng: view.artefact.info.params?.rng ?? 0,
-      name: `headroom: ${view.checkpoints.map((c) => c.ref).join(' vs ')}`,
+      // No name: a checkpoint ref's '/' is no name character; the job names it "A vs B on N questions".
     };
     return (await launcher.start(params)) !== null;
   }
