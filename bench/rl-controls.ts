@@ -7,11 +7,14 @@
 //   (b) SFT continued        (a), then more SFT on the same demonstrations (`--continue-steps`, set it to the
 //                            steps that take RL's wall time on your machine)
 //   (d) SFT on every question demonstrations for the RL questions too, the same SFT steps as (a): the upper reference
-// (c), rejection fine-tuning on the policy's own correct samples at RL's rollout budget, needs SFT on a
-// trajectory file, which a run config cannot name yet: not run here (docs/learning.md §4c).
+//   (c) rejection fine-tuning (a), then SFT on its own correct samples of the RL questions at RL's rollout budget
+//                            (expert iteration): `sailor eval` samples G rollouts of each of the first steps x
+//                            batchQuestions RL questions at temperature 1 (the `--rl` section's, defaults 40 x 8,
+//                            G 8), and a run from (a) with `data.trajectoriesFile` trains `--rft-steps` on the
+//                            correct, well-formed ones (the RFT filters)
 // Prints one table: pass@1, its Wilson 95% interval, and the exact McNemar test of each row against (a).
 // Run: npx tsx bench/rl-controls.ts --data configs/data/few --home DIR [--sft RUN/STEP] [--rl-run RUN/STEP]
-//      [--rows a,rl,b,d] [--sft-steps 1000] [--continue-steps 500] [--rl '{}']
+//      [--rows a,rl,b,c,d] [--sft-steps 1000] [--continue-steps 500] [--rft-steps 500] [--rl '{}']
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -24,7 +27,8 @@ const { values } = parseArgs({
     home: { type: 'string' },
     sft: { type: 'string' },
     'rl-run': { type: 'string' },
-    rows: { type: 'string', default: 'a,rl,b,d' },
+    rows: { type: 'string', default: 'a,rl,b,c,d' },
+    'rft-steps': { type: 'string', default: '500' },
     'sft-steps': { type: 'string', default: '1000' },
     'continue-steps': { type: 'string', default: '500' },
     rl: { type: 'string', default: '{}' },
@@ -84,6 +88,15 @@ if (rows.has('rl')) {
 if (rows.has('b')) {
   const ckpt = train('b-sft-continued', { data: files, init: { checkpoint: start }, sft: { steps: Number(values['continue-steps']) } });
   results.push({ name: `(b) SFT continued (${ckpt})`, solved: solvedBy('b', ckpt) });
+}
+if (rows.has('c')) {
+  // RL's rollout budget: its steps x batchQuestions questions, G rollouts each (the schema's defaults otherwise).
+  const rl = { steps: 40, batchQuestions: 8, groupSize: 8, ...(JSON.parse(values.rl!) as Record<string, number>) };
+  const rlFile = join(data, 'rl.jsonl');
+  const samples = join(work, 'c-own-samples.jsonl');
+  sailor(['eval', '--checkpoint', start, '--graph', files.graphFile, '--dataset', rlFile, '--limit', String(rl.steps * rl.batchQuestions), '--n', String(rl.groupSize), '--k', String(rl.groupSize), '--temperature', '1', '--out', samples, '--json']);
+  const ckpt = train('c-rejection-ft', { data: { ...files, datasetFile: rlFile, trajectoriesFile: samples }, init: { checkpoint: start }, sft: { steps: Number(values['rft-steps']) } });
+  results.push({ name: `(c) rejection fine-tuning (${ckpt})`, solved: solvedBy('c', ckpt) });
 }
 if (rows.has('d')) {
   const ckpt = train('d-sft-every-question', { data: { ...files, datasetFile: everyQuestion() }, sft: { steps: sftSteps } });

@@ -2,8 +2,8 @@
 // preset's forms, the job params they make (later question sets keep off the earlier sets' edges), and the
 // picks made when the lists change.
 import { describe, expect, it } from 'vitest';
-import type { ArtefactRecord } from '@contract';
-import { autoPick, datasetRole, datasetsOfGraph, excludedFor, makeParams, quickPreset } from '../../renderer/src/components/runs/wizard/wizardData';
+import { CURRICULUM_PRESET, FEW_DEMOS_PRESET, type ArtefactRecord } from '@contract';
+import { autoPick, datasetRole, datasetsOfGraph, excludedFor, makeParams, presetForms, quickPreset } from '../../renderer/src/components/runs/wizard/wizardData';
 import type { DataChoice } from '../../renderer/src/components/runs/runConfig';
 
 const LOOKUP = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 100_000 };
@@ -34,6 +34,24 @@ describe('the quick preset', () => {
     expect(makeParams('graph', make, data())).toEqual({ rng: 7 });
     expect(makeParams('train', make, data())).toEqual({ graphId: 'g', rng: 4 });
     expect(excludedFor('rl', { ...data(), heldOutDatasetId: '' })).toEqual(['train']);
+  });
+});
+
+describe('the other presets make the sets of the data commands in docs/experiments.md', () => {
+  it('few demonstrations: the "few" commands (graph --rng 7 --max-edges 12000; 400 / 300 / 1400 one-hop lookups, rng 1 / 2 / 3)', () => {
+    const make = presetForms(FEW_DEMOS_PRESET);
+    expect(makeParams('graph', make, data())).toEqual({ rng: 7, maxEdges: 12000 });
+    expect(makeParams('train', make, data())).toEqual({ graphId: 'g', count: 400, rng: 1, minEdges: 1, maxEdges: 1, ...LOOKUP });
+    expect(makeParams('heldOut', make, data())).toEqual({ graphId: 'g', count: 300, rng: 2, minEdges: 1, maxEdges: 1, ...LOOKUP, excludeDatasetIds: ['train'] });
+    expect(makeParams('rl', make, data())).toEqual({ graphId: 'g', count: 1400, rng: 3, minEdges: 1, maxEdges: 1, ...LOOKUP, excludeDatasetIds: ['train', 'held'], allowFewer: true });
+  });
+
+  it('the curriculum: the "chain" commands (2400 lookups of 1-2 edges; 300 held-out and 300 RL of exactly 2)', () => {
+    const make = presetForms(CURRICULUM_PRESET);
+    expect(makeParams('graph', make, data())).toEqual({ rng: 7, maxEdges: 12000 });
+    expect(makeParams('train', make, data())).toEqual({ graphId: 'g', count: 2400, rng: 1, minEdges: 1, maxEdges: 2, ...LOOKUP });
+    expect(makeParams('heldOut', make, data())).toEqual({ graphId: 'g', count: 300, rng: 2, minEdges: 2, maxEdges: 2, ...LOOKUP, excludeDatasetIds: ['train'] });
+    expect(makeParams('rl', make, data())).toEqual({ graphId: 'g', count: 300, rng: 3, minEdges: 2, maxEdges: 2, ...LOOKUP, excludeDatasetIds: ['train', 'held'], allowFewer: true });
   });
 });
 

@@ -78,6 +78,16 @@ describe('sailor rollout / eval / rft', () => {
     // Two samples a question: the headroom curve at k = 1, 2 and its sentence (the oracle leaves none).
     expect(report.curve).toEqual([{ k: 1, passAtK: 1 }, { k: 2, passAtK: 1 }]);
     expect(report.headroom).toBe('pass@1 1.00, pass@2 1.00: RL can add at most about +0.00 here');
+    // pass@1 by hops and by level over the 3 questions; the expert's ceiling only with --expert.
+    const rows = (b: { hops: Array<{ questions: number; passAt1: number; expert: number | null }> }) => b.hops;
+    expect(rows(report.levels).reduce((a, r) => a + r.questions, 0)).toBe(3);
+    for (const r of rows(report.levels)) expect(r).toMatchObject({ passAt1: 1, expert: null });
+    const withExpert = JSON.parse((await run('eval', '--policy', 'oracle', '--graph', graph, '--dataset', dataset, '--expert', '--json')).out);
+    for (const r of [...withExpert.levels.hops, ...withExpert.levels.level]) {
+      expect(r.expert).toBeGreaterThanOrEqual(0);
+      expect(r.expert).toBeLessThanOrEqual(1);
+    }
+    expect(withExpert.levels.level.reduce((a: number, r: { questions: number }) => a + r.questions, 0)).toBe(3);
     const fromFile = await run('eval', '--trajectories', join(dir, 't.jsonl'), '--k', '2', '--json');
     expect(JSON.parse(fromFile.out)['pass@1']).toBe(1);
   });

@@ -94,6 +94,25 @@ describe('pgLoss (tf)', () => {
     expect(out).toBeCloseTo(-(3 * 1 + 2 * -1) / 5, 6);
   });
 
+  it('adds the entropy bonus: gradient coef * m * logp / N beside the table, the pg statistic unchanged, 0 by default', async () => {
+    const opts = { ...CLIP, entropyCoef: 0.1 };
+    const grad = tf.grad((x: tf.Tensor) => pgLoss({ newLogProbs: x, oldLogProbs: t(OLD), advantages: t(A), mask: t(M) }, opts).loss);
+    const g = Array.from(await grad(t(NEW)).data());
+    // Token 0: -1/7 from the table, plus 0.1 * logp_0 / 7 = 0.1 * -2 / 7 (d/dx of sg(x) * x is sg(x)).
+    expect(g[0]).toBeCloseTo(-1 / 7 + (0.1 * NEW[0]!) / 7, 5);
+    g.forEach((v, i) => expect(v).toBeCloseTo(GRAD[i]! + (0.1 * M[i]! * NEW[i]!) / 7, 5));
+    const ref = pgLossReference(NEW, OLD, A, M, opts);
+    ref.grad.forEach((v, i) => expect(v).toBeCloseTo(g[i]!, 5));
+    const value = tf.tidy(() => pgLoss({ newLogProbs: t(NEW), oldLogProbs: t(OLD), advantages: t(A), mask: t(M) }, opts).loss.arraySync());
+    expect(value).toBeCloseTo(ref.loss, 5);
+    expect(ref.pgLoss).toBeCloseTo(-2.13 / 7, 5);
+    const stats = tf.tidy(() => pgLoss({ newLogProbs: t(NEW), oldLogProbs: t(OLD), advantages: t(A), mask: t(M) }, opts).stats);
+    expect((await readPgStats(stats)).pgLoss).toBeCloseTo(-2.13 / 7, 5);
+    stats.dispose();
+    expect(pgLossReference(NEW, OLD, A, M, CLIP).grad).toEqual(pgLossReference(NEW, OLD, A, M, { ...CLIP, entropyCoef: 0 }).grad);
+    expect(() => tf.tidy(() => pgLoss({ newLogProbs: t(NEW), oldLogProbs: t(OLD), advantages: t(A), mask: t(M) }, { ...CLIP, entropyCoef: -1 }).loss)).toThrow(/entropyCoef/);
+  });
+
   it("'on_policy': ratio 1, gradient -A * m / N, nothing clipped", async () => {
     const grad = tf.grad((x: tf.Tensor) => pgLoss({ newLogProbs: x, oldLogProbs: 'on_policy', advantages: t(A), mask: t(M) }, CLIP).loss);
     const g = Array.from(await grad(t(NEW)).data());

@@ -34,6 +34,8 @@ describe('run config: rl and init', () => {
       pool: 'fixed',
       poolSize: 256,
       hardPatience: 1,
+      headroomQuestions: 16,
+      entropyCoef: 0,
     });
   });
 

@@ -63,6 +63,16 @@ describe('RL stage', () => {
       expect(rec.metrics['rl/policy_version']).toBe(rec.step - 4);
     }
     expect(records.find((x) => x.step === 5)!.metrics['rl/pool_questions']).toBeGreaterThan(0);
+    // The headroom before the first update, on RL and held-out questions, k = 1, 2, 4 (G): every group has one
+    // scripted right answer of 4 (sample 1), so pass@4 is 1 and pass@1 at least 1/4; the curve never falls.
+    const step1 = records.find((x) => x.step === 5)!.metrics;
+    for (const set of ['rl', 'heldout']) {
+      const curve = [1, 2, 4].map((k) => step1[`headroom/${set}/pass@${k}`]!);
+      expect(curve[2], set).toBe(1);
+      expect(curve[0], set).toBeGreaterThanOrEqual(0.25);
+      expect(curve[1]!, set).toBeGreaterThanOrEqual(curve[0]!);
+    }
+    expect(records.find((x) => x.step === 6)!.metrics['headroom/rl/pass@1']).toBeUndefined();
     expect(records.filter((x) => x.metrics['eval/pass@1'] !== undefined).map((x) => x.step)).toEqual([4, 6, 8]);
 
     expect(checkpointSteps(home, SFT_RUN)).toEqual([2, 4, 6, 8]);

@@ -9,12 +9,13 @@ import { artefactRel } from '../store/layout';
 import { readGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
 import { readDataset } from '../synth/dataset';
+import { readTrajectories } from '../agent/data';
 
-/** Imports a graph or dataset file; the same content imported twice gives the same id (no duplicate). */
-export async function importArtefact(db: StoreDb, home: string, kind: 'graphs' | 'datasets', file: string, extra: Record<string, unknown> = {}): Promise<ArtefactRecord> {
+/** Imports a graph, dataset or trajectory file; the same content imported twice gives the same id (no duplicate). */
+export async function importArtefact(db: StoreDb, home: string, kind: 'graphs' | 'datasets' | 'trajectories', file: string, extra: Record<string, unknown> = {}): Promise<ArtefactRecord> {
   const bytes = readInputBytes(file);
   const info: Record<string, unknown> =
-    kind === 'graphs' ? { stats: graphStats(readGraphFile(file)) } : { count: readDataset(file).qas.length };
+    kind === 'graphs' ? { stats: graphStats(readGraphFile(file)) } : kind === 'datasets' ? { count: readDataset(file).qas.length } : { count: readTrajectories(file).length };
   const id = `import-${createHash('sha256').update(bytes).digest('hex').slice(0, 12)}`;
   const existing = db.data[kind].find((a) => a.id === id);
   if (existing) return existing;

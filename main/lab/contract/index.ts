@@ -21,9 +21,11 @@ export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, checkp
 // An RL step's groups and the trajectories views, each in its own file.
 export * from './rl-view';
 export * from './stats';
+export * from './headroom';
 export * from './eval-protocol';
 export * from './field-issues';
 export * from './quick-preset';
+export * from './presets';
 export * from './seed-range';
 export * from './estimate';
 export * from './run-timeline';

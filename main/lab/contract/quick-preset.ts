@@ -9,6 +9,8 @@ import type { QuestionStyle } from './question-styles';
 export interface PresetQuestions {
   count: number;
   rng: number;
+  /** Smallest subgraph in edges (1 when absent). */
+  minEdges?: number;
   /** Subgraph size in edges: 1 is a one-hop lookup. */
   maxEdges: number;
   style: QuestionStyle;

@@ -114,6 +114,17 @@ export const rlConfigSchema = z
     poolSize: int(1, 100_000).default(256),
     /** frontier: all-fail groups in a row before a question leaves the pool as too hard (1: at the first). */
     hardPatience: int(1, 64).default(1),
+    /**
+     * The headroom before the first update: pass@k, k = 1, 2, 4, ... G, of the starting policy on this many RL
+     * questions and as many held-out ones (G rollouts each, at the RL temperature), recorded with RL step 1's
+     * metrics (`headroom/rl/pass@k`, `headroom/heldout/pass@k`). 0: not measured.
+     */
+    headroomQuestions: int(0, 1000).default(16),
+    /**
+     * Entropy bonus against entropy collapse (0: none): the loss gains the sampled-token estimator of -coef x the
+     * policy's entropy (rl/loss.ts). ProRL-style values are about 0.001-0.01.
+     */
+    entropyCoef: z.number().min(0).max(1).default(0),
   })
   .strict();
 
@@ -254,6 +265,12 @@ const runConfigShape = z
          * training set.
          */
         rlDatasetId: id.optional(),
+        /**
+         * The RFT data from these trajectories (a sailor.traj/1 set) instead of the expert's attempts: those of
+         * the training questions, through the same filters (correct, well-formed, ...). A policy's own samples
+         * make rejection fine-tuning (expert iteration), the control of bench/rl-controls.ts row (c).
+         */
+        trajectoriesId: id.optional(),
       })
       .strict(),
     /** The simulated web the policy acts in, for RFT data and evaluation alike: compact, for a small context. */

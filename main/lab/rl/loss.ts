@@ -47,6 +47,13 @@ export const CLIP_DEFAULTS: ClipConfig = { epsLow: 0.2, epsHigh: 0.28 };
 export interface PgOptions extends ClipConfig {
   /** Normaliser: the number of generated tokens of the whole batch (default: the sum of this mask). */
   tokenCount?: number;
+  /**
+   * Entropy bonus (rl.entropyCoef, default 0: none). The fused head reports entropy without a gradient, so the
+   * bonus follows the sampled-token estimator of the entropy's gradient, grad H = -E[log pi(a) grad log pi(a)]:
+   * the loss gains coef * sum_t m_t * sg(logp_t) * logp_t / N, which pushes down the log-probs of confident
+   * sampled tokens most (its value is no entropy; only its gradient counts).
+   */
+  entropyCoef?: number;
 }
 
 export interface PgInputs {
@@ -108,7 +115,11 @@ export function pgLoss(inp: PgInputs, opts: PgOptions = CLIP_DEFAULTS): { loss: 
   const objective = tf.sum(tf.mul(tf.minimum(unclipped, clipped), mask));
   const tokens = tf.sum(mask);
   const norm = opts.tokenCount !== undefined ? tf.scalar(Math.max(opts.tokenCount, 1)) : tf.maximum(tokens, 1);
-  const loss = tf.neg(tf.div(objective, norm)) as tf.Scalar;
+  const pg = tf.neg(tf.div(objective, norm)) as tf.Scalar;
+  const coef = opts.entropyCoef ?? 0;
+  if (!(coef >= 0)) throw new LabError('bad_request', `entropyCoef must be >= 0, got ${coef}`);
+  const bonus = (): tf.Tensor => tf.mul(coef, tf.div(tf.sum(tf.mul(tf.mul(detach(newLogProbs), newLogProbs), mask)), norm));
+  const loss = (coef > 0 ? tf.add(pg, bonus()) : pg) as tf.Scalar;
 
   const denom = tf.maximum(tokens, 1);
   const frac = (cond: tf.Tensor): tf.Scalar => tf.div(tf.sum(tf.mul(tf.cast(cond, 'float32'), mask)), denom) as tf.Scalar;
@@ -116,7 +127,8 @@ export function pgLoss(inp: PgInputs, opts: PgOptions = CLIP_DEFAULTS): { loss: 
   const clipLow = frac(tf.logicalAnd(tf.less(adv, 0), tf.less(ratio, 1 - opts.epsLow)));
   const kl = tf.div(tf.sum(tf.mul(tf.sub(tf.sub(ratio, 1), logRatio), mask)), denom);
   const entropy = inp.entropy ? tf.div(tf.sum(tf.mul(inp.entropy, mask)), denom) : tf.scalar(NaN);
-  const stats = tf.stack([loss, clipLow, clipHigh, kl, entropy, tokens]) as tf.Tensor1D;
+  // The statistics' pg_loss is the policy-gradient part alone: the bonus's value means nothing.
+  const stats = tf.stack([pg, clipLow, clipHigh, kl, entropy, tokens]) as tf.Tensor1D;
   return { loss, stats };
 }
 
@@ -241,6 +253,8 @@ export function pgLossReference(
   const tokens = mask.reduce((a, m) => a + m, 0);
   const N = opts.tokenCount !== undefined ? Math.max(opts.tokenCount, 1) : Math.max(tokens, 1);
   const D = Math.max(tokens, 1);
+  const coef = opts.entropyCoef ?? 0;
+  let bonus = 0;
   let objective = 0;
   let low = 0;
   let high = 0;
@@ -255,12 +269,16 @@ export function pgLossReference(
     const u = r * A;
     const c = Math.min(Math.max(r, 1 - opts.epsLow), 1 + opts.epsHigh) * A;
     objective += m * Math.min(u, c);
-    grad.push(u <= c ? (-m * r * A) / N + 0 : 0); // + 0 turns -0 into 0
+    grad.push((u <= c ? (-m * r * A) / N : 0) + (coef * m * newLogProbs[t]!) / N + 0); // + 0 turns -0 into 0
+    bonus += (coef * m * newLogProbs[t]! * newLogProbs[t]!) / N;
     if (A > 0 && r > 1 + opts.epsHigh) high += m;
     if (A < 0 && r < 1 - opts.epsLow) low += m;
     kl += m * (r - 1 - lr);
     if (entropy) ent += m * entropy[t]!;
   }
-  const loss = -objective / N;
-  return { loss, pgLoss: loss, grad, clipfrac: (low + high) / D, clipfracLow: low / D, clipfracHigh: high / D, approxKl: kl / D, entropy: entropy ? ent / D : null, tokens };
+  const pgLoss = -objective / N;
+  return {
+    loss: pgLoss + bonus, pgLoss, grad,
+    clipfrac: (low + high) / D, clipfracLow: low / D, clipfracHigh: high / D, approxKl: kl / D, entropy: entropy ? ent / D : null, tokens,
+  };
 }

@@ -28,7 +28,7 @@ export const runRel = (runId: string): string => join('runs', runId);
  * Where a graph's or dataset's file is: the path the store records for it (a read-only look at db.json,
  * since the main thread owns writes), else the conventional one. Never outside the data directory.
  */
-export function artefactFile(home: string, collection: 'graphs' | 'datasets', id: string): { path: string; info: Record<string, unknown> } {
+export function artefactFile(home: string, collection: 'graphs' | 'datasets' | 'trajectories', id: string): { path: string; info: Record<string, unknown> } {
   let rel: string | undefined;
   let info: Record<string, unknown> = {};
   const dbFile = join(home, 'db.json');
@@ -45,6 +45,6 @@ export function artefactFile(home: string, collection: 'graphs' | 'datasets', id
   const clean = normalize(rel);
   if (isAbsolute(clean) || clean.startsWith('..')) throw new LabError('corrupt', `${collection} ${id}: stored path ${rel} is outside the data directory`);
   const path = join(home, clean);
-  if (!existsSync(path)) throw new LabError('not_found', `no ${collection === 'graphs' ? 'graph' : 'dataset'} with id '${id}' (looked for ${clean})`);
+  if (!existsSync(path)) throw new LabError('not_found', `no ${{ graphs: 'graph', datasets: 'dataset', trajectories: 'trajectory set' }[collection]} with id '${id}' (looked for ${clean})`);
   return { path, info };
 }

@@ -18,6 +18,9 @@ import { runUses } from '../util/labels';
 
 /** Runs whose checkpoints the picker reads (newest first); older runs are rarely compared. */
 const MAX_RUNS = 40;
+/** A headroom comparison: this many questions × samples (pass@k up to k = 16). */
+export const HEADROOM_QUESTIONS = 50;
+export const HEADROOM_SAMPLES = 16;
 
 export const useCompare = defineStore('compare', () => {
   // ---------- past comparisons and the open one ----------
@@ -318,6 +321,27 @@ export const useCompare = defineStore('compare', () => {
     return (await launcher.start(params)) !== null;
   }
 
+  /**
+   * The headroom of the open comparison's checkpoints: the same checkpoints and questions (the first
+   * HEADROOM_QUESTIONS), HEADROOM_SAMPLES samples each at temperature 1, as a new comparison whose pass@k
+   * curves Compare draws (CompareHeadroom.vue).
+   */
+  async function startHeadroom(): Promise<boolean> {
+    const view = current.value;
+    const d = view?.artefact.info.datasetId;
+    if (!view || typeof d !== 'string' || running.value) return false;
+    const params: JobParamsInput<'compare'> = {
+      checkpoints: view.checkpoints.map((c) => c.ref),
+      datasetId: d,
+      questions: Math.min(HEADROOM_QUESTIONS, view.questions.length),
+      samples: HEADROOM_SAMPLES,
+      temperature: 1,
+      rng: view.artefact.info.params?.rng ?? 0,
+      // No name: a checkpoint ref's '/' is no name character; the job names it "A vs B on N questions".
+    };
+    return (await launcher.start(params)) !== null;
+  }
+
   let runsTimer: ReturnType<typeof setTimeout> | null = null;
   function refreshInputs(delayMs: number): void {
     if (runsTimer) clearTimeout(runsTimer);
@@ -361,6 +385,7 @@ export const useCompare = defineStore('compare', () => {
     startError,
     startIssues,
     running,
+    startHeadroom,
     setPair,
     openQuestion,
     closeQuestion,

@@ -18,9 +18,11 @@ import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOp
 import { SimWeb, URL_SCHEME, extractEvidence } from '../../agent/web';
 import { registerCheckpointPolicies, runEnvironment } from '../../train/policy/checkpoints';
 import { resolveCheckpoint } from '../../runs/layout';
-import { type CliCommand, type CommandContext, type OptionSpec, optInt, optNumber, optString, printResult, reqString, usageError } from '../command';
+import { type CliCommand, type CommandContext, type OptionSpec, flag, optInt, optNumber, optString, printResult, reqString, usageError } from '../command';
 import { jobOptions, parseJobFlags, type JobFlags } from '../job-flags';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../contract/jobs';
+import { levelBreakdown, levelOfQuestion, questionScores, type LevelBreakdown, type LevelRow } from '../../contract/level-breakdown';
+import { rftExpert } from '../../train/policy/rft-expert';
 
 registerCheckpointPolicies();
 
@@ -111,6 +113,27 @@ async function runRollouts(ctx: CommandContext, n: number, checkpointTemperature
   const infra = requireSomeModelEpisodes(trajs, factory.spec);
   if (infra.failed > 0) ctx.io.err(`warning: ${infra.failed} of ${infra.total} episodes failed on the infrastructure (${JSON.stringify(infra.byTermination)}); first error: ${infra.firstError ?? 'unknown'}\n`);
   return { trajs, factory, qas };
+}
+
+/**
+ * pass@1 by hops and by obfuscation level (contract/level-breakdown.ts), with `--expert` the RFT expert's on the
+ * same questions (one episode each, the same seed) beside each row: the ceiling the environment allows.
+ */
+async function byLevel(ctx: CommandContext, qas: readonly QA[], trajs: readonly Trajectory[]): Promise<LevelBreakdown> {
+  const levels = new Map(qas.map((q) => [q.id, levelOfQuestion(q)]));
+  const scores = questionScores(trajs.map((t) => sampleFromTrajectory(t)));
+  if (!flag(ctx, 'expert')) return levelBreakdown(scores, levels);
+  const checkpoint = checkpointOf(ctx);
+  const graph = readGraphFile(optString(ctx, 'graph') ?? resolveCheckpoint(checkpoint!).graphFile);
+  const web = new SimWeb(graph, checkpoint ? runEnvironment(resolveCheckpoint(checkpoint).config).web : undefined);
+  const expertTrajs = await rolloutDataset(qas, rftExpert('compact', graph), simToolset(web), { ...rolloutOptions(ctx, 1), concurrency: 1 });
+  return levelBreakdown(scores, levels, questionScores(expertTrajs.map((t) => sampleFromTrajectory(t))));
+}
+
+function levelLines(b: LevelBreakdown): string[] {
+  const pct = (x: number | null): string => (x === null ? '   -' : x.toFixed(3));
+  const rows = (name: string, rs: LevelRow[]): string[] => [`pass@1 by ${name} (questions, policy, expert):`, ...rs.map((r) => `  ${name} ${r.key}: ${r.questions}  ${pct(r.passAt1)}  ${pct(r.expert)}`)];
+  return [...rows('hops', b.hops), ...rows('level', b.level)];
 }
 
 const graphOpt: OptionSpec = { graph: { type: 'string', description: 'the sailor.graph/1 file the simulated web is built from' } };
@@ -208,10 +231,12 @@ export const agentCommands: CliCommand[] = [
       n: { type: 'string', description: 'samples per question (default: k)' },
       trajectories: { type: 'string', description: 'evaluate existing rollouts instead of running the policy' },
       out: { type: 'string', description: 'also write the rollouts here' },
+      expert: { type: 'boolean', description: 'also run the RFT expert (compact) on the same questions: its pass@1 beside each hop count and level, the ceiling' },
       json: { type: 'boolean', description: 'print the report as JSON' },
     },
     async run(ctx) {
       const k = optInt(ctx, 'k', 1, { min: 1, max: 1000 });
+      let levels: LevelBreakdown | null = null;
       let trajs: Trajectory[];
       const from = optString(ctx, 'trajectories');
       if (from) trajs = readTrajectories(from);
@@ -223,14 +248,16 @@ export const agentCommands: CliCommand[] = [
         trajs = run.trajs;
         const out = optString(ctx, 'out');
         if (out) writeTrajectorySet(out, { policy: run.factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n }, trajs);
+        levels = await byLevel(ctx, run.qas, trajs);
       }
       const samples = trajs.map((t) => sampleFromTrajectory(t));
       const report: EvalReport = evaluate(samples, k);
       // With several samples a question: the headroom curve, pass@k at k = 1, 2, 4, ... n.
       const curve = samples.length > report.questions ? headroomCurve(samples) : null;
-      printResult(ctx, curve ? { ...report, curve, headroom: headroomSentence(curve) } : report, () =>
+      printResult(ctx, { ...report, ...(curve ? { curve, headroom: headroomSentence(curve) } : {}), ...(levels ? { levels } : {}) }, () =>
         [
           ...(curve ? [`pass@k curve ${curve.map((p) => `${p.k}:${p.passAtK.toFixed(3)}`).join(' ')}`, headroomSentence(curve)] : []),
+          ...(levels ? levelLines(levels) : []),
           `questions ${report.questions}, samples ${report.samples}, k ${k}`,
           `pass@1 ${report['pass@1'].toFixed(3)}  pass@${k} ${report['pass@k'].toFixed(3)}  avg@${k} ${report['avg@k'].toFixed(3)}  cons@${k} ${report['cons@k'].toFixed(3)}`,
           `tool calls ${report.all.tool_calls_mean.toFixed(2)} ${JSON.stringify(report.all.tool_calls_by_type)}, turns ${report.all.turns_mean.toFixed(2)}, tokens ${report.all.tokens_mean.toFixed(0)}`,

@@ -32,7 +32,7 @@ function follow(core: LabCore, jobId: string, err: (t: string) => void): Promise
 }
 
 /**
- * Reads the config; `data.graphFile`, `data.datasetFile`, `data.heldOutFile` and `data.rlFile` (paths relative to the
+ * Reads the config; `data.graphFile`, `data.datasetFile`, `data.heldOutFile`, `data.rlFile` and `data.trajectoriesFile` (paths relative to the
  * config file) are validated, imported into the store, and replaced by the ids a run config names.
  */
 async function withImportedData(core: LabCore, configPath: string): Promise<Record<string, unknown>> {
@@ -52,6 +52,7 @@ async function withImportedData(core: LabCore, configPath: string): Promise<Reco
   const datasetFile = fileOf('datasetFile');
   const heldOutFile = fileOf('heldOutFile');
   const rlFile = fileOf('rlFile');
+  const trajectoriesFile = fileOf('trajectoriesFile');
   // Named by the key a CLI config uses (the schema's own message would say data.datasetId, which it never had).
   if (!datasetFile && data.datasetId === undefined) throw inputError(configPath, 'missing: the training questions, a sailor.qa/1 file (path relative to this config), or data.datasetId', { field: 'data.datasetFile' });
   if (!graphFile && data.graphId === undefined) throw inputError(configPath, 'missing: the graph, a sailor.graph/1 file (path relative to this config), or data.graphId', { field: 'data.graphFile' });
@@ -59,6 +60,7 @@ async function withImportedData(core: LabCore, configPath: string): Promise<Reco
   if (datasetFile) data.datasetId = (await importArtefact(core.db, core.home, 'datasets', datasetFile, { graphId: data.graphId })).id;
   if (heldOutFile) data.heldOutDatasetId = (await importArtefact(core.db, core.home, 'datasets', heldOutFile, { graphId: data.graphId })).id;
   if (rlFile) data.rlDatasetId = (await importArtefact(core.db, core.home, 'datasets', rlFile, { graphId: data.graphId })).id;
+  if (trajectoriesFile) data.trajectoriesId = (await importArtefact(core.db, core.home, 'trajectories', trajectoriesFile)).id;
   return { ...(config as Record<string, unknown>), data };
 }
 

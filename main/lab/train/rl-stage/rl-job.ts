@@ -1,7 +1,8 @@
 // The RL stage of the `train` job (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'), readable top to bottom like sft-job:
 //   0. setup     the RL optimiser, fresh after SFT or restored from an RL checkpoint (rl-stage.ts), and the
 //                question pool, less DUPO's too-easy questions, or the data-policy loop's frontier pool,
-//                judged and refilled after every step (rl-pool.ts)
+//                judged and refilled after every step (rl-pool.ts); the headroom, pass@k of the starting
+//                policy on RL and held-out questions (rl-headroom.ts), recorded with RL step 1
 //   1. rollouts  sync: batchQuestions questions x G rollouts with the current weights; async (ASearcher):
 //                rollouts run continuously and never wait for the trainer (rl-rollouts.ts)
 //   2. plan      rewards, group advantages (rl/advantages), the batch by algorithm: the planner registry
@@ -22,10 +23,12 @@ import { startAsyncRollouts, stepSampler, type AsyncSource, type Group } from '.
 import { PLANNERS, type StepPlan } from './rl-plan';
 import { trainOnBatch } from './rl-update';
 import { recordStep } from './rl-record';
+import { measureHeadroom } from './rl-headroom';
 
 export async function runRlStage(run: TrainRun, start: RlStart): Promise<{ step: number; version: number }> {
   const stage = openStage(run, start);
   const pool = await openQuestionPool(stage);
+  Object.assign(pool.metrics, await measureHeadroom(stage));
   const asyncRollouts = await startAsyncRollouts(stage, pool);
   try {
     while (stage.step < stage.lastStep) await rlStep(stage, pool, asyncRollouts);

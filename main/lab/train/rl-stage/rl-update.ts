@@ -47,7 +47,9 @@ export function packChunks(samples: readonly PgSample[], padId: number, chunk = 
 }
 
 /** One optimiser step on the samples (see the top of this file). Returns null when no token is in the loss. */
-export async function rlUpdate(model: GPT, opt: AdamW, samples: readonly PgSample[], cfg: TrainConfig, clip: ClipConfig, padId: number): Promise<RlUpdateResult | null> {
+export async function rlUpdate(
+  model: GPT, opt: AdamW, samples: readonly PgSample[], cfg: TrainConfig, clip: ClipConfig & { entropyCoef?: number }, padId: number,
+): Promise<RlUpdateResult | null> {
   const chunks = packChunks(samples, padId);
   const tokenCount = chunks.reduce((a, c) => a + c.batch.lossTokens, 0);
   if (tokenCount === 0) return null;
@@ -128,7 +130,7 @@ export async function trainOnBatch(stage: RlStage, batch: readonly Group[]): Pro
     const from = Math.floor((u * batch.length) / U);
     const to = Math.floor(((u + 1) * batch.length) / U);
     const n = sizes.slice(from, to).reduce((a, x) => a + x, 0);
-    const r = await rlUpdate(model, opt, all.slice(at, at + n), trainCfg, { epsLow: rl.epsLow, epsHigh: rl.epsHigh }, pad);
+    const r = await rlUpdate(model, opt, all.slice(at, at + n), trainCfg, { epsLow: rl.epsLow, epsHigh: rl.epsHigh, entropyCoef: rl.entropyCoef }, pad);
     at += n;
     if (r) results.push(r);
   }

@@ -47,6 +47,8 @@ import { rftExpert } from '../policy/rft-expert';
 import { loadNewestVerifiedCheckpoint } from '../policy/checkpoints';
 import { modelStart, startsFresh } from '../policy/base-model';
 import { evalsBy, openRunClock, runPlanCounts, timedContext, type RunClock } from '../policy/run-clock';
+import { ownSamples } from './rft-source';
+import type { Trajectory } from '../../formats';
 
 /** The shape of a run's fresh model: its preset with the run's overrides, and the tokenizer's vocabulary. */
 export function freshModelConfig(model: RunConfig['model'], vocabSize: number): GPTConfig {
@@ -92,7 +94,16 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
   // ---- 2. RFT data (made once per run; a resumed run reuses it)
   const rftFile = rftPath(ctx.home, runId);
   if (!existsSync(rftFile)) {
-    // Before step 0 the bar stays at 0; the message counts the expert's rollouts.
+    // Before step 0 the bar stays at 0; the message counts the expert's rollouts. With data.trajectoriesId the
+    // RFT data is a policy's own samples instead (rejection fine-tuning): the same filters keep the correct ones.
+    const all = config.data.trajectoriesId !== undefined ? ownSamples(ctx.home, config.data.trajectoriesId, trainQas) : await expertRollouts();
+    const { kept, report: rft } = filterTrajectories(all, { attempts: config.rft.attempts, minToolCalls: config.rft.minToolCalls, maxTokens: config.rft.maxTokens });
+    if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
+    writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
+    writeTrajectorySet(rftFile, { kind: 'rft', report: rft, ...(config.data.trajectoriesId !== undefined ? { from: config.data.trajectoriesId } : {}) }, kept);
+  } else clock.skip('rft');
+  /** The expert's attempts at every training question (config.rft), the RFT data's usual source. */
+  async function expertRollouts(): Promise<Trajectory[]> {
     const progress = (_f: number, message: string): void => ctx.progress({ fraction: 0, message });
     const expert = rftExpert(config.rft.style, graph);
     const total = trainQas.length * (config.rft.attempts + (config.rft.forcedAnswers ? 1 : 0));
@@ -113,11 +124,8 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
         throwIfCancelled(ctx);
       }
     }
-    const { kept, report: rft } = filterTrajectories(all, { attempts: config.rft.attempts, minToolCalls: config.rft.minToolCalls, maxTokens: config.rft.maxTokens });
-    if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
-    writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
-    writeTrajectorySet(rftFile, { kind: 'rft', report: rft }, kept);
-  } else clock.skip('rft');
+    return all;
+  }
   const rftTrajs = readTrajectories(rftFile);
   const rftReport = JSON.parse(readFileSync(join(dataDir(ctx.home, runId), 'rft-report.json'), 'utf8')) as RftReport;
   const qaOf = new Map(trainQas.map((q) => [q.id, q]));

@@ -100,6 +100,7 @@ export const RL_ALGORITHMS = rlSchema.shape.algorithm.unwrap().options;
 export const RL_ADVANTAGES = rlSchema.shape.advantage.unwrap().options;
 export const RL_MODES = rlSchema.shape.mode.unwrap().options;
 export const RL_SCHEDULES = rlSchema.shape.schedule.unwrap().options;
+export const RL_POOLS = rlSchema.shape.pool.unwrap().options;
 export type RlAlgorithm = (typeof RL_ALGORITHMS)[number];
 
 export interface RlChoice {
@@ -108,6 +109,8 @@ export interface RlChoice {
   advantage: (typeof RL_ADVANTAGES)[number];
   mode: (typeof RL_MODES)[number];
   schedule: (typeof RL_SCHEDULES)[number];
+  /** fixed: the RL set as it is; frontier: the data-policy loop keeps the questions at the policy's frontier. */
+  pool: (typeof RL_POOLS)[number];
   excludeTruncatedNegatives: boolean;
   dropTooEasy: boolean;
   values: Record<RlFieldPath, number | string>;
@@ -122,6 +125,7 @@ export function defaultRl(): RlChoice {
     advantage: d.advantage,
     mode: d.mode,
     schedule: d.schedule,
+    pool: d.pool,
     excludeTruncatedNegatives: d.excludeTruncatedNegatives,
     dropTooEasy: d.dropTooEasy,
     values: Object.fromEntries(Object.keys(RL_FIELDS).map((p) => [p, at({ rl: d }, p) as number])) as Record<RlFieldPath, number>,
@@ -322,6 +326,7 @@ export function buildConfig(s: WizardState): Record<string, unknown> {
       advantage: r.advantage,
       excludeTruncatedNegatives: r.excludeTruncatedNegatives,
       dropTooEasy: r.dropTooEasy,
+      pool: r.pool,
       dapoMaxRounds: v['rl.dapoMaxRounds'],
       mode: r.mode,
       maxStaleness: v['rl.maxStaleness'],

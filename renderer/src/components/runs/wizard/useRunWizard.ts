@@ -3,13 +3,12 @@
 // data step's lists and jobs, the checkpoints a run can start from, and the launch. RunWizard.vue
 // creates it and provides it; each step component takes it with useRunWizard().
 import { computed, inject, onBeforeUnmount, provide, reactive, ref, watch, type InjectionKey } from 'vue';
-import { labelIssues, type FieldIssue, type RunEstimate } from '@contract';
-import { useJobs } from '../../../stores/jobs';
+import { labelIssues, presetById, type FieldIssue, type PresetId, type RunEstimate } from '@contract';
 import { useRuns } from '../../../stores/runs';
 import { issuesOf, message } from '../../../util/errors';
 import { useWizardMemory } from '../../../stores/wizard';
 import { CONFIG_LABELS, CONFIG_MENTIONS, FIELDS, RL_FIELDS, buildConfig, defaultRl, defaultValues, fieldMessage, validate, type DataChoice, type RlChoice, type Values, type WizardState } from '../runConfig';
-import { useWizardData } from './wizardData';
+import { presetForms, useWizardData } from './wizardData';
 
 export const STEPS = [
   { id: 'data', label: 'Data' },
@@ -35,7 +34,7 @@ export const fieldTestId = (path: string): string => `wiz-${path.replace(/\./g, 
 /** Checkpoints of this many newest runs are offered as starting points. */
 const CKPT_RUNS = 40;
 
-export type EditedRun = WizardState & { rl: RlChoice; init: string; scratch: boolean };
+export type EditedRun = WizardState & { rl: RlChoice; init: string; scratch: boolean; presetId: PresetId };
 
 /** A wizard opened on a finished run ("Train further"): RL from its last checkpoint on the same data. */
 export interface WizardPrefill {
@@ -63,9 +62,34 @@ function createRunWizard(onLaunched: (runId: string) => void, prefill: WizardPre
     init: prefill?.init ?? '',
     scratch: false,
     rl: { ...defaultRl(), ...(prefill ? { stage: 'rl' as const } : {}) },
+    presetId: 'quick',
   });
   const data = useWizardData(state.data, memory.make);
-  onBeforeUnmount(() => memory.remember(state.data, data.make));
+  onBeforeUnmount(() => memory.remember(state.data, data.make, state.presetId));
+
+  /**
+   * A preset (contract WIZARD_PRESETS): its data forms, SFT steps, checkpoints and RL stage; every other field
+   * back to its default. `keepForms`: the data forms as they are (remembered from the last opening).
+   */
+  function applyPreset(id: PresetId, keepForms = false): void {
+    const p = presetById(id);
+    if (!p) return;
+    state.presetId = id;
+    if (!keepForms) Object.assign(data.make, presetForms(p));
+    const defaults = defaultValues();
+    state.values['sft.steps'] = p.config.sft?.steps ?? defaults['sft.steps'];
+    state.values['checkpoint.every'] = p.config.checkpoint?.every ?? defaults['checkpoint.every'];
+    const rl = defaultRl();
+    if (p.config.rl) {
+      rl.stage = 'sft+rl';
+      for (const [k, v] of Object.entries(p.config.rl)) {
+        if (k === 'pool') rl.pool = v as RlChoice['pool'];
+        else if (`rl.${k}` in rl.values) rl.values[`rl.${k}` as keyof RlChoice['values']] = v as number;
+      }
+    }
+    state.rl = rl;
+  }
+  if (!prefill && memory.presetId !== 'quick') applyPreset(memory.presetId, true);
 
   // ---------- checks ----------
   const errors = computed(() => validate(state, data.datasets.value));
@@ -196,6 +220,7 @@ function createRunWizard(onLaunched: (runId: string) => void, prefill: WizardPre
     config,
     launching,
     launch,
+    applyPreset,
   };
 }
 

@@ -2,7 +2,7 @@
 // those lists change, and the graph build and question syntheses started right in the wizard (the quick
 // preset's forms), each followed by its own job launcher until its artefact is picked.
 import { computed, reactive, watch } from 'vue';
-import { QUICK_PRESET, type ArtefactRecord, type DatasetInfo, type GraphInfo, type JobParamsInput, type JobRecord } from '@contract';
+import { QUICK_PRESET, type ArtefactRecord, type WizardPreset, type DatasetInfo, type GraphInfo, type JobParamsInput, type JobRecord } from '@contract';
 import { useFieldChecks } from '../../../composables/useFieldChecks';
 import { useDatasets } from '../../../stores/datasets';
 import { useGraph } from '../../../stores/graph';
@@ -28,17 +28,24 @@ export interface QuestionRow {
 
 /** The three question sets of the data step; later sets keep off the edges of the earlier ones. */
 export const QUESTION_ROWS: QuestionRow[] = [
-  { kind: 'train', field: 'datasetId', label: 'training questions', select: 'wiz-dataset', slug: 'train' },
+  {
+    kind: 'train',
+    field: 'datasetId',
+    label: 'demonstrated questions',
+    select: 'wiz-dataset',
+    slug: 'train',
+    hint: 'the demonstration budget: the expert solves each one, and SFT imitates its episodes',
+  },
   { kind: 'heldOut', field: 'heldOutDatasetId', label: 'held-out questions', select: 'wiz-heldout', slug: 'heldout' },
   {
     kind: 'rl',
     field: 'rlDatasetId',
-    label: 'RL questions',
+    label: 'answer-only questions (RL)',
     select: 'wiz-rl-dataset',
     slug: 'rl',
     optional: true,
-    none: 'the training questions',
-    hint: 'fresh questions for the RL stage: where the SFT policy succeeds sometimes, it has something to learn',
+    none: 'the demonstrated questions',
+    hint: 'the RL stage’s pool: questions with answers and no demonstration, cheap to make; RL learns where the policy succeeds sometimes',
   },
 ];
 
@@ -46,6 +53,8 @@ type Num = number | '';
 export interface QuestionForm {
   count: Num;
   rng: Num;
+  /** Smallest subgraph in edges; absent (older remembered forms): 1. */
+  minEdges?: Num;
   maxEdges: Num;
   style: QuestionStyle;
 }
@@ -61,6 +70,12 @@ export interface MakeForms {
 // and fresh ones for RL.
 export function quickPreset(): MakeForms {
   const q = QUICK_PRESET.data;
+  return { graph: { ...q.graph }, train: { ...q.train }, heldOut: { ...q.heldOut }, rl: { ...q.rl } };
+}
+
+/** A preset's data (contract WIZARD_PRESETS) as the data step's forms. */
+export function presetForms(p: WizardPreset): MakeForms {
+  const q = p.data;
   return { graph: { ...q.graph }, train: { ...q.train }, heldOut: { ...q.heldOut }, rl: { ...q.rl } };
 }
 
@@ -86,7 +101,7 @@ export function makeParams(kind: MakeKind, make: MakeForms, d: DataChoice): JobP
     graphId: d.graphId,
     count: given(f.count),
     rng: given(f.rng),
-    ...(maxEdges === undefined ? {} : { minEdges: 1, maxEdges }),
+    ...(maxEdges === undefined ? {} : { minEdges: given(f.minEdges ?? '') ?? 1, maxEdges }),
     ...QUESTION_STYLES[f.style].params,
     // Held-out facts stay out of training: no held-out question is built on an edge a training question
     // used; RL questions keep off both.

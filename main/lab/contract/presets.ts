@@ -1,0 +1,136 @@
+// The wizard's presets beside the quick one (quick-preset.ts), each in one place: the data it makes (the same
+// synthesis jobs as the data commands of docs/experiments.md, "few" and "chain"), the config it trains with
+// (its configs/*.json file less the data: tests/unit/presets.test.ts holds them equal) and what it reached when
+// measured, with how many seeds. The coordinator updates the figures when new runs are measured.
+import { QUICK_PRESET, type PresetQuestions } from './quick-preset';
+
+export type PresetId = 'quick' | 'fewDemos' | 'curriculum';
+
+/** A measured figure in words, with how many data seeds it stands on. */
+export interface PresetFigure {
+  what: string;
+  value: string;
+  seeds: number;
+}
+
+export interface WizardPreset {
+  id: PresetId;
+  label: string;
+  /** One line: the graph, the question sets, the stages. */
+  summary: string;
+  /** The config file the preset is (configs/, relative to the repository). */
+  configFile: string;
+  data: {
+    graph: { rng: number; maxEdges: number };
+    /** Questions the expert demonstrates: the RFT data SFT imitates. */
+    train: PresetQuestions;
+    heldOut: PresetQuestions;
+    /** Questions with answers only: the RL stage's pool. */
+    rl: PresetQuestions;
+  };
+  /** The config's fields beside its data: SFT steps, checkpoints, the RL stage (absent: SFT only). */
+  config: { sft?: { steps: number }; checkpoint?: { every: number }; rl?: Record<string, unknown> };
+  expectation: {
+    measuredOn: string;
+    machine: string;
+    source: string;
+    protocol: string;
+    figures: PresetFigure[];
+    /** What was not measured yet, or missed its target, in words. */
+    caveat: string;
+  };
+}
+
+const lookup = (count: number, rng: number, minEdges: number, maxEdges: number): PresetQuestions => ({ count, rng, minEdges, maxEdges, style: 'lookup' });
+
+/** The quick preset in the presets' form (its own figures stay in QUICK_PRESET and PresetExpectation.vue). */
+export const QUICK_WIZARD_PRESET: WizardPreset = {
+  id: 'quick',
+  label: QUICK_PRESET.label,
+  summary: QUICK_PRESET.summary,
+  configFile: 'configs/quick.json',
+  data: { graph: { ...QUICK_PRESET.data.graph }, train: { ...QUICK_PRESET.data.train }, heldOut: { ...QUICK_PRESET.data.heldOut }, rl: { ...QUICK_PRESET.data.rl } },
+  config: {},
+  expectation: {
+    measuredOn: QUICK_PRESET.expectation.measuredOn,
+    machine: QUICK_PRESET.expectation.machine,
+    source: QUICK_PRESET.expectation.source,
+    protocol: QUICK_PRESET.expectation.protocol,
+    figures: QUICK_PRESET.expectation.sft.map((p) => ({ what: `SFT step ${p.step}`, value: p.passAt1.toFixed(2), seeds: QUICK_PRESET.expectation.finalBySeed.sft.length })),
+    caveat: '',
+  },
+};
+
+/** Issue #31: few demonstrations (400), many answer-only questions for RL (configs/few-demos-rl.json). */
+export const FEW_DEMOS_PRESET: WizardPreset = {
+  id: 'fewDemos',
+  label: 'few demonstrations, then RL',
+  summary: 'the quick preset’s graph, 400 demonstrated one-hop lookups, 300 held-out, up to 1400 answer-only lookups for RL; 1000 SFT steps, then DUPO with the data-policy loop',
+  configFile: 'configs/few-demos-rl.json',
+  data: { graph: { ...QUICK_PRESET.data.graph }, train: lookup(400, 1, 1, 1), heldOut: lookup(300, 2, 1, 1), rl: lookup(1400, 3, 1, 1) },
+  config: { sft: { steps: 1000 }, checkpoint: { every: 500 }, rl: { pool: 'frontier', steps: 20, evalEvery: 20 } },
+  expectation: {
+    measuredOn: '2026-11-26',
+    machine: '2-core CPU machine shared with six other jobs, no GPU',
+    source: 'docs/learning.md §4c',
+    protocol: 'held-out pass@1, greedy, 300 one-hop lookups',
+    figures: [
+      { what: 'SFT step 1000 (400 demonstrations)', value: '0.250 (Wilson 0.20–0.30)', seeds: 1 },
+      { what: 'after RL step 15 (960 rollouts)', value: '0.263 (+0.013, McNemar p = 0.29)', seeds: 1 },
+      { what: 'headroom at the SFT start, 50 held-out × 16 samples', value: 'pass@1 0.20, pass@16 0.36', seeds: 1 },
+    ],
+    caveat: 'the issue’s target (+0.10 from RL, p < 0.01, three seeds) is not reached; the RL run was stopped at step 16 of 20 under the shared load',
+  },
+};
+
+/** Issue #32: lookups of one and two edges demonstrated, then RL on two-edge lookups (configs/curriculum.json). */
+export const CURRICULUM_PRESET: WizardPreset = {
+  id: 'curriculum',
+  label: 'curriculum: lookups, then two-hop chains',
+  summary: 'the quick preset’s graph, 2400 demonstrated lookups of one or two edges, 300 held-out and up to 300 answer-only two-edge lookups; 3000 SFT steps, then DUPO on the two-edge ones',
+  configFile: 'configs/curriculum.json',
+  data: { graph: { ...QUICK_PRESET.data.graph }, train: lookup(2400, 1, 1, 2), heldOut: lookup(300, 2, 2, 2), rl: lookup(300, 3, 2, 2) },
+  config: { rl: {} },
+  expectation: {
+    measuredOn: '2026-11-26',
+    machine: '2-core CPU machine shared by seven helpers, no GPU',
+    source: 'docs/learning.md, “Beyond lookups”',
+    protocol: 'held-out pass@1, greedy, 300 two-edge lookups (178 one hop, 122 two-hop chains)',
+    figures: [
+      { what: 'SFT step 1000, all', value: '0.057', seeds: 1 },
+      { what: 'SFT step 1000, one hop / two-hop chains', value: '0.073 / 0.033 (the expert 0.888 / 0.869)', seeds: 1 },
+    ],
+    caveat: 'measured at SFT step 1000 only: steps 2000-3000 and the RL stage not yet; targets two-hop ≥ 0.35, WebSailor level 2 ≥ 0.10',
+  },
+};
+
+/** The presets the wizard offers, the quick one first (the defaults). */
+export const WIZARD_PRESETS: readonly WizardPreset[] = [QUICK_WIZARD_PRESET, FEW_DEMOS_PRESET, CURRICULUM_PRESET];
+
+export function presetById(id: string): WizardPreset | undefined {
+  return WIZARD_PRESETS.find((p) => p.id === id);
+}
+
+function leaves(x: unknown, prefix: string, out: Map<string, unknown>): Map<string, unknown> {
+  // An empty section is a leaf of its own (`rl: {}`: an RL stage on its defaults); the empty root is nothing.
+  if (typeof x === 'object' && x !== null && !Array.isArray(x) && (Object.keys(x).length > 0 || !prefix)) {
+    for (const [k, v] of Object.entries(x)) leaves(v, prefix ? `${prefix}.${k}` : k, out);
+  } else out.set(prefix, x);
+  return out;
+}
+
+/**
+ * The preset's config fields that `config` does not set as the preset does ([] when it holds them all), as dotted
+ * paths; `rl` when the preset has an RL stage (even `{}`, all defaults) and the config has none.
+ */
+export function presetConfigDifferences(p: WizardPreset, config: unknown): string[] {
+  const c = (typeof config === 'object' && config !== null ? config : {}) as Record<string, unknown>;
+  const at = (path: string): unknown => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], c);
+  const out: string[] = [];
+  for (const [path, want] of leaves(p.config, '', new Map())) {
+    const have = at(path);
+    const emptySection = typeof want === 'object' && want !== null;
+    if (emptySection ? typeof have !== 'object' || have === null : have !== want) out.push(path);
+  }
+  return out;
+}
