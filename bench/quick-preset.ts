@@ -77,7 +77,8 @@ try {
     t = performance.now();
     await wizard.getByTestId('wiz-estimate-remeasure').click();
     // The card keeps the old result's status until the new job is queued: wait for it to leave 'succeeded' first.
-    await page.waitForFunction(`document.querySelector('[data-testid="wiz-estimate"]')?.getAttribute('data-status') !== 'succeeded'`, null, { timeout: 30_000 });
+    const estimateStatus = 'document.querySelector(\'[data-testid="wiz-estimate"]\')?.getAttribute(\'data-status\')';
+    await page.waitForFunction(`${estimateStatus} !== 'succeeded'`, null, { timeout: 30_000 });
     await succeeded('wiz-estimate');
   }
   const estimate = (await wizard.getByTestId('wiz-estimate-total').textContent({ timeout: 300_000 }))?.trim() ?? '?';

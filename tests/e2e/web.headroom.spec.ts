@@ -6,7 +6,7 @@
 import { expect, test } from '@playwright/test';
 import type { RunDetail } from '../../main/lab/contract';
 import { SHOTS, servedLab, watchConsole } from './lab';
-import { TINY_RUN } from '../unit/tiny-run';
+import { TINY_RUN } from '../support/tiny-run';
 
 const { server, api, runJob } = servedLab();
 const SENTENCE = /^pass@1 \d\.\d\d, pass@(\d+) \d\.\d\d: RL can add at most about \+\d\.\d\d here$/;

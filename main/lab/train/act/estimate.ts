@@ -6,7 +6,7 @@
 // off the main thread.
 import { join } from 'node:path';
 import type { RunConfig } from '../../contract/run-config';
-import type { EstimatePart, RunEstimate, RunMeasurements } from '../../contract';
+import type { RunEstimate, RunMeasurements } from '../../contract';
 import { parseRunConfig } from '../../contract/run-config';
 import { selectBackend } from '../../model/backend';
 import { readGraphFile } from '../../kg/io';
@@ -22,7 +22,7 @@ import { readJsonFile } from '../../store/files';
 import { createModel, disposeModel, resolveGPTConfig } from '../../model/gpt';
 import { BatchDecoder } from '../../model/batch-decoder';
 import { buildMaskedTokens, fitSeqLen, makeBatch, type Batch } from '../../model/mask';
-import { modelStart, startsFresh } from '../policy/base-model';
+import { modelStart } from '../policy/base-model';
 import { defaultWorkers, Replicas } from '../../model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../../model/train';
 import { createRng } from '../../util/rng';

@@ -63,4 +63,3 @@ export function estimateRun(config: RunConfig, m: RunMeasurements): RunEstimate 
 function fmt(x: number): string {
   return x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(2);
 }
-

@@ -4,6 +4,7 @@
 // creates it and provides it; each step component takes it with useRunWizard().
 import { computed, inject, onBeforeUnmount, provide, reactive, ref, watch, type InjectionKey } from 'vue';
 import { labelIssues, presetById, type FieldIssue, type PresetId, type RunEstimate } from '@contract';
+import { useJobs } from '../../../stores/jobs';
 import { useRuns } from '../../../stores/runs';
 import { issuesOf, message } from '../../../util/errors';
 import { useWizardMemory } from '../../../stores/wizard';
