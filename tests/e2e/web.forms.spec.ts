@@ -22,7 +22,7 @@ test('the first screen starts the quick preset; the wizard checks each field in 
   await page.goto(server.url);
   await expect(page.locator('main.content')).toHaveAttribute('data-section', 'runs');
   await expect(page.getByTestId('first-run-start')).toHaveText('Start the quick preset');
-  await expect(page.getByTestId('runs-empty')).toContainText('0.62');
+  await expect(page.getByTestId('runs-empty')).toContainText('0.58');
   await expect(page.getByTestId('nav-graph')).toBeVisible(); // the graph builder stays one click away
   await shot(page, 'first-screen');
 
@@ -84,7 +84,7 @@ test('the first screen starts the quick preset; the wizard checks each field in 
   // Review: what the quick preset typically reaches, measured, with date and machine.
   await expect(wizard.getByTestId('wiz-review')).toBeVisible();
   const expectation = wizard.getByTestId('preset-expectation');
-  await expect(expectation).toContainText('0.26 / 0.55 / 0.62 at SFT steps 1000 / 2000 / 3000');
+  await expect(expectation).toContainText('0.33 / 0.56 / 0.58 at SFT steps 1000 / 2000 / 3000');
   await expect(expectation).toContainText('2026-11-25');
   await expect(expectation).toContainText('2-core CPU');
   await expect(wizard.getByTestId('wiz-step-review')).not.toHaveClass(/bad/);

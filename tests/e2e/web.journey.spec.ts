@@ -132,7 +132,7 @@ test('first screen -> the quick preset in the wizard -> shortened -> launched', 
   // ---------- review with the defaults: what the preset typically reaches, with date and machine (point 1) ----------
   const expectation = wizard.getByTestId('preset-expectation');
   await expect(expectation).toContainText('What the quick preset typically reaches');
-  await expect(expectation).toContainText('0.26 / 0.55 / 0.62 at SFT steps 1000 / 2000 / 3000');
+  await expect(expectation).toContainText('0.33 / 0.56 / 0.58 at SFT steps 1000 / 2000 / 3000');
   await expect(wizard.getByTestId('preset-expectation-source')).toContainText('Measured 2026-11-25 on a 2-core CPU');
   // The final figure as a range over the seeds measured, whatever QUICK_PRESET holds now (issue 35, point 3).
   const bySeed = QUICK_PRESET.expectation.finalBySeed.sft;
