@@ -85,7 +85,7 @@ test('the first screen starts the quick preset; the wizard checks each field in 
   await expect(wizard.getByTestId('wiz-review')).toBeVisible();
   const expectation = wizard.getByTestId('preset-expectation');
   await expect(expectation).toContainText('0.33 / 0.56 / 0.58 at SFT steps 1000 / 2000 / 3000');
-  await expect(expectation).toContainText('2026-11-25');
+  await expect(expectation).toContainText('2026-11-27');
   await expect(expectation).toContainText('2-core CPU');
   await expect(wizard.getByTestId('wiz-step-review')).not.toHaveClass(/bad/);
   await expect(wizard.locator('.msg.error')).toHaveCount(0);

@@ -53,7 +53,7 @@ test('the wizard offers the few-demonstrations and curriculum presets, with thei
   await expect(wizard.getByTestId('wiz-synth-rl-min-edges')).toHaveValue('2');
   await wizard.getByTestId('wiz-step-review').click();
   await expect(figures).toContainText('curriculum');
-  await expect(figures).toContainText('0.033');
+  await expect(figures).toContainText('0.107');
   await expect(json).toContainText('"steps": 3000');
   await expect(json).toContainText('"pool": "fixed"');
   await wizard.screenshot({ path: `${SHOTS}/presets-review-curriculum.png` });

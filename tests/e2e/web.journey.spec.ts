@@ -83,7 +83,7 @@ test('first screen -> the quick preset in the wizard -> shortened -> launched', 
   await page.goto(server.url);
   await expect(content(page)).toHaveAttribute('data-section', 'runs');
   await expect(page.getByTestId('runs-empty')).toContainText('quick preset');
-  await expect(page.getByTestId('runs-empty')).toContainText('2026-11-25'); // what it reaches, measured when and where
+  await expect(page.getByTestId('runs-empty')).toContainText('2026-11-27'); // what it reaches, measured when and where
   await expect(page.getByTestId('first-run-start')).toHaveText('Start the quick preset');
   await shot(page, '01-first-screen');
   await page.getByTestId('first-run-start').click();
@@ -133,7 +133,7 @@ test('first screen -> the quick preset in the wizard -> shortened -> launched', 
   const expectation = wizard.getByTestId('preset-expectation');
   await expect(expectation).toContainText('What the quick preset typically reaches');
   await expect(expectation).toContainText('0.33 / 0.56 / 0.58 at SFT steps 1000 / 2000 / 3000');
-  await expect(wizard.getByTestId('preset-expectation-source')).toContainText('Measured 2026-11-25 on a 2-core CPU');
+  await expect(wizard.getByTestId('preset-expectation-source')).toContainText('Measured 2026-11-27 on a 2-core CPU');
   // The final figure as a range over the seeds measured, whatever QUICK_PRESET holds now (issue 35, point 3).
   const bySeed = QUICK_PRESET.expectation.finalBySeed.sft;
   await expect(wizard.getByTestId('preset-range')).toHaveAttribute('data-seeds', String(bySeed.length));
