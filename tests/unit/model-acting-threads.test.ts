@@ -5,24 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../main/lab/model/backend';
 import { createModel, disposeModel, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
-import { generate, type GenerateResult, type SampleOptions } from '../../main/lab/model/generate';
+import { generate, type GenerateResult } from '../../main/lab/model/generate';
 import { ActingThreads } from '../../main/lab/model/acting-threads';
-import { createRng, seedFrom, type Rng } from '../../main/lab/util/rng';
+import { reactEpisode } from '../support/react-episode';
+import type { Rng } from '../../main/lab/util/rng';
 
-const STOP = 7;
-
-/** A ReAct-like episode: turns, each followed by a few "observation" tokens; the stream's state at the end. */
-async function episode(e: number, sample: (p: number[], o: SampleOptions) => Promise<GenerateResult>, temperature: number): Promise<{ turns: GenerateResult[]; rng: Rng }> {
-  const rng = createRng(seedFrom(`episode/${e}`));
-  let context = [1, ...Array.from({ length: 3 + ((e * 5) % 9) }, (_, i) => 10 + ((e * 7 + i * 3) % 50))];
-  const turns: GenerateResult[] = [];
-  for (let t = 0; t < 3 && context.length < 40; t++) {
-    const out = await sample(context, { maxNewTokens: 6 + (e % 4), temperature, rng, stopTokens: [STOP] });
-    turns.push(out);
-    context = [...context, ...out.tokens, ...Array.from({ length: 2 + ((e + t) % 4) }, (_, i) => 20 + ((e + t + i) % 30))].slice(0, 44);
-  }
-  return { turns, rng };
-}
+const episode = reactEpisode;
 
 async function play(sampler: ActingThreads, n: number, temperature: number): Promise<{ turns: GenerateResult[]; rng: Rng }[]> {
   return Promise.all(Array.from({ length: n }, (_, e) => episode(e, (p, o) => sampler.sample(p, o), temperature)));

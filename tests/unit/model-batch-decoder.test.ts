@@ -5,31 +5,13 @@ import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../main/lab/model/backend';
 import { createModel, disposeModel, resolveGPTConfig, type GPT, type GPTConfig } from '../../main/lab/model/gpt';
-import { generate, type GenerateResult, type SampleOptions } from '../../main/lab/model/generate';
+import { generate, type GenerateResult } from '../../main/lab/model/generate';
 import { BatchDecoder } from '../../main/lab/model/batch-decoder';
-import { createRng, seedFrom } from '../../main/lab/util/rng';
+import { reactEpisode, type Sampler } from '../support/react-episode';
 
 const SMALL: Partial<GPTConfig> = { vocabSize: 61, blockSize: 48, nLayer: 2, nHead: 2, nEmbd: 16 };
-const STOP = 7;
-
-type Sampler = (prompt: number[], opts: SampleOptions) => Promise<GenerateResult>;
-
-/**
- * A ReAct-like episode: a prompt of its own length, then turns, each followed by an "observation" of a few
- * tokens fed back, until the context is nearly full. Returns every turn's result.
- */
-async function episode(e: number, sample: Sampler, temperature: number): Promise<GenerateResult[]> {
-  const rng = createRng(seedFrom(`episode/${e}`));
-  let context = [1, ...Array.from({ length: 3 + ((e * 5) % 9) }, (_, i) => 10 + ((e * 7 + i * 3) % 50))];
-  const turns: GenerateResult[] = [];
-  for (let t = 0; t < 3 && context.length < 40; t++) {
-    const out = await sample(context, { maxNewTokens: 6 + (e % 4), temperature, rng, stopTokens: [STOP] });
-    turns.push(out);
-    const observation = Array.from({ length: 2 + ((e + t) % 4) }, (_, i) => 20 + ((e + t + i) % 30));
-    context = [...context, ...out.tokens, ...observation].slice(0, 44);
-  }
-  return turns;
-}
+/** The turns of episode e (tests/support/react-episode.ts). */
+const episode = async (e: number, sample: Sampler, temperature: number): Promise<GenerateResult[]> => (await reactEpisode(e, sample, temperature)).turns;
 
 /** Runs `n` episodes with the batch decoder, starting them at staggered times so rows join mid-batch. */
 async function batched(model: GPT, n: number, temperature: number): Promise<{ turns: GenerateResult[][]; dec: BatchDecoder }> {
