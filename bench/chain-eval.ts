@@ -90,9 +90,13 @@ for (const file of values.datasets.split(',')) {
     // Where chained misses broke, greedy samples only (the first per question).
     const tally = Object.fromEntries(CHAIN_OUTCOMES.map((o) => [o, 0])) as Record<ChainOutcome, number>;
     const qaOf = new Map(qas.map((q) => [q.id, q]));
+    const seen = new Set<string>();
     for (const t of trajs) {
       const qa = qaOf.get(t.qa_id)!;
-      if (t.attempt !== 0 || levels.get(qa.id)!.hops < 2) continue;
+      // A trajectory has no attempt number; rollouts come QA-major, so the first seen per question is its first sample.
+      if (seen.has(qa.id)) continue;
+      seen.add(qa.id);
+      if (levels.get(qa.id)!.hops < 2) continue;
       const st = t.steps as AgentStep[];
       const windows = st.map((_, i) => tok.decode(policyPrompt(tok, qa.question, st.slice(0, i), model.config.blockSize, TURN_TOKENS)));
       tally[classifyChain({ steps: st, windows, bridges: bridgeIds(qa).map((id) => names.get(id) ?? id), correct: t.reward.answer >= 1, prediction: t.prediction })]++;
