@@ -35,12 +35,14 @@ test('the wizard offers the few-demonstrations and curriculum presets, with thei
   await wizard.getByTestId('wiz-step-review').click();
   const figures = wizard.getByTestId('preset-figures');
   await expect(figures).toContainText('few demonstrations, then RL');
-  await expect(figures.getByTestId('preset-figure').first()).toContainText('0.250');
-  await expect(figures.getByTestId('preset-figure').first()).toContainText('one data seed');
+  await expect(figures.getByTestId('preset-figure').first()).toContainText('0.180–0.250');
+  await expect(figures.getByTestId('preset-figure').first()).toContainText('3 data seeds');
   await expect(figures.getByTestId('preset-caveat')).toContainText('not reached');
   await expect(figures.getByTestId('preset-figures-changed')).toHaveCount(0);
   const json = wizard.getByTestId('wiz-config-json');
   await expect(json).toContainText('"pool": "frontier"');
+  await expect(json).toContainText('"hardPatience": 2');
+  await expect(json).toContainText('"groupSize": 16');
   await expect(json).toContainText('"steps": 1000');
   await wizard.screenshot({ path: `${SHOTS}/presets-review-few-demos.png` });
 

@@ -18,7 +18,7 @@ describe('the wizard presets', () => {
   });
 
   it('name what a config changed from the preset, and an RL stage it lacks', () => {
-    expect(presetConfigDifferences(FEW_DEMOS_PRESET, { sft: { steps: 2000 }, checkpoint: { every: 500 }, rl: { pool: 'fixed', steps: 20, evalEvery: 20 } })).toEqual(['sft.steps', 'rl.pool']);
+    expect(presetConfigDifferences(FEW_DEMOS_PRESET, { sft: { steps: 2000 }, checkpoint: { every: 500 }, rl: { pool: 'fixed', groupSize: 16, hardPatience: 2, steps: 40, evalEvery: 20 } })).toEqual(['sft.steps', 'rl.pool']);
     expect(presetConfigDifferences(CURRICULUM_PRESET, { sft: { steps: 3000 } })).toEqual(['rl']);
     expect(presetConfigDifferences(CURRICULUM_PRESET, { rl: { steps: 40 } })).toEqual([]);
   });

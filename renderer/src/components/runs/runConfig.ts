@@ -56,6 +56,7 @@ export type RlFieldPath =
   | 'rl.reward.format'
   | 'rl.reward.answer'
   | 'rl.dapoMaxRounds'
+  | 'rl.hardPatience'
   | 'rl.maxStaleness'
   | 'rl.workers'
   | 'rl.evalEvery'
@@ -85,6 +86,7 @@ export const RL_FIELDS: Record<RlFieldPath, RlFieldSpec> = {
   'rl.epsHigh': R('rl.epsHigh', 'eps high', { step: 0.01, hint: 'clip-higher (DAPO): 1 + eps high' }),
   'rl.reward.format': R('rl.reward.format', 'format weight', { step: 0.05, hint: 'R = w_f · format + w_a · answer' }),
   'rl.reward.answer': R('rl.reward.answer', 'answer weight', { step: 0.05 }),
+  'rl.hardPatience': R('rl.hardPatience', 'all-fail groups before too hard', { hint: 'all-fail groups in a row before a question leaves the pool' }),
   'rl.dapoMaxRounds': R('rl.dapoMaxRounds', 'DAPO rounds', { hint: 'rollout rounds to fill the batch' }),
   'rl.maxStaleness': R('rl.maxStaleness', 'max staleness', { hint: 'policy versions a group may lag' }),
   'rl.workers': R('rl.workers', 'rollout workers', { hint: 'rollouts in flight at once' }),
@@ -327,6 +329,7 @@ export function buildConfig(s: WizardState): Record<string, unknown> {
       excludeTruncatedNegatives: r.excludeTruncatedNegatives,
       dropTooEasy: r.dropTooEasy,
       pool: r.pool,
+      hardPatience: v['rl.hardPatience'],
       dapoMaxRounds: v['rl.dapoMaxRounds'],
       mode: r.mode,
       maxStaleness: v['rl.maxStaleness'],
