@@ -14,7 +14,7 @@
 //                            correct, well-formed ones (the RFT filters)
 // Prints one table: pass@1, its Wilson 95% interval, and the exact McNemar test of each row against (a).
 // Run: npx tsx bench/rl-controls.ts --data configs/data/few --home DIR [--sft RUN/STEP] [--rl-run RUN/STEP]
-//      [--rows a,rl,b,c,d] [--sft-steps 1000] [--continue-steps 500] [--rft-steps 500] [--rl '{}']
+//      [--rows a,rl,b,c,d] [--sft-steps 1000] [--continue-steps 500] [--rft-steps 500] [--rft-lr 2e-4] [--rl '{}']
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -29,6 +29,8 @@ const { values } = parseArgs({
     'rl-run': { type: 'string' },
     rows: { type: 'string', default: 'a,rl,b,c,d' },
     'rft-steps': { type: 'string', default: '500' },
+    /** Rejection fine-tuning's learning rate, constant (absent: SFT's default schedule, 2e-3 decaying to 2e-4). */
+    'rft-lr': { type: 'string' },
     'sft-steps': { type: 'string', default: '1000' },
     'continue-steps': { type: 'string', default: '500' },
     rl: { type: 'string', default: '{}' },
@@ -95,7 +97,7 @@ if (rows.has('c')) {
   const rlFile = join(data, 'rl.jsonl');
   const samples = join(work, 'c-own-samples.jsonl');
   sailor(['eval', '--checkpoint', start, '--graph', files.graphFile, '--dataset', rlFile, '--limit', String(rl.steps * rl.batchQuestions), '--n', String(rl.groupSize), '--k', String(rl.groupSize), '--temperature', '1', '--out', samples, '--json']);
-  const ckpt = train('c-rejection-ft', { data: { ...files, datasetFile: rlFile, trajectoriesFile: samples }, init: { checkpoint: start }, sft: { steps: Number(values['rft-steps']) } });
+  const ckpt = train('c-rejection-ft', { data: { ...files, datasetFile: rlFile, trajectoriesFile: samples }, init: { checkpoint: start }, sft: { steps: Number(values['rft-steps']), ...(values['rft-lr'] ? { lr: Number(values['rft-lr']), minLr: Number(values['rft-lr']) } : {}) } });
   results.push({ name: `(c) rejection fine-tuning (${ckpt})`, solved: solvedBy('c', ckpt) });
 }
 if (rows.has('d')) {
