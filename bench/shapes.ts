@@ -151,9 +151,8 @@ async function sftShape(name: string, baseDir: string): Promise<{ loop: Loop; ev
 
 mkdirSync(out, { recursive: true });
 const minutes = (l: Loop): number => l.cpuS / 60 / l.threads;
-const results: Record<string, unknown>[] = [];
-for (const name of values.shapes!.split(',')) {
-  if (!SHAPES[name]) throw new Error(`unknown shape ${name} (expected ${Object.keys(SHAPES).join(', ')})`);
+/** One shape: its base model, its SFT run, and the figures of both. */
+async function measureShape(name: string) {
   const baseDir = join(out, `base-${name}`);
   console.error(`${name}: pretraining ${pretrainSteps} steps into ${baseDir}`);
   const pre = await pretrainShape(name, baseDir);
@@ -176,34 +175,28 @@ for (const name of values.shapes!.split(',')) {
     runId: sft.runId,
     passAt1: sft.passAt1,
     heldOut: sft.n,
-    wilson: [lo, hi],
+    wilson: [lo, hi] as const,
     trainMinutes: trainMin,
     passAt1PerMinute: sft.passAt1 / trainMin,
     wallMinutes: (pre.loop.wallS + sft.loop.wallS) / 60,
   };
-  results.push(row);
-  writeFileSync(join(out, 'shapes.json'), JSON.stringify({ pretrainSteps, sftSteps, episodes: Number(values.episodes), results }, null, 2));
   console.error(`${name}: pass@1 ${sft.passAt1.toFixed(3)} (${lo.toFixed(2)}-${hi.toFixed(2)}), ${trainMin.toFixed(1)} min of training`);
+  return row;
+}
+
+const results: Awaited<ReturnType<typeof measureShape>>[] = [];
+for (const name of values.shapes!.split(',')) {
+  if (!SHAPES[name]) throw new Error(`unknown shape ${name} (expected ${Object.keys(SHAPES).join(', ')})`);
+  results.push(await measureShape(name));
+  writeFileSync(join(out, 'shapes.json'), JSON.stringify({ pretrainSteps, sftSteps, episodes: Number(values.episodes), results }, null, 2));
 }
 
 const f = (x: number, d = 1): string => x.toFixed(d);
 console.log(`pretrain ${pretrainSteps} steps, SFT ${sftSteps} steps; minutes = CPU-minutes / threads of each loop`);
-console.log('| shape | params | weights | pretrain min (CPU / wall) | SFT min (CPU / wall) | held-out pass@1 (Wilson 95%) | pass@1 per min | eval min (CPU / wall) |');
+console.log('| shape | params | weights | pretrain min (CPU-min / threads; wall) | SFT min (CPU-min / threads; wall) | held-out pass@1 (Wilson 95%) | pass@1 per min | eval min (CPU-min / threads; wall) |');
 console.log('|---|---|---|---|---|---|---|---|');
-for (const r of results as {
-  shape: string;
-  params: number;
-  weightsBytes: number;
-  pretrain: Loop;
-  sft: Loop;
-  passAt1: number;
-  wilson: number[];
-  passAt1PerMinute: number;
-  heldOut: number;
-  evalCpuS: number;
-  evalWallS: number;
-}[]) {
+for (const r of results) {
   console.log(
-    `| ${r.shape} | ${f(r.params / 1e6, 2)}M | ${f(r.weightsBytes / 1e6, 2)} MB | ${f(minutes(r.pretrain))} / ${f(r.pretrain.wallS / 60)} | ${f(minutes(r.sft))} / ${f(r.sft.wallS / 60)} | ${f(r.passAt1, 3)} (${f(r.wilson[0]!, 2)}-${f(r.wilson[1]!, 2)}, n ${r.heldOut}) | ${f(r.passAt1PerMinute, 3)} | ${f(r.evalCpuS / 60 / r.pretrain.threads)} / ${f(r.evalWallS / 60)} |`,
+    `| ${r.shape} | ${f(r.params / 1e6, 2)}M | ${f(r.weightsBytes / 1e6, 2)} MB | ${f(minutes(r.pretrain))}; ${f(r.pretrain.wallS / 60)} | ${f(minutes(r.sft))}; ${f(r.sft.wallS / 60)} | ${f(r.passAt1, 3)} (${f(r.wilson[0], 2)}-${f(r.wilson[1], 2)}, n ${r.heldOut}) | ${f(r.passAt1PerMinute, 3)} | ${f(r.evalCpuS / 60 / r.sft.threads)}; ${f(r.evalWallS / 60)} |`,
   );
 }
