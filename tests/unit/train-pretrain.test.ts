@@ -97,4 +97,19 @@ describe('sailor pretrain', () => {
     expect(missing.status).not.toBe(0);
     expect(missing.stdout + missing.stderr).toMatch(/no base model in .*nowhere.*sailor pretrain.*model\.base to "none"/);
   });
+
+  it('takes another shape, its context included, and keeps it in the recipe', { timeout: 600_000 }, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sailor-pretrain-shape-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, SAILOR_HOME: join(dir, 'home') };
+    expect(sailor(['kg', 'build', '--rng', '7', '--max-edges', '200', '--out', join(dir, 'g.json')], env).status).toBe(0);
+    const shape = ['--n-layer', '1', '--n-embd', '32', '--n-head', '2', '--block-size', '96'];
+    const made = sailor(['pretrain', '--out', join(dir, 'base'), '--graph', join(dir, 'g.json'), '--steps', '2', '--episodes', '5', '--workers', '1', ...shape], env);
+    expect(made.status, made.stderr).toBe(0);
+    const manifest = readCheckpointManifest(join(dir, 'base'));
+    expect(manifest.model).toMatchObject({ nLayer: 1, nEmbd: 32, nHead: 2, blockSize: 96 });
+    expect(manifest.recipe).toMatchObject({ model: { nLayer: 1, nEmbd: 32, nHead: 2, blockSize: 96 } });
+    const tooShort = sailor(['pretrain', '--out', join(dir, 'short'), '--graph', join(dir, 'g.json'), '--block-size', '16'], env);
+    expect(tooShort.status).not.toBe(0);
+    expect(tooShort.stdout + tooShort.stderr).toMatch(/--block-size must be at least 32, got 16/);
+  });
 });

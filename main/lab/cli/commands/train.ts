@@ -115,7 +115,7 @@ const train: CliCommand = {
 const pretrainCommand: CliCommand = {
   path: ['pretrain'],
   summary: 'pre-trains a base model (causal LM on the simulated web of the bundled knowledge base and expert ReAct episodes) into a checkpoint directory',
-  usage: 'pretrain --out DIR [--steps N] [--rng S] [--episodes N] [--graph G.json] [--hold-out G.json[,G2.json]] [--n-layer L --n-embd E --n-head H] [--workers N] [--json]',
+  usage: 'pretrain --out DIR [--steps N] [--rng S] [--episodes N] [--graph G.json] [--hold-out G.json[,G2.json]] [--n-layer L --n-embd E --n-head H] [--block-size T] [--workers N] [--json]',
   options: {
     out: { type: 'string', description: 'the checkpoint directory to write (replaced if it exists)' },
     steps: { type: 'string', description: 'optimiser steps', default: String(PRETRAIN_DEFAULTS.steps) },
@@ -127,6 +127,7 @@ const pretrainCommand: CliCommand = {
     'n-layer': { type: 'string', description: 'transformer blocks', default: String(PRETRAIN_DEFAULTS.model.nLayer) },
     'n-embd': { type: 'string', description: 'width', default: String(PRETRAIN_DEFAULTS.model.nEmbd) },
     'n-head': { type: 'string', description: 'attention heads (must divide the width)', default: String(PRETRAIN_DEFAULTS.model.nHead) },
+    'block-size': { type: 'string', description: "context length in tokens (the preset's when left out)" },
     json: { type: 'boolean', description: 'print the manifest as JSON' },
   },
   async run(ctx) {
@@ -146,6 +147,7 @@ const pretrainCommand: CliCommand = {
           nLayer: optInt(ctx, 'n-layer', PRETRAIN_DEFAULTS.model.nLayer, { min: 1, max: 48 }),
           nEmbd: optInt(ctx, 'n-embd', PRETRAIN_DEFAULTS.model.nEmbd, { min: 8, max: 4096 }),
           nHead: optInt(ctx, 'n-head', PRETRAIN_DEFAULTS.model.nHead, { min: 1, max: 64 }),
+          ...(optString(ctx, 'block-size') !== undefined ? { blockSize: optInt(ctx, 'block-size', 0, { min: 32, max: 8192 }) } : {}),
         },
         holdOut,
         ...(graphFile ? { source: { name: basename(graphFile), graph: readGraphFile(graphFile) } } : {}),

@@ -40,7 +40,7 @@ export interface PretrainOptions {
   episodeShare: number;
   vocabSize: number;
   /** The shape: the preset's, with these overrides. */
-  model: { preset: GPTPreset; nLayer: number; nEmbd: number; nHead: number; distanceBias: boolean };
+  model: { preset: GPTPreset; nLayer: number; nEmbd: number; nHead: number; distanceBias: boolean; blockSize?: number };
   batchSize: number;
   lr: number;
   minLr: number;
@@ -129,6 +129,7 @@ export async function pretrain(o: PretrainOptions, hooks: PretrainHooks): Promis
   const pad = tok.special('<|pad|>');
   const workers = o.workers > 0 ? o.workers : defaultWorkers(report.chosen, o.batchSize);
   const replicas = workers > 1 ? await Replicas.start(model, workers - 1) : undefined;
+  hooks.log(`pretraining on ${workers} thread${workers === 1 ? '' : 's'}`);
   const t0 = performance.now();
   let recent = 0;
   try {
