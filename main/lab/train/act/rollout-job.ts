@@ -117,7 +117,10 @@ export async function rollOutSet(
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);
   const rel = artefactRel('trajectories', id);
   progress(0.98, `writing ${rel}`);
-  const header = { policy: factory.spec, graphId, datasetId: p.datasetId, datasetSha256: datasetSha256(ds.path), n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}), ...protocol };
+  const header = {
+    policy: factory.spec, graphId, datasetId: p.datasetId, datasetSha256: datasetSha256(ds.path),
+    n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}), ...protocol,
+  };
   writeTrajectorySet(join(ctx.home, rel), header, trajs);
   return {
     trajs,
