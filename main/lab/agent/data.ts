@@ -17,20 +17,33 @@ export function readQaDataset(path: string): QaDataset {
   return { header, qas };
 }
 
+export interface TrajectorySet {
+  /** The header line (`format` and what made the set), or null for a file without one. */
+  header: Record<string, unknown> | null;
+  trajectories: Trajectory[];
+}
+
 /** Reads trajectories written by `sailor rollout` (header line optional). */
 export function readTrajectories(path: string): Trajectory[] {
+  return readTrajectorySet(path).trajectories;
+}
+
+/** Reads a trajectory set with its header (the first line with a `format`; optional). */
+export function readTrajectorySet(path: string): TrajectorySet {
   const { records } = readJsonl(path);
-  const out: Trajectory[] = [];
+  let header: Record<string, unknown> | null = null;
+  const trajectories: Trajectory[] = [];
   for (const rec of records) {
     const v = rec.value as Record<string, unknown> | null;
     if (v && typeof v === 'object' && 'format' in v) {
       if (v.format !== TRAJ_FORMAT) throw inputError(path, `expected format '${TRAJ_FORMAT}', got '${String(v.format)}'`, { line: rec.line, field: 'format' });
+      header ??= v;
       continue;
     }
     if (!v || typeof v.qa_id !== 'string' || !Array.isArray(v.steps)) {
       throw inputError(path, 'not a trajectory (needs qa_id and steps)', { line: rec.line });
     }
-    out.push(v as unknown as Trajectory);
+    trajectories.push(v as unknown as Trajectory);
   }
-  return out;
+  return { header, trajectories };
 }

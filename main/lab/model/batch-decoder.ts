@@ -14,7 +14,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../base/errors';
 import { createRng } from '../util/rng';
-import { head, hidden, makeCtx, type GPT, type LayerKV } from './gpt';
+import { head, hidden, makeCtx, type GPT } from './gpt';
+import type { LayerKV } from './attention-heads';
 import { disposeKv, sampleFromLogits, type GenerateResult, type SampleOptions } from './generate';
 import { SlotCache } from './slot-cache';
 import { SPECIAL_TOKENS } from './tokenizer';

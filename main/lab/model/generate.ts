@@ -4,7 +4,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../base/errors';
 import { createRng, type Rng } from '../util/rng';
-import { head, hidden, makeCtx, type GPT, type LayerKV } from './gpt';
+import { head, hidden, makeCtx, type GPT } from './gpt';
+import type { LayerKV } from './attention-heads';
 import { observationReach } from './positions';
 
 export interface SampleOptions {

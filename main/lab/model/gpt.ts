@@ -2,8 +2,10 @@
 // nanoGPT's model.py: config and presets, parameters (a named map of tf.Variables), the pieces
 // (layer norm, causal self-attention, MLP, pre-norm block), the forward pass and the head, and the FLOPs /
 // MFU estimate. Beside it: the loss and per-token log-probs (logprobs.ts), generation with and without a KV
-// cache (generate.ts), which keys each query sees (attention-mask.ts, positions.ts); the fused kernels and the
-// fast-gradient matmuls are in kernels/, and `fastPath` below is the one place that decides which are taken.
+// cache (generate.ts, batch-decoder.ts), the attention heads' arithmetic and the KV cache they keep
+// (attention-heads.ts; a batch decoder's slots in slot-cache.ts), which keys each query sees (attention-mask.ts,
+// positions.ts); the fused kernels and the fast-gradient matmuls are in kernels/, and `fastPath` below is the
+// one place that decides which are taken.
 //
 // Backend notes (checked on tfjs 4.22, cpu and wasm in Node; bench/train.ts re-checks):
 // - tf.gather's gradient needs the UnsortedSegmentSum kernel, which the stock wasm backend does NOT have and
@@ -32,17 +34,16 @@ import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../base/errors';
 import { MODEL_PRESETS, PRESET_SHAPES, type ModelPreset } from '../contract/run-config';
 import { createRng, type Rng } from '../util/rng';
-import { fusedAttention, fusedAttentionAvailable } from './kernels/attention';
+import { fusedAttentionAvailable } from './kernels/attention';
 import { layerInputs, type LayerInputs } from './attention-mask';
+import { fusedHeads, opHeads, type LayerKV } from './attention-heads';
 import { slotAttention, type SlotRows } from './slot-cache';
-import { distanceSlopes, rotate, type Rotary } from './positions';
 import { hasFastGatherGrad } from './kernels/kernels';
-import { matmul, tiedLogits, transposeLast } from './kernels/matmul';
+import { matmul, tiedLogits } from './kernels/matmul';
 import { DEFAULT_VOCAB_SIZE } from './tokenizer';
 import { targetLogProbs, tiedHeadXent, tiedHeadXentAvailable } from './kernels/xent';
 import { fusedGeluAvailable, gelu } from './kernels/gelu';
 import { fusedLayerNormAvailable, layerNorm } from './kernels/layernorm';
-import { fusedSmearKeys, smearKeys } from './kernels/smear';
 
 // ---------- config ----------
 
@@ -290,93 +291,26 @@ function linear(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, ctx: Ctx): tf.Tensor {
   return tf.reshape(y, [...shape.slice(0, -1), w.shape[1]!]);
 }
 
-// A type alias (not an interface) so it is a tf.TensorContainer and can be returned from tf.tidy.
-export type LayerKV = {
-  /** Keys stored transposed, [B, nHead, headDim, Tpast]: a decode step then transposes only its new key. */
-  kT: tf.Tensor4D;
-  /** [B, nHead, Tpast, headDim] */
-  v: tf.Tensor4D;
-  /** smearKeys: the last position's key before smearing, [B, nHead, 1, headDim] (the next key mixes it in). */
-  kLast?: tf.Tensor4D;
-};
-
-function splitHeads(x: tf.Tensor, B: number, T: number, H: number, D: number): tf.Tensor4D {
-  return tf.transpose(tf.reshape(x, [B, T, H, D]), [0, 2, 1, 3]) as tf.Tensor4D;
-}
-
 /**
- * Self-attention: the fused kernels (kernels/attention.ts) when the forward pass has each query's reach (set
- * exactly when fastPath takes the fused attention), else tf ops
- * under the additive mask `bias` (attentionBias). Queries and keys are rotated by `rot` (rotary positions);
- * with `past` (decoding), the new keys/values are appended to the cached ones (cached keys are stored rotated).
- * The new KV is returned when decoding only.
+ * Self-attention, the heads by one of three paths: a batch decoder's step over its slots (slot-cache.ts), the
+ * fused kernels when the forward pass has each query's reach (set exactly when fastPath takes the fused
+ * attention), else tf ops under the additive mask `bias` (attentionBias); both in attention-heads.ts. Queries
+ * and keys are rotated by `rot` (rotary positions); with `past` (decoding), the new keys/values are appended to
+ * the cached ones (cached keys are stored rotated). The new KV is returned when decoding only.
  */
 function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, shared: LayerInputs): { y: tf.Tensor; kv?: LayerKV } {
   const C = ctx.cfg.nEmbd;
   const [B, T] = x.shape as [number, number, number];
   const qkv = linear(x, p(model, `h.${i}.attn.c_attn.weight`), p(model, `h.${i}.attn.c_attn.bias`), ctx);
   const heads = (): tf.Tensor[] => tf.split(qkv, 3, -1);
+  const smear = (): tf.Variable | undefined => (ctx.cfg.smearKeys ? p(model, `h.${i}.attn.smear`) : undefined);
   const { y, kv } = ctx.slots
     ? { y: slotAttention(qkv, i, model.params.get(`h.${i}.attn.smear`), ctx.slots) }
     : shared.reach
-      ? fusedHeads(model, i, heads(), ctx, shared.reach, shared.rot)
-      : opHeads(model, i, heads(), ctx, past, shared);
+      ? fusedHeads(heads(), smear(), ctx, shared.reach, shared.rot)
+      : opHeads(heads(), smear(), ctx, past, shared, (weights) => dropout(weights, ctx));
   const out = dropout(linear(tf.reshape(y, [B, T, C]), p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
   return kv ? { y: out, kv } : { y: out };
-}
-
-/** The heads through the fused kernels, in the [B, T, H, D] layout the projection makes: no transposes. */
-function fusedHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, reach: tf.Tensor2D, rot: Rotary | undefined): { y: tf.Tensor; kv?: LayerKV } {
-  const { nHead: H, nEmbd: C } = ctx.cfg;
-  const D = C / H;
-  const [B, T] = q0!.shape as [number, number, number];
-  const heads = (t: tf.Tensor): tf.Tensor4D => tf.reshape(t, [B, T, H, D]) as tf.Tensor4D;
-  let q = heads(q0!);
-  const raw = heads(k0!);
-  // installFastKernels registers the smear kernels with the attention ones.
-  let k = ctx.cfg.smearKeys ? fusedSmearKeys(raw, p(model, `h.${i}.attn.smear`)) : raw;
-  if (rot) {
-    const perPosition = { cos: tf.reshape(rot.cos, [T, 1, D]), sin: tf.reshape(rot.sin, [T, 1, D]) };
-    q = rotate(q, perPosition);
-    k = rotate(k, perPosition);
-  }
-  const v = heads(v0!);
-  const y = fusedAttention(q, k, v, reach, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []);
-  if (!ctx.decode) return { y };
-  // A prefill (decoding from position 0): the cache as opHeads keeps it, and each row's last raw key.
-  const kv: LayerKV = { kT: tf.transpose(k, [0, 2, 3, 1]) as tf.Tensor4D, v: tf.transpose(v, [0, 2, 1, 3]) as tf.Tensor4D };
-  const last = Int32Array.from({ length: B }, (_, b) => b * T + (ctx.lastPositions?.[b] ?? T - 1));
-  if (ctx.cfg.smearKeys) kv.kLast = tf.reshape(tf.gather(tf.reshape(raw, [B * T, C]), last), [B, H, 1, D]) as tf.Tensor4D;
-  return { y, kv };
-}
-
-/** The heads as tf ops in the [B, H, T, D] layout, with the KV cache when decoding; y comes back [B, T, H, D]. */
-function opHeads(model: GPT, i: number, [q0, k0, v0]: tf.Tensor[], ctx: Ctx, past: LayerKV | undefined, { bias, rot }: LayerInputs): { y: tf.Tensor; kv?: LayerKV } {
-  const { nHead: H, nEmbd: C } = ctx.cfg;
-  const D = C / H;
-  const [B, T] = q0!.shape as [number, number, number];
-  let q = splitHeads(q0!, B, T, H, D);
-  let k = splitHeads(k0!, B, T, H, D);
-  let kLast: tf.Tensor4D | undefined;
-  if (ctx.cfg.smearKeys) ({ k, last: kLast } = smearKeys(k, past?.kLast, p(model, `h.${i}.attn.smear`), ctx.lastPositions));
-  if (rot) {
-    // After smearing: the smeared key stands at its own position (its predecessor's part is content, not place).
-    q = rotate(q, rot);
-    k = rotate(k, rot);
-  }
-  let kT = transposeLast(k) as tf.Tensor4D; // [B, H, D, T]
-  let v = splitHeads(v0!, B, T, H, D);
-  if (past) {
-    kT = tf.concat([past.kT, kT], 3);
-    v = tf.concat([past.v, v], 2);
-  }
-  const mm = ctx.decode ? tf.matMul : matmul;
-  let att = tf.mul(mm(q, kT), 1 / Math.sqrt(D)); // [B, H, T, Tk]
-  if (bias) att = tf.add(att, bias); // a single new query sees every key: no mask, only distance penalties if on
-  att = dropout(tf.softmax(att, -1), ctx);
-  const y = tf.transpose(mm(att, v), [0, 2, 1, 3]);
-  if (!ctx.decode) return { y };
-  return { y, kv: kLast ? { kT, v, kLast } : { kT, v } };
 }
 
 function mlp(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, fast: FastPath): tf.Tensor {

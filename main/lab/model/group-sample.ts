@@ -7,7 +7,8 @@
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../base/errors';
 import { createRng, seedFrom } from '../util/rng';
-import type { GPT, LayerKV } from './gpt';
+import type { GPT } from './gpt';
+import type { LayerKV } from './attention-heads';
 import { decodeStep, disposeKv, sampleFromLogits, type GenerateResult, type SampleOptions } from './generate';
 
 /** Keeps the rows `keep` (indices into the batch) of every cached tensor; disposes the old cache. */

@@ -6,8 +6,8 @@
 // A decoding step's attention runs here too, one query per row against its slot, in plain loops: a query of
 // one position over at most blockSize keys is little arithmetic, and as tf ops it was mostly per-operation
 // cost (a batched matmul per row and head, the concat, the mask, the softmax). The layer's projections, MLP
-// and head stay tf ops over the whole batch. The same arithmetic as gpt.ts opHeads: smeared keys (the raw key
-// of the last position kept per slot), rotary positions, distance penalties.
+// and head stay tf ops over the whole batch. The same arithmetic as attention-heads.ts opHeads: smeared keys
+// (the raw key of the last position kept per slot), rotary positions, distance penalties.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../base/errors';
 import type { GPTConfig } from './gpt';

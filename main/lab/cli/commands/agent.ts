@@ -4,7 +4,7 @@ import { LLM_URL_ENV, llmApiKey } from '../../agent/llm-env';
 import type { QA, Trajectory } from '../../formats/index';
 import { LabError } from '../../base/errors';
 import { readGraphFile } from '../../kg/io';
-import { writeTrajectorySet } from '../../store/traj-set';
+import { datasetSha256, writeTrajectorySet } from '../../store/traj-set';
 import { readQaDataset, readTrajectories } from '../../agent/data';
 import { simToolset } from '../../agent/env';
 import { evaluate, type EvalReport, headroomCurve, sampleFromTrajectory, trajectorySummary } from '../../agent/eval';
@@ -78,6 +78,12 @@ function loadQas(ctx: CommandContext): QA[] {
   const { qas } = readQaDataset(reqString(ctx, 'dataset'));
   const limit = optInt(ctx, 'limit', 0, { min: 0 });
   return limit > 0 ? qas.slice(0, limit) : qas;
+}
+
+/** A set's header fields for the dataset it was played on: the --dataset path and its content hash (docs/formats.md). */
+function datasetHeader(ctx: CommandContext): { dataset: string; datasetSha256: string } {
+  const dataset = reqString(ctx, 'dataset');
+  return { dataset, datasetSha256: datasetSha256(dataset) };
 }
 
 function rolloutOptions(ctx: CommandContext, n: number): RolloutOptions {
@@ -215,7 +221,7 @@ export const agentCommands: CliCommand[] = [
       const { n, rng } = parseJobFlags(ctx, rolloutFlags);
       const out = reqString(ctx, 'out');
       const { trajs, factory } = await runRollouts(ctx, n);
-      writeTrajectorySet(out, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n, rng }, trajs);
+      writeTrajectorySet(out, { policy: factory.spec, ...datasetHeader(ctx), graph: optString(ctx, 'graph'), n, rng }, trajs);
       const summary = { out, ...trajectorySummary(trajs) };
       printResult(ctx, summary, () => Object.entries(summary).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n'));
     },
@@ -247,7 +253,7 @@ export const agentCommands: CliCommand[] = [
         const run = await runRollouts(ctx, n, n === 1 ? 0 : undefined);
         trajs = run.trajs;
         const out = optString(ctx, 'out');
-        if (out) writeTrajectorySet(out, { policy: run.factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), n }, trajs);
+        if (out) writeTrajectorySet(out, { policy: run.factory.spec, ...datasetHeader(ctx), graph: optString(ctx, 'graph'), n }, trajs);
         levels = await byLevel(ctx, run.qas, trajs);
       }
       const samples = trajs.map((t) => sampleFromTrajectory(t));
@@ -291,7 +297,7 @@ export const agentCommands: CliCommand[] = [
         minToolCalls: optInt(ctx, 'min-tool-calls', RFT_DEFAULTS.minToolCalls, { min: 0 }),
         maxPerQa: maxPerQa > 0 ? maxPerQa : Infinity,
       });
-      writeTrajectorySet(out, { policy: factory.spec, dataset: optString(ctx, 'dataset'), graph: optString(ctx, 'graph'), rft: report }, kept);
+      writeTrajectorySet(out, { policy: factory.spec, ...datasetHeader(ctx), graph: optString(ctx, 'graph'), rft: report }, kept);
       printResult(ctx, { out, ...report }, () => `kept ${report.kept}/${report.attempts} (questions ${report.questions_kept}/${report.questions}); removed ${JSON.stringify(report.removed)}`);
     },
   },

@@ -10,7 +10,7 @@ import { readGraphFile } from '../../kg/io';
 import { artefactFile, artefactRel } from '../../store/layout';
 import { resolveCheckpoint } from '../../runs/layout';
 import { isModelPolicy, registerCheckpointPolicies, runEnvironment } from '../policy/checkpoints';
-import { writeTrajectorySet } from '../../store/traj-set';
+import { datasetSha256, writeTrajectorySet } from '../../store/traj-set';
 import { readQaDataset } from '../../agent/data';
 import { simToolset } from '../../agent/env';
 import { evaluate, sampleFromTrajectory, trajectorySummary } from '../../agent/eval';
@@ -117,7 +117,10 @@ export async function rollOutSet(
   const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);
   const rel = artefactRel('trajectories', id);
   progress(0.98, `writing ${rel}`);
-  const header = { policy: factory.spec, graphId, datasetId: p.datasetId, n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}), ...protocol };
+  const header = {
+    policy: factory.spec, graphId, datasetId: p.datasetId, datasetSha256: datasetSha256(ds.path),
+    n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}), ...protocol,
+  };
   writeTrajectorySet(join(ctx.home, rel), header, trajs);
   return {
     trajs,

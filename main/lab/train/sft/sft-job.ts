@@ -96,7 +96,8 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
   if (!existsSync(rftFile)) {
     // Before step 0 the bar stays at 0; the message counts the expert's rollouts. With data.trajectoriesId the
     // RFT data is a policy's own samples instead (rejection fine-tuning): the same filters keep the correct ones.
-    const all = config.data.trajectoriesId !== undefined ? ownSamples(ctx.home, config.data.trajectoriesId, trainQas) : await expertRollouts();
+    const training = { datasetId: config.data.datasetId, qas: trainQas };
+    const all = config.data.trajectoriesId !== undefined ? ownSamples(ctx.home, config.data.trajectoriesId, training, (m) => ctx.log(`warning: ${m}`)) : await expertRollouts();
     const { kept, report: rft } = filterTrajectories(all, { attempts: config.rft.attempts, minToolCalls: config.rft.minToolCalls, maxTokens: config.rft.maxTokens });
     if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
     writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
