@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../main/lab/model/backend';
 import { createModel, resolveGPTConfig } from '../main/lab/model/gpt';
-import { makeBatch } from '../main/lab/model/mask';
+import { randomBatch, type Batch } from './random-batch';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
 import { args, flag } from './args';
@@ -20,15 +20,7 @@ const model = createModel(cfg, { seed: 1 });
 const tc = resolveTrainConfig({ batchSize: 8 });
 const opt = createOptimizer(model, tc);
 const rng = createRng(7);
-const batch = (): ReturnType<typeof makeBatch> =>
-  makeBatch(
-    Array.from({ length: tc.batchSize }, () => {
-      const ids = Array.from({ length: cfg.blockSize + 1 }, () => rng.int(cfg.vocabSize));
-      return { ids, mask: ids.map(() => 1) };
-    }),
-    cfg.blockSize,
-    0,
-  );
+const batch = (): Batch => randomBatch(rng, tc.batchSize, cfg.blockSize, cfg.vocabSize);
 for (let i = 0; i < 4; i++) await trainStep(model, opt, batch(), tc); // warm-up
 
 const byKernel = new Map<string, { ms: number; n: number }>();

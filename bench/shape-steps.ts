@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { selectBackend } from '../main/lab/model/backend';
 import { createModel, disposeModel, paramCount, resolveGPTConfig } from '../main/lab/model/gpt';
-import { makeBatch } from '../main/lab/model/mask';
+import { randomBatch, type Batch } from './random-batch';
 import { defaultWorkers, Replicas } from '../main/lab/model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
@@ -30,15 +30,7 @@ for (const name of values.shapes!.split(',')) {
   const workers = defaultWorkers(report.chosen, tc.batchSize);
   const replicas = workers > 1 ? await Replicas.start(model, workers - 1) : undefined;
   const rng = createRng(7);
-  const batch = (): ReturnType<typeof makeBatch> =>
-    makeBatch(
-      Array.from({ length: tc.batchSize }, () => {
-        const ids = Array.from({ length: cfg.blockSize + 1 }, () => rng.int(cfg.vocabSize));
-        return { ids, mask: ids.map(() => 1) };
-      }),
-      cfg.blockSize,
-      0,
-    );
+  const batch = (): Batch => randomBatch(rng, tc.batchSize, cfg.blockSize, cfg.vocabSize);
   try {
     for (let i = 0; i < 2; i++) await trainStep(model, opt, batch(), tc, replicas);
     const cpu: number[] = [];

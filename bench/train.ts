@@ -17,7 +17,7 @@ import { generateGroup } from '../main/lab/model/group-sample';
 import { defaultWorkers, Replicas } from '../main/lab/model/replicas';
 import { createModel, disposeModel, embeddingMode, estimateMfu, flopsPerToken, forward, paramCount, resolveGPTConfig, type GPT } from '../main/lab/model/gpt';
 import { generate } from '../main/lab/model/generate';
-import { makeBatch } from '../main/lab/model/mask';
+import { randomBatch, type Batch } from './random-batch';
 import { Tokenizer } from '../main/lab/model/tokenizer';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
@@ -131,15 +131,7 @@ async function benchBackend(name: BenchBackend): Promise<BackendFigures | null> 
   const B = tc.batchSize;
   const T = cfg.blockSize;
   const rng = createRng(7);
-  const batch = (): ReturnType<typeof makeBatch> =>
-    makeBatch(
-      Array.from({ length: B }, () => {
-        const ids = Array.from({ length: T + 1 }, () => rng.int(cfg.vocabSize));
-        return { ids, mask: ids.map(() => 1) };
-      }),
-      T,
-      0,
-    );
+  const batch = (): Batch => randomBatch(rng, B, T, cfg.vocabSize);
   // Median wall and CPU milliseconds of a step. CPU time (this process's, every thread) is what the step
   // costs when other processes share the cores: wall time then counts the waits for one.
   const timeSteps = async (replicas?: Replicas): Promise<{ wall: number; cpu: number }> => {
