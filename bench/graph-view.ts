@@ -7,7 +7,8 @@
 // and kept in the cache folder. `kg build` stops at 20000 edges (its limit), so a larger graph is synthesised:
 // the union of three 20000-edge walks (rng 7, 8, 9: they overlap much), then copies of the rng-7 walk with
 // every id suffixed, until N edges (the printout says so).
-// Run (after `npm run build`): npx tsx bench/graph-view.ts [--edges 12000,50000] [--cache DIR]
+// Also prints the seconds from picking the graph to its layout drawn (loading, laying out, drawing).
+// Run (after `npm run build`): npx tsx bench/graph-view.ts [--edges 12000,50000] [--lod off,on] [--cache DIR]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,7 @@ import { importArtefact } from '../main/lab/cli/import';
 import { readGraphFile, writeGraphFile } from '../main/lab/kg/io';
 import type { Graph } from '../main/lab/formats';
 
-const { values } = parseArgs({ options: { edges: { type: 'string', default: '12000,50000' }, cache: { type: 'string', default: join(tmpdir(), 'sailor-bench-graphs') } } });
+const { values } = parseArgs({ options: { edges: { type: 'string', default: '12000,50000' }, lod: { type: 'string', default: 'off,on' }, cache: { type: 'string', default: join(tmpdir(), 'sailor-bench-graphs') } } });
 const SHOTS = 'test-results/screenshots';
 mkdirSync(SHOTS, { recursive: true });
 mkdirSync(values.cache, { recursive: true });
@@ -122,14 +123,16 @@ async function panAndZoom(page: Page): Promise<number[]> {
 const rows: string[] = [];
 try {
   for (const [i, f] of files.entries()) {
-    for (const lod of ['off', 'on'] as const) {
+    for (const lod of values.lod.split(',')) {
       const context = await browser.newContext({ viewport: { width: 1400, height: 860 } });
       await context.addInitScript((v) => localStorage.setItem('sailor.graphLod', v), lod);
       const page = await context.newPage();
       await page.goto(lab.url + '#/graph');
+      const picked = Date.now();
       await page.getByTestId('graph-picker').selectOption(ids[i]!);
       const canvas = page.getByTestId('graph-canvas');
       await canvas.locator('[data-layout="ready"]').waitFor({ timeout: 600_000 });
+      const layoutS = ((Date.now() - picked) / 1000).toFixed(1); // loading, laying out and drawing
       await page.waitForTimeout(1500);
       const tag = `graph-${f.edges}-lod-${lod}`;
       await page.screenshot({ path: `${SHOTS}/${tag}-whole.png` });
@@ -143,7 +146,7 @@ try {
       const labelsSelected = await canvas.getAttribute('data-labelled');
       const zoomed = stat(await panAndZoom(page));
       rows.push(
-        [f.edges, f.nodes, lod, whole.median.toFixed(1), whole.p95.toFixed(1), whole.n, labelsWhole, zoomed.median.toFixed(1), zoomed.p95.toFixed(1), zoomed.n, labelsSelected].join('\t'),
+        [f.edges, f.nodes, lod, layoutS, whole.median.toFixed(1), whole.p95.toFixed(1), whole.n, labelsWhole, zoomed.median.toFixed(1), zoomed.p95.toFixed(1), zoomed.n, labelsSelected].join('\t'),
       );
       console.error(`done: ${rows.at(-1)}`); // as it goes: a 50000-edge layout takes minutes
       await context.close();
@@ -151,7 +154,7 @@ try {
   }
   console.log(`graph view frame times (ms per frame, requestAnimationFrame intervals) while panning and wheel-zooming; Chromium ${CHROMIUM}, 1400×860`);
   for (const f of files) console.log(`  asked ${f.asked} edges: ${f.synthesised ? 'synthesised' : 'built'} ${f.edges} edges, ${f.nodes} nodes; selected "${f.hub}" (degree ${f.hubDegree})`);
-  console.log(['edges', 'nodes', 'LOD', 'whole: median', 'p95', 'frames', 'labels', 'selected+zoomed: median', 'p95', 'frames', 'labels'].join('\t'));
+  console.log(['edges', 'nodes', 'LOD', 'open to drawn s', 'whole: median', 'p95', 'frames', 'labels', 'selected+zoomed: median', 'p95', 'frames', 'labels'].join('\t'));
   for (const r of rows) console.log(r);
 } finally {
   await browser.close();

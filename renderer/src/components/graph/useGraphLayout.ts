@@ -2,7 +2,8 @@
 // critical path (the window stays responsive even at a few thousand nodes) and cached per graph in the
 // graph store, so reopening a graph does not lay it out again. Cytoscape then only draws them (`preset`).
 // Measured against cytoscape's cose and fcose on the app's graph sizes, ours is the fastest by far and
-// the only one that does not block the window (see util/forceLayout.ts).
+// the only one that does not block the window (see util/forceLayout.ts). Large graphs (tens of thousands of
+// nodes) take a minute or more; the canvas says so while it runs ("laying out N nodes… %").
 import { onBeforeUnmount, ref, shallowRef, watch } from 'vue';
 import { useGraph } from '../../stores/graph';
 import { runForceLayout, type Position } from '../../util/forceLayout';
