@@ -5,7 +5,7 @@
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../main/lab/model/backend';
 import { createModel, resolveGPTConfig } from '../main/lab/model/gpt';
-import { randomBatch, type Batch } from './random-batch';
+import { randomBatch, type Batch } from './step-timing';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
 import { args, flag } from './args';

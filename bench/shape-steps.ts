@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { selectBackend } from '../main/lab/model/backend';
 import { createModel, disposeModel, paramCount, resolveGPTConfig } from '../main/lab/model/gpt';
-import { randomBatch, type Batch } from './random-batch';
+import { randomBatch, timeSteps, type Batch } from './step-timing';
 import { defaultWorkers, Replicas } from '../main/lab/model/replicas';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
@@ -15,7 +15,6 @@ import { SHAPES } from './shapes-list';
 
 const { values } = parseArgs({ options: { shapes: { type: 'string', default: Object.keys(SHAPES).join(',') }, steps: { type: 'string', default: '10' } } });
 const steps = Number(values.steps);
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const { report } = await selectBackend();
 console.log(`backend ${report.chosen}; ${steps} timed steps after 2 warm-up steps, batch 8 x the context`);
 console.log('| shape | layers x width, context | params | weights (float32) | CPU s/step | threads | wall ms/step |');
@@ -32,20 +31,9 @@ for (const name of values.shapes!.split(',')) {
   const rng = createRng(7);
   const batch = (): Batch => randomBatch(rng, tc.batchSize, cfg.blockSize, cfg.vocabSize);
   try {
-    for (let i = 0; i < 2; i++) await trainStep(model, opt, batch(), tc, replicas);
-    const cpu: number[] = [];
-    const wall: number[] = [];
-    for (let i = 0; i < steps; i++) {
-      const b = batch();
-      const c0 = process.cpuUsage();
-      const t0 = performance.now();
-      await trainStep(model, opt, b, tc, replicas);
-      wall.push(performance.now() - t0);
-      const c = process.cpuUsage(c0);
-      cpu.push((c.user + c.system) / 1e6);
-    }
+    const { wallMs, cpuMs } = await timeSteps(batch, (b) => trainStep(model, opt, b, tc, replicas), 2, steps);
     const p = paramCount(cfg);
-    console.log(`| ${name} | ${s.nLayer} x ${s.nEmbd}, ${s.blockSize} | ${(p / 1e6).toFixed(2)}M | ${((p * 4) / 1e6).toFixed(2)} MB | ${median(cpu).toFixed(3)} | ${workers} | ${median(wall).toFixed(0)} |`);
+    console.log(`| ${name} | ${s.nLayer} x ${s.nEmbd}, ${s.blockSize} | ${(p / 1e6).toFixed(2)}M | ${((p * 4) / 1e6).toFixed(2)} MB | ${(cpuMs / 1000).toFixed(3)} | ${workers} | ${wallMs.toFixed(0)} |`);
   } finally {
     await replicas?.close();
     opt.dispose?.();

@@ -17,7 +17,7 @@ import { generateGroup } from '../main/lab/model/group-sample';
 import { defaultWorkers, Replicas } from '../main/lab/model/replicas';
 import { createModel, disposeModel, embeddingMode, estimateMfu, flopsPerToken, forward, paramCount, resolveGPTConfig, type GPT } from '../main/lab/model/gpt';
 import { generate } from '../main/lab/model/generate';
-import { randomBatch, type Batch } from './random-batch';
+import { median, randomBatch, timeSteps, type Batch } from './step-timing';
 import { Tokenizer } from '../main/lab/model/tokenizer';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
@@ -28,11 +28,6 @@ const backends = (flag('backends') ?? 'wasm').split(',') as BenchBackend[];
 const timedSteps = Number(flag('steps') ?? 10);
 const asJson = args.includes('--json');
 const log = (...xs: unknown[]): void => console.error(...xs);
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
 
 function matmulGflops(n = 512, minMs = 1500): number {
   const a = tf.randomNormal([n, n]);
@@ -132,25 +127,9 @@ async function benchBackend(name: BenchBackend): Promise<BackendFigures | null> 
   const T = cfg.blockSize;
   const rng = createRng(7);
   const batch = (): Batch => randomBatch(rng, B, T, cfg.vocabSize);
-  // Median wall and CPU milliseconds of a step. CPU time (this process's, every thread) is what the step
-  // costs when other processes share the cores: wall time then counts the waits for one.
-  const timeSteps = async (replicas?: Replicas): Promise<{ wall: number; cpu: number }> => {
-    // Warm-up: every thread's heap grows to its peak and its code is compiled in the first steps.
-    for (let i = 0; i < 4; i++) await trainStep(model, opt, batch(), tc, replicas);
-    const stepMs: number[] = [];
-    const cpuMs: number[] = [];
-    for (let i = 0; i < timedSteps; i++) {
-      const b = batch();
-      const t0 = performance.now();
-      const c0 = process.cpuUsage();
-      await trainStep(model, opt, b, tc, replicas);
-      const c = process.cpuUsage(c0);
-      stepMs.push(performance.now() - t0);
-      cpuMs.push((c.user + c.system) / 1000);
-    }
-    return { wall: median(stepMs), cpu: median(cpuMs) };
-  };
-  const { wall: trainStepMs, cpu: trainStepCpuMs } = await timeSteps();
+  const timeTrainSteps = (replicas?: Replicas): Promise<{ wallMs: number; cpuMs: number }> =>
+    timeSteps(batch, (b) => trainStep(model, opt, b, tc, replicas), 4, timedSteps);
+  const { wallMs: trainStepMs, cpuMs: trainStepCpuMs } = await timeTrainSteps();
   const trainTokensPerS = (B * T) / (trainStepMs / 1000);
   const mfu = estimateMfu(cfg, trainTokensPerS, ceiling);
   log(`  train tiny (${B}x${T}, ${(paramCount(cfg) / 1e6).toFixed(2)}M params, embedding ${embeddingMode(cfg)}), one thread: ${trainStepMs.toFixed(0)} ms/step, ${trainTokensPerS.toFixed(0)} tok/s, MFU ${(mfu * 100).toFixed(1)}% (${(flopsPerToken(cfg) / 1e6).toFixed(2)} MFLOP/token)`);
@@ -159,7 +138,7 @@ async function benchBackend(name: BenchBackend): Promise<BackendFigures | null> 
   if (workers > 1) {
     const replicas = await Replicas.start(model, workers - 1);
     try {
-      const ms = (await timeSteps(replicas)).wall;
+      const ms = (await timeTrainSteps(replicas)).wallMs;
       trainTokensPerSAllCores = (B * T) / (ms / 1000);
       log(`  train tiny on ${workers} threads (data-parallel): ${ms.toFixed(0)} ms/step, ${trainTokensPerSAllCores.toFixed(0)} tok/s (x${(trainTokensPerSAllCores / trainTokensPerS).toFixed(2)} one thread)`);
     } finally {

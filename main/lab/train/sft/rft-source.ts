@@ -30,11 +30,11 @@ export function ownSamples(home: string, trajectoriesId: string, training: Train
   if (!theirs) {
     warn(`trajectory set ${trajectoriesId} does not record the dataset it was played on (no datasetSha256 in its header): its qa_ids are taken as questions of the training set ${training.datasetId}`);
   } else {
-    const mine = datasetSha256(datasetFile(home, training.datasetId));
-    if (theirs.sha256 !== mine) {
+    const ours = datasetSha256(datasetFile(home, training.datasetId));
+    if (theirs.sha256 !== ours) {
       throw new LabError(
         'conflict',
-        `trajectory set ${trajectoriesId} was played on dataset ${theirs.name} (sha256 ${theirs.sha256.slice(0, 12)}), not on the training set ${training.datasetId} (sha256 ${mine.slice(0, 12)}): ` +
+        `trajectory set ${trajectoriesId} was played on dataset ${theirs.name} (sha256 ${theirs.sha256.slice(0, 12)}), not on the training set ${training.datasetId} (sha256 ${ours.slice(0, 12)}): ` +
         'datasets number their questions alike, so its qa_ids would name other questions; use a set played on the training set, or train on the set\'s dataset',
       );
     }
