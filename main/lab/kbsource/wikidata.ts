@@ -28,7 +28,7 @@ interface WikidataEntity {
   claims?: Record<string, unknown[]>;
 }
 
-type Simplified = { type: string; value: unknown };
+type Simplified = { datatype: string; value: unknown };
 
 /** A simple-day date ('1867-11-07', '1867-11', '800') as ISO with a four-digit year; BCE dates stay as written. */
 function isoDay(text: string): string {
@@ -40,7 +40,7 @@ function claimFact(p: string, c: Simplified): Fact | undefined {
   const pred = WDT + p;
   const v = c.value;
   if (v === null || v === undefined) return undefined; // novalue / somevalue
-  switch (c.type) {
+  switch (c.datatype) {
     case 'wikibase-item':
     case 'wikibase-property':
       return { p: pred, o: { iri: WD + String(v) } };
