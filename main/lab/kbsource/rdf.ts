@@ -1,15 +1,17 @@
-// An RDF dump (N-Triples, Turtle or N-Quads, by extension; gzipped when it ends in .gz) streamed into an N3.js
-// store: the parser never holds the file, and the store answers the same basic graph patterns the SPARQL
-// source sends (queries.ts). Graph names are dropped: a fact stated in two graphs is one fact.
+// An RDF dump (N-Triples, Turtle or N-Quads, by extension; gzipped when it ends in .gz) streamed through N3.js's
+// parser into a compact triple index (triples.ts): the parser never holds the file, and the index answers the
+// same basic graph patterns the SPARQL source sends (queries.ts). Graph names are dropped: a fact stated in two
+// graphs is one fact.
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Writable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { DataFactory, StreamParser, Store, type Quad, type Term as N3Term } from 'n3';
+import { StreamParser, type Quad, type Term as N3Term } from 'n3';
 import { LabError, inputError } from '../base/errors';
 import { incomingQuery, outgoingQuery } from './queries';
 import type { FactStore } from './source';
-import { compareCodePoints, RDF_LANG_STRING, XSD, type Fact, type IncomingFact, type Term } from './terms';
+import { TripleIndex } from './triples';
+import { RDF_LANG_STRING, XSD, type Fact, type IncomingFact, type Term } from './terms';
 
 const FORMATS: Record<string, string> = { nt: 'N-Triples', ttl: 'Turtle', nq: 'N-Quads', turtle: 'Turtle', ntriples: 'N-Triples', nquads: 'N-Quads' };
 
@@ -37,7 +39,7 @@ export interface RdfLoadOptions {
 
 export class RdfFileStore implements FactStore {
   readonly kind = 'rdf' as const;
-  private readonly store = new Store();
+  private readonly index = new TripleIndex();
   private triples = 0;
 
   private constructor(readonly location: string) {}
@@ -51,8 +53,9 @@ export class RdfFileStore implements FactStore {
     const sink = new Writable({
       objectMode: true,
       write(quad: Quad, _enc, done) {
-        // The default graph for all: N-Quads' graph names do not make two facts of one.
-        me.store.addQuad(DataFactory.quad(quad.subject, quad.predicate, quad.object));
+        // Blank nodes are no entities; graph names are dropped (the index keeps a fact stated twice once).
+        const o = termOf(quad.object);
+        if (quad.subject.termType === 'NamedNode' && quad.predicate.termType === 'NamedNode' && o) me.index.add(quad.subject.value, quad.predicate.value, o);
         if (++me.triples % 100_000 === 0) opts.onProgress?.(me.triples);
         done();
       },
@@ -68,42 +71,27 @@ export class RdfFileStore implements FactStore {
       throw inputError(file, `malformed ${format}: ${e.message.replace(/\s*on line \d+\.?$/, '')}`, Number.isFinite(line) ? { line } : {});
     }
     opts.onProgress?.(me.triples);
+    me.index.seal();
     return me;
   }
 
   figures(): Record<string, number> {
-    return { triples: this.store.size };
+    return { triples: this.index.size };
   }
 
   async outgoing(iri: string, language: string): Promise<{ facts: Fact[]; answer: string }> {
-    const facts: Fact[] = [];
-    for (const q of this.store.getQuads(DataFactory.namedNode(iri), null, null, null)) {
-      const o = termOf(q.object);
-      if (o && q.predicate.termType === 'NamedNode') facts.push({ p: q.predicate.value, o });
-    }
-    return { facts, answer: outgoingQuery(iri, language) };
+    return { facts: this.index.outgoing(iri), answer: outgoingQuery(iri, language) };
   }
 
   async incoming(iri: string, exclude: readonly string[], limit: number): Promise<{ facts: IncomingFact[]; answer: string }> {
-    const skip = new Set(exclude);
-    const facts: IncomingFact[] = [];
-    for (const q of this.store.getQuads(null, null, DataFactory.namedNode(iri), null)) {
-      if (q.subject.termType === 'NamedNode' && !skip.has(q.predicate.value)) facts.push({ s: q.subject.value, p: q.predicate.value });
-    }
-    facts.sort((a, b) => compareCodePoints(a.p, b.p) || compareCodePoints(a.s, b.s));
-    return { facts: facts.slice(0, limit), answer: incomingQuery(iri, exclude, limit) };
+    return { facts: this.index.incoming(iri, new Set(exclude)).slice(0, limit), answer: incomingQuery(iri, exclude, limit) };
   }
 
   async select(iris: readonly string[], predicates: readonly string[]): Promise<Map<string, Fact[]>> {
+    const want = new Set(predicates);
     const out = new Map<string, Fact[]>();
     for (const iri of iris) {
-      const facts: Fact[] = [];
-      for (const p of predicates) {
-        for (const q of this.store.getQuads(DataFactory.namedNode(iri), DataFactory.namedNode(p), null, null)) {
-          const o = termOf(q.object);
-          if (o) facts.push({ p, o });
-        }
-      }
+      const facts = this.index.outgoing(iri, want);
       if (facts.length) out.set(iri, facts);
     }
     return out;
