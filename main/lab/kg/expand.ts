@@ -291,7 +291,7 @@ function resolveOptions(options: ExpandOptions): Opts {
  * The walk from `seed` (already loaded). It yields each entity it is about to add, so a driver can fetch
  * it first: the bundled KB's driver runs straight through, a source's awaits `load` (one algorithm, two drivers).
  */
-function* walk(kb: WalkSource, rng: Rng, opts: Opts, seed: string, onProgress: ExpandOptions['onProgress']): Generator<string, Graph> {
+function *walk(kb: WalkSource, rng: Rng, opts: Opts, seed: string, onProgress: ExpandOptions['onProgress']): Generator<string, Graph> {
   if (kb.degree(seed) === 0) throw new LabError('bad_request', `seed '${seed}' has no relations in the knowledge base, so nothing can be expanded from it`);
   const x = new Expansion(kb, rng, opts);
   x.addNode(seed, 0, null, 'seed entity');
@@ -358,9 +358,10 @@ export async function expandFromSource(kb: WalkSource, options: ExpandOptions): 
   if (seed === undefined) throw new LabError('bad_request', 'a knowledge-base source needs a seed entity to start from (--seed, e.g. wd:Q142 or an IRI)');
   if (!(await kb.load(seed))) throw new LabError('bad_request', `seed '${seed}' is not an entity of the knowledge base (${String(kb.describe?.location ?? kb.version)}): it has no label there`);
   const run = walk(kb, rng, opts, seed, options.onProgress);
-  for (let r = run.next(); ; ) {
-    if (r.done) return r.value;
+  let r = run.next();
+  while (!r.done) {
     if (!(await kb.load(r.value))) throw new LabError('bad_input', `the knowledge base named '${r.value}' as a neighbour but has no page for it`);
     r = run.next();
   }
+  return r.value;
 }
