@@ -7,7 +7,8 @@ import { gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../main/lab/cli/index';
-import { openKbSource, parseKbSpec } from '../../main/lab/kbsource/index';
+import { loadMapping, openKbSource, parseKbSpec } from '../../main/lab/kbsource/index';
+import { Mapper } from '../../main/lab/kbsource/mapping';
 import { entityFacts } from '../../main/lab/kbsource/wikidata';
 import { attrValue } from '../../main/lab/kbsource/source';
 import { Prefixes, snakeLabel } from '../../main/lab/kbsource/terms';
@@ -48,6 +49,15 @@ describe('the pieces', () => {
     expect(attrValue({ value: '12.50', datatype: 'http://www.w3.org/2001/XMLSchema#decimal' }, { ...attr, unit: 'km' }, String)).toEqual({ type: 'number', value: 12.5, unit: 'km' });
     expect(attrValue({ value: '-0500' }, { ...attr, datatype: 'date' }, String)).toEqual({ type: 'string', value: '-0500' });
     expect(attrValue({ value: 'n/a' }, { ...attr, datatype: 'number' }, String)).toEqual({ type: 'string', value: 'n/a' });
+  });
+
+  it('refuses a mapping file naming the file and the field, and an unknown prefix naming the mapping', () => {
+    const file = join(dir, 'bad-mapping.json');
+    writeFileSync(file, JSON.stringify({ format: 'sailor.mapping/1', name: 'm', label: ['rdfs:label'], attributes: { 'ex:a': { datatype: 'money' } } }));
+    expect(() => loadMapping(file)).toThrow(new RegExp(`^${file.replace(/[.]/g, '\\.')}: attributes\\.ex:a\\.datatype: `));
+    writeFileSync(file, JSON.stringify({ format: 'sailor.mapping/1', name: 'm', label: ['rdfs:label'] }));
+    expect(() => new Mapper(loadMapping(file))).toThrow("mapping m: label: 'rdfs:label' is neither an IRI nor a name with a known prefix");
+    expect(loadMapping('wikidata').prefixes.wd).toBe('http://www.wikidata.org/entity/');
   });
 
   it('simplifies an entity to truthy facts: preferred over normal, deprecated dropped, units and precision kept', () => {
