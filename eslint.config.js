@@ -19,6 +19,7 @@ export const LAB_LAYERS = [
   ['kg', 'graph'], // graphs from the KB; graph algorithms
   ['synth'], // question synthesis and verification
   ['agent'], // simulated web, tools, ReAct runtime, expert, rewards, evaluation
+  ['kbsource'], // knowledge bases of one's own: RDF dumps, Wikidata JSON dumps, SPARQL endpoints, with mappings
   ['model/kernels'], // the fused kernels: simd.wat and its build, the kernels tfjs registers
   ['model'], // tokenizer, GPT (which picks the fast path), backend, optimiser, checkpoints, replicas
   ['rl'], // the pure RL core: advantages, batch plans, loss, async buffer, metrics

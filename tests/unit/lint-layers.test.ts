@@ -21,7 +21,7 @@ async function layerErrors(file: string, code: string): Promise<string[]> {
 const importing = (spec: string): string => `import { x } from '${spec}';\nexport const y = x;\n`;
 
 // The order the architecture documents, bottom first: each entry may import the ones before it.
-const ORDER = ['base', 'formats', 'contract', 'store', 'kb', 'kg', 'synth', 'agent', 'model/kernels', 'model', 'rl', 'jobs', 'runs',
+const ORDER = ['base', 'formats', 'contract', 'store', 'kb', 'kg', 'synth', 'agent', 'kbsource', 'model/kernels', 'model', 'rl', 'jobs', 'runs',
   'train/policy', 'train/rl-stage', 'train/sft', 'train/act', 'app', 'server', 'cli'];
 
 /** The specifier from main/lab/<from>/new.ts to main/lab/<to>/x. */

@@ -22,6 +22,14 @@ export const kgBuildParams = z
     maxEdges: z.number().int().min(10).max(20_000).default(400).describe('stop at this many edges'),
     seed: z.string().min(1).max(200).optional().describe('KB entity id to start from, e.g. person:wn10908153 (default: a rare entity picked by rng)'),
     expandProb: z.number().min(0).max(1).optional().describe('probability of expanding from a random existing node instead of the newest'),
+    kb: z
+      .string()
+      .min(1)
+      .max(2000)
+      .regex(/^(bundled|(rdf|wikidata|sparql):.+)$/, 'expected bundled, rdf:FILE, wikidata:FILE or sparql:URL')
+      .optional()
+      .describe('knowledge base: bundled (default), rdf:FILE (.nt, .ttl, .nq, optionally .gz), wikidata:FILE (JSON dump) or sparql:URL'),
+    mapping: z.string().min(1).max(1000).optional().describe('how its vocabulary maps to entities, relations and attributes: wikidata, dbpedia, rdf or a mapping file (docs/own-knowledge-graph.md)'),
   })
   .strict();
 export type KgBuildParams = z.output<typeof kgBuildParams>;

@@ -3,8 +3,7 @@
 import { join } from 'node:path';
 import type { ArtefactRecord } from '../store/db';
 import { artefactRel, datasetFile, graphFile } from '../store/layout';
-import { loadKbIndex } from '../kb';
-import { expandGraph } from '../kg/expand';
+import { buildGraph } from '../kbsource/build';
 import { readGraphFile, writeGraphFile } from '../kg/io';
 import { graphStats } from '../kg/stats';
 import { synthesizeWith } from '../synth/asearcher';
@@ -18,14 +17,11 @@ import type { JobContext } from './context';
 export async function runKgBuild(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord }> {
   const p = kgBuildParams.parse(raw);
   // Loading the knowledge base is the first ~half of the bar (it is cached after the first build).
-  const kb = await loadKbIndex({ home: ctx.home, onProgress: (f, message) => ctx.progress({ fraction: f * 0.5, message }) });
-  const graph = expandGraph(kb, {
-    rng: p.rng,
-    maxEdges: p.maxEdges,
-    ...(p.seed ? { seed: p.seed } : {}),
-    ...(p.expandProb !== undefined ? { expandProb: p.expandProb } : {}),
-    onProgress: (f, message) => ctx.progress({ fraction: 0.5 + f * 0.45, message }),
-  });
+  const graph = await buildGraph(
+    p,
+    { kb: (f, message) => ctx.progress({ fraction: f * 0.5, message }), kg: (f, message) => ctx.progress({ fraction: 0.5 + f * 0.45, message }) },
+    ctx.home,
+  );
   const rel = artefactRel('graphs', ctx.jobId);
   ctx.progress({ fraction: 0.97, message: `writing ${rel}` });
   writeGraphFile(join(ctx.home, rel), graph);

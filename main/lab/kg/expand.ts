@@ -23,6 +23,37 @@ import { LabError } from '../base/errors';
 import { otherEnd, type KbIndex } from '../kb/kb-index';
 import { createRng, type Rng } from '../util/rng';
 
+/**
+ * What the walk reads: the bundled KB's index, or a knowledge-base source that fetches a node's
+ * neighbourhood on demand (main/lab/kbsource: an RDF store, a Wikidata dump, a SPARQL endpoint).
+ * `node`, `incident` and `degree` answer for nodes `load` has fetched; `typeOf` also for their neighbours.
+ */
+export interface WalkSource {
+  /** `info.kb_version` of the graph written. */
+  readonly version: string;
+  /** Where the knowledge base came from (kind, location, licence, mapping): `info.kb` of the graph written. */
+  readonly describe?: Record<string, unknown>;
+  node(id: string): GraphNode | undefined;
+  incident(id: string): readonly GraphEdge[];
+  degree(id: string): number;
+  /** The type of a loaded node or of a neighbour of one. */
+  typeOf(id: string): string | undefined;
+  /** Fetches the node's page and its relations; false when the source does not know the node. */
+  load(id: string): Promise<boolean>;
+}
+
+/** The bundled (or any in-memory) KB as a walk source: everything is loaded already. */
+export function indexWalkSource(kb: KbIndex): WalkSource {
+  return {
+    version: kb.version,
+    node: (id) => kb.node(id),
+    incident: (id) => kb.incident(id),
+    degree: (id) => kb.degree(id),
+    typeOf: (id) => kb.node(id)?.type,
+    load: (id) => Promise.resolve(kb.node(id) !== undefined),
+  };
+}
+
 export interface ExpandOptions {
   /** KB node id to start from; by default a rare entity chosen by `chooseSeed`. */
   seed?: string;
@@ -95,8 +126,11 @@ class Expansion {
   private readonly typeCount = new Map<string, number>();
   private readonly relationCount = new Map<string, number>();
 
+  /** KB relations from each entity to entities in the graph (counted from the graph's side, so a source never fetches a candidate just to rank it). */
+  private readonly linksFromGraph = new Map<string, number>();
+
   constructor(
-    private readonly kb: KbIndex,
+    private readonly kb: WalkSource,
     private readonly rng: Rng,
     private readonly opts: Required<Omit<ExpandOptions, 'seed' | 'onProgress'>>,
   ) {}
@@ -130,6 +164,10 @@ class Expansion {
     this.order.push(id);
     this.linked.set(id, 0);
     this.typeCount.set(kbNode.type, (this.typeCount.get(kbNode.type) ?? 0) + 1);
+    for (const e of this.kb.incident(id)) {
+      const o = otherEnd(e, id);
+      if (o !== id) this.linksFromGraph.set(o, (this.linksFromGraph.get(o) ?? 0) + 1);
+    }
   }
 
   addEdge(e: GraphEdge, step: number, from: string, closesCycle: boolean): void {
@@ -171,18 +209,8 @@ class Expansion {
     }
   }
 
-  /** Number of KB relations from a candidate to entities already in the graph, other than `via`. */
-  private linksIntoGraph(candidate: string, via: string): number {
-    let n = 0;
-    for (const e of this.kb.incident(candidate)) {
-      const o = otherEnd(e, candidate);
-      if (o !== via && this.nodes.has(o)) n++;
-    }
-    return n;
-  }
-
-  /** Step 3: one new entity connected to `id`, or false when it has no unexplored neighbour. */
-  discover(id: string, step: number): boolean {
+  /** Step 3: one new entity connected to `id`, or false when it has no unexplored neighbour. Yields the entity to fetch before it is added. */
+  *discover(id: string, step: number): Generator<string, boolean> {
     const groups = new Map<string, GraphEdge[]>();
     for (const e of this.kb.incident(id)) {
       const o = otherEnd(e, id);
@@ -193,7 +221,7 @@ class Expansion {
     }
     if (groups.size === 0) return false;
     const relations = [...groups.keys()];
-    const novelType = (e: GraphEdge): boolean => !this.typeCount.has(this.kb.node(otherEnd(e, id))!.type);
+    const novelType = (e: GraphEdge): boolean => !this.typeCount.has(this.kb.typeOf(otherEnd(e, id))!);
     const relWeights = relations.map((rel) => {
       const novel = groups.get(rel)!.some(novelType) ? 3 : 1;
       return novel / (1 + (this.relationCount.get(rel) ?? 0));
@@ -207,12 +235,17 @@ class Expansion {
       seenTargets.add(o);
       return true;
     });
+    // A candidate's KB relations to entities already in the graph, other than `id` itself.
+    const toVia = new Map<string, number>();
+    for (const e of this.kb.incident(id)) toVia.set(otherEnd(e, id), (toVia.get(otherEnd(e, id)) ?? 0) + 1);
+    const linksIntoGraph = (o: string): number => (this.linksFromGraph.get(o) ?? 0) - (toVia.get(o) ?? 0);
     const weights = unique.map((e) => {
       const o = otherEnd(e, id);
-      return (1 + this.opts.cycleBonus * this.linksIntoGraph(o, id)) * (novelType(e) ? 2 : 1);
+      return (1 + this.opts.cycleBonus * linksIntoGraph(o)) * (novelType(e) ? 2 : 1);
     });
     const chosen = unique[this.rng.weighted(weights)]!;
     const target = otherEnd(chosen, id);
+    yield target;
     this.addNode(target, step, id, String(chosen.meta.evidence ?? ''));
     this.addEdge(chosen, step, id, false);
     this.closeCycles(target, step, id);
@@ -220,7 +253,7 @@ class Expansion {
   }
 
   /** Step 2 and 3 for one entity. */
-  visit(id: string, step: number): void {
+  *visit(id: string, step: number): Generator<string, void> {
     this.visits.set(id, (this.visits.get(id) ?? 0) + 1);
     const node = this.nodes.get(id)!;
     node.meta.visited = true;
@@ -233,12 +266,13 @@ class Expansion {
     }
     this.closeCycles(id, step, id);
     const count = 1 + this.rng.int(this.opts.maxNewPerVisit);
-    for (let i = 0; i < count && !this.full; i++) if (!this.discover(id, step)) break;
+    for (let i = 0; i < count && !this.full; i++) if (!(yield* this.discover(id, step))) break;
   }
 }
 
-/** Builds a knowledge graph by random-walk expansion over `kb`; see the header for the process. */
-export function expandGraph(kb: KbIndex, options: ExpandOptions): Graph {
+type Opts = Required<Omit<ExpandOptions, 'seed' | 'onProgress'>>;
+
+function resolveOptions(options: ExpandOptions): Opts {
   if (!Number.isInteger(options.maxEdges) || options.maxEdges < 1) throw new LabError('bad_request', `maxEdges must be a whole number >= 1, got ${options.maxEdges}`);
   const opts = {
     maxEdges: options.maxEdges,
@@ -250,11 +284,15 @@ export function expandGraph(kb: KbIndex, options: ExpandOptions): Graph {
   };
   if (!(opts.expandProb >= 0 && opts.expandProb <= 1)) throw new LabError('bad_request', `expandProb must be between 0 and 1, got ${opts.expandProb}`);
   if (!(opts.maxNewPerVisit >= 1)) throw new LabError('bad_request', `maxNewPerVisit must be at least 1, got ${opts.maxNewPerVisit}`);
-  const rng = createRng(opts.rng);
-  const seed = options.seed ?? chooseSeed(kb, rng);
-  if (!kb.node(seed)) throw unknownSeed(kb, seed);
-  if (kb.degree(seed) === 0) throw new LabError('bad_request', `seed '${seed}' has no relations in the knowledge base, so nothing can be expanded from it`);
+  return opts;
+}
 
+/**
+ * The walk from `seed` (already loaded). It yields each entity it is about to add, so a driver can fetch
+ * it first: the bundled KB's driver runs straight through, a source's awaits `load` (one algorithm, two drivers).
+ */
+function *walk(kb: WalkSource, rng: Rng, opts: Opts, seed: string, onProgress: ExpandOptions['onProgress']): Generator<string, Graph> {
+  if (kb.degree(seed) === 0) throw new LabError('bad_request', `seed '${seed}' has no relations in the knowledge base, so nothing can be expanded from it`);
   const x = new Expansion(kb, rng, opts);
   x.addNode(seed, 0, null, 'seed entity');
   // Enough steps for any graph that can reach maxEdges; a guard against a KB with nothing left to add.
@@ -272,17 +310,18 @@ export function expandGraph(kb: KbIndex, options: ExpandOptions): Graph {
       break;
     }
     step++;
-    x.visit(next, step);
-    if (step % 10 === 0) options.onProgress?.(Math.min(1, x.edges.size / opts.maxEdges), `step ${step}: ${x.nodes.size} entities, ${x.edges.size} relations`);
+    yield* x.visit(next, step);
+    if (step % 10 === 0) onProgress?.(Math.min(1, x.edges.size / opts.maxEdges), `step ${step}: ${x.nodes.size} entities, ${x.edges.size} relations`);
   }
   if (x.full) stop = 'max_edges';
-  options.onProgress?.(1, `expansion done after ${step} steps (${stop}): ${x.nodes.size} entities, ${x.edges.size} relations`);
+  onProgress?.(1, `expansion done after ${step} steps (${stop}): ${x.nodes.size} entities, ${x.edges.size} relations`);
   return {
     format: GRAPH_FORMAT,
     info: {
       kind: 'sailor-kg',
       method: 'random-walk expansion (docs/pipeline.md, Knowledge graph expansion)',
       kb_version: kb.version,
+      ...(kb.describe ? { kb: kb.describe } : {}),
       seed,
       rng: opts.rng,
       max_edges: opts.maxEdges,
@@ -296,4 +335,33 @@ export function expandGraph(kb: KbIndex, options: ExpandOptions): Graph {
     nodes: [...x.nodes.values()],
     edges: [...x.edges.values()],
   };
+}
+
+/** Builds a knowledge graph by random-walk expansion over `kb`; see the header for the process. */
+export function expandGraph(kb: KbIndex, options: ExpandOptions): Graph {
+  const opts = resolveOptions(options);
+  const rng = createRng(opts.rng);
+  const seed = options.seed ?? chooseSeed(kb, rng);
+  if (!kb.node(seed)) throw unknownSeed(kb, seed);
+  const run = walk(indexWalkSource(kb), rng, opts, seed, options.onProgress);
+  for (;;) {
+    const r = run.next(); // everything is in memory: nothing to fetch
+    if (r.done) return r.value;
+  }
+}
+
+/** The same walk over a source that fetches each entity's neighbourhood as the walk reaches it. `options.seed` is required. */
+export async function expandFromSource(kb: WalkSource, options: ExpandOptions): Promise<Graph> {
+  const opts = resolveOptions(options);
+  const rng = createRng(opts.rng);
+  const seed = options.seed;
+  if (seed === undefined) throw new LabError('bad_request', 'a knowledge-base source needs a seed entity to start from (--seed, e.g. wd:Q142 or an IRI)');
+  if (!(await kb.load(seed))) throw new LabError('bad_request', `seed '${seed}' is not an entity of the knowledge base (${String(kb.describe?.location ?? kb.version)}): it has no label there`);
+  const run = walk(kb, rng, opts, seed, options.onProgress);
+  let r = run.next();
+  while (!r.done) {
+    if (!(await kb.load(r.value))) throw new LabError('bad_input', `the knowledge base named '${r.value}' as a neighbour but has no page for it`);
+    r = run.next();
+  }
+  return r.value;
 }

@@ -3,8 +3,8 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { printResult, progressLine, reqString, usageError, type CliCommand } from '../command';
 import { jobOptions, parseJobFlags, type JobFlags } from '../job-flags';
-import { loadKbIndex } from '../../kb/index';
-import { EXPAND_DEFAULTS, expandGraph } from '../../kg/expand';
+import { EXPAND_DEFAULTS } from '../../kg/expand';
+import { buildGraph } from '../../kbsource/build';
 import { readGraphFile, writeGraphFile } from '../../kg/io';
 import { graphStats } from '../../kg/stats';
 import type { GraphStats } from '../../formats/index';
@@ -33,20 +33,20 @@ const buildFlags: JobFlags<'kg.build'> = { kind: 'kg.build', omit: ['name'], eng
 const build: CliCommand = {
   path: ['kg', 'build'],
   job: buildFlags,
-  summary: 'builds a knowledge graph from the bundled knowledge base by random-walk expansion',
-  usage: 'kg build --out G.json [--seed ID] [--max-edges N] [--rng S] [--expand-prob P]',
+  summary: 'builds a knowledge graph by random-walk expansion over the bundled knowledge base, an RDF dump, a Wikidata JSON dump or a SPARQL endpoint',
+  usage: 'kg build --out G.json [--kb bundled|rdf:FILE|wikidata:FILE|sparql:URL] [--mapping wikidata|dbpedia|rdf|FILE.json] [--seed ID] [--max-edges N] [--rng S] [--expand-prob P]',
   options: {
     out: { type: 'string', description: 'output graph file (sailor.graph/1)' },
     ...jobOptions(buildFlags),
   },
   async run(ctx) {
-    const { seed, maxEdges, rng, expandProb } = parseJobFlags(ctx, buildFlags);
+    const params = parseJobFlags(ctx, buildFlags);
     const out = resolve(reqString(ctx, 'out'));
     if (existsSync(out) && statSync(out).isDirectory()) throw usageError(`--out ${out} is a directory, expected a file path`);
     if (!existsSync(dirname(out))) throw usageError(`--out: folder ${dirname(out)} does not exist`);
 
-    const kb = await loadKbIndex({ onProgress: progressLine(ctx.io, 'kb') });
-    const graph = expandGraph(kb, { seed, maxEdges, rng, ...(expandProb !== undefined ? { expandProb } : {}), onProgress: progressLine(ctx.io, 'kg') });
+    // Written only once whole (and atomically): a source that fails mid-walk leaves no file behind.
+    const graph = await buildGraph(params, { kb: progressLine(ctx.io, 'kb'), kg: progressLine(ctx.io, 'kg') });
     writeGraphFile(out, graph);
     const s = graphStats(graph);
     ctx.io.err(`kg: wrote ${out}: ${s.nodes} nodes, ${s.edges} edges, ${Object.keys(s.types).length} types, cycle rank ${s.cycle_rank}, seed ${String(graph.info?.seed)}\n`);
