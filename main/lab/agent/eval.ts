@@ -8,6 +8,7 @@ import type { AgentStep } from './react';
 import { normalizeAnswer } from './text';
 import { toolCallsByName } from './runtime';
 import { passAtK, passAtKCurve, type PassAtKPoint } from '../contract/stats';
+import { isCorrect } from '../contract/correct';
 
 export interface EvalSample {
   qa_id: string;
@@ -118,11 +119,11 @@ export function headroomCurve(samples: readonly EvalSample[]): PassAtKPoint[] {
   return passAtKCurve([...groupByQuestion(samples).values()].map((g) => ({ n: g.length, correct: g.filter((s) => s.correct).length })));
 }
 
-/** A trajectory as an eval sample: correct when its answer reward reaches `threshold` (1 for exact match). */
-export function sampleFromTrajectory(t: Trajectory, threshold = 1): EvalSample {
+/** A trajectory as an eval sample: correct as the contract's `isCorrect` judges its answer reward. */
+export function sampleFromTrajectory(t: Trajectory): EvalSample {
   return {
     qa_id: t.qa_id,
-    correct: t.reward.answer >= threshold,
+    correct: isCorrect(t.reward),
     prediction: t.prediction,
     termination: t.termination,
     tool_calls: toolCallsByName(t.steps as AgentStep[]),

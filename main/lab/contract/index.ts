@@ -32,6 +32,7 @@ export * from './run-timeline';
 export * from './trajectories';
 export * from './level-breakdown';
 export * from './question-styles';
+export * from './correct';
 import type { QuestionLevel } from './level-breakdown';
 
 // ---------- shared records ----------

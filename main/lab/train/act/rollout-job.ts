@@ -22,6 +22,7 @@ import { chatJudge, type Judge } from '../../agent/reward';
 import { chatFn, chatTool } from '../../agent/tools';
 import { DEFAULT_MAX_TOOL_CALLS, rolloutParams, type RolloutParams } from '../../contract/jobs';
 import { throwIfCancelled, type JobContext } from '../../jobs/context';
+import { isCorrect } from '../../contract/correct';
 
 function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number, temperature?: number): PolicyFactory {
   const pctx: PolicyContext = {
@@ -107,7 +108,7 @@ export async function rollOutSet(
   let solved = 0;
   const trajs = await rolloutDataset(qas, factory, tools, opts, (done, total, finished) => {
     throwIfCancelled(ctx);
-    if (finished.reward.answer >= 1) solved++;
+    if (isCorrect(finished.reward)) solved++;
     if (done % p.n === 0) progress(Math.min(0.97, done / total), `QA ${done / p.n} of ${qas.length} (${done}/${total} trajectories, ${solved} correct)`, done / p.n, qas.length);
   });
   // A field docs/formats.md allows on `sailor.traj/1`: which attempt at its question.
