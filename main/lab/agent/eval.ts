@@ -134,25 +134,3 @@ export function sampleFromTrajectory(t: Trajectory): EvalSample {
 
 /** The Wilson score interval of a success rate (the contract's, shared with the renderer's Compare). */
 export { wilsonInterval } from '../contract/stats';
-
-/** The trajectories the model itself ended: infrastructure failures (counted apart) are left out of every mean. */
-export function modelTrajectories<T extends Pick<Trajectory, 'termination'>>(trajs: readonly T[]): T[] {
-  return trajs.filter((t) => !isInfrastructureFailure(t.termination));
-}
-
-/** A trajectory set at a glance, as a rollout job records it and `sailor rollout` prints it (4 decimals). */
-export function trajectorySummary(all: readonly Trajectory[]): Record<string, unknown> {
-  const trajs = modelTrajectories(all);
-  const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
-  const termination: Record<string, number> = {};
-  for (const t of all) termination[t.termination] = (termination[t.termination] ?? 0) + 1;
-  return {
-    trajectories: all.length,
-    infrastructure_failures: all.length - trajs.length,
-    'reward/mean': +mean((t) => t.reward.total).toFixed(4),
-    'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
-    'reward/format': +mean((t) => t.reward.format).toFixed(4),
-    tool_calls_mean: +mean((t) => t.tool_calls).toFixed(2),
-    termination,
-  };
-}

@@ -13,7 +13,8 @@ import { isModelPolicy, registerCheckpointPolicies, runEnvironment } from '../po
 import { datasetSha256, writeTrajectorySet } from '../../store/traj-set';
 import { readQaDataset } from '../../agent/data';
 import { simToolset } from '../../agent/env';
-import { evaluate, sampleFromTrajectory, trajectorySummary } from '../../agent/eval';
+import { evaluationSummary, trajectorySummary } from '../../agent/summary';
+import { goldLookup } from '../../agent/failures';
 import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../../agent/policies';
 import { llmApiKey, LLM_URL_ENV } from '../../agent/llm-env';
 import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOptions } from '../../agent/rollout';
@@ -115,7 +116,8 @@ export async function rollOutSet(
   trajs.forEach((t, i) => (t.attempt = i % p.n));
 
   requireSomeModelEpisodes(trajs, factory.spec);
-  const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);
+  // The evaluation with its failure breakdown on the dataset's questions.
+  const { report } = evaluationSummary(trajs, p.n, goldLookup(qas));
   const rel = artefactRel('trajectories', id);
   progress(0.98, `writing ${rel}`);
   const header = {
