@@ -32,6 +32,8 @@ const cases: Array<[string, Trajectory]> = [
   ['repetition_loop', episode([found, { think: '', action: { name: 'format_error', arguments: {} }, raw: 'Search "La Paz Base Base Base Base Base' } as AgentStep], 'max_tokens')],
   ['repetition_loop', episode([found, search('Enid', 'nothing'), search('Enid', 'nothing'), search('Enid', 'nothing')], 'max_steps')],
   ['format_error', episode([found, { think: '', action: { name: 'format_error', arguments: {} }, raw: '<tool_call>{"name": "search"' } as AgentStep], 'format_error')],
+  // Three short malformed turns end the episode: a format error, not a loop, though each turn reads alike.
+  ['format_error', episode([1, 2, 3].map(() => ({ think: '', action: { name: 'format_error', arguments: {} }, raw: 'Enid' }) as AgentStep), 'format_error')],
   ['out_of_calls', episode([found, read, search('Enid airport', 'nothing')], 'max_steps')],
   ['repeated_question_entity', episode([found, read, answer('Vance Air Force Base')])],
   // Enid stood on the page it read; it answered another name.
@@ -73,12 +75,12 @@ describe('failureCounts and the evaluation summary', () => {
 
   it('counts each class; infrastructure failures and questions not found are left out', () => {
     const counts = failureCounts(trajs, goldLookup(qas.slice(1)));
-    expect(counts).toEqual({ solved: 0, repetition_loop: 2, format_error: 1, out_of_calls: 1, repeated_question_entity: 1, wrong_answer_in_view: 1, never_saw_answer: 1 });
+    expect(counts).toEqual({ solved: 0, repetition_loop: 2, format_error: 2, out_of_calls: 1, repeated_question_entity: 1, wrong_answer_in_view: 1, never_saw_answer: 1 });
   });
 
   it('the evaluation reports the breakdown and its summary carries it for the dashboard', () => {
     const { report, summary } = evaluationSummary(trajs, 1, goldLookup(qas));
-    expect(report.failures).toEqual({ solved: 1, repetition_loop: 2, format_error: 1, out_of_calls: 1, repeated_question_entity: 1, wrong_answer_in_view: 1, never_saw_answer: 1 });
+    expect(report.failures).toEqual({ solved: 1, repetition_loop: 2, format_error: 2, out_of_calls: 1, repeated_question_entity: 1, wrong_answer_in_view: 1, never_saw_answer: 1 });
     expect(failuresOf(summary)).toEqual(report.failures);
     expect(FAILURE_CLASSES.reduce((a, c) => a + report.failures![c], 0)).toBe(trajs.length - 1);
     // The solved count over the episodes classified is pass@1 here (one sample per question).

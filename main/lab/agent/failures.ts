@@ -39,7 +39,8 @@ const ACTION_REPEATS = 3;
 /** Whether the policy looped: a short piece of its text four times in a row, or one action three times running. */
 export function isRepetitionLoop(steps: readonly AgentStep[]): boolean {
   for (const m of generatedText({ steps: [...steps] }).matchAll(REPEATED_PIECE)) if (/\p{L}/u.test(m[1]!)) return true;
-  const keys = steps.map((s) => `${s.action.name} ${JSON.stringify(s.action.arguments)}`);
+  // Tool calls only: three malformed turns in a row (which end an episode) all read as the same 'format_error'.
+  const keys = steps.map((s, i) => (s.action.name === 'format_error' ? `malformed ${i}` : `${s.action.name} ${JSON.stringify(s.action.arguments)}`));
   return keys.some((k, i) => i + ACTION_REPEATS <= keys.length && keys.slice(i, i + ACTION_REPEATS).every((x) => x === k));
 }
 
