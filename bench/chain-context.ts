@@ -20,6 +20,7 @@ import { rftExpert, type RftStyle } from '../main/lab/train/policy/rft-expert';
 import { runLimits } from '../main/lab/train/policy/eval-setup';
 import { requireBaseModel } from '../main/lab/train/policy/base-model';
 import { bridgeIds, chainViews, type TurnView } from '../main/lab/train/policy/chain';
+import { isCorrect } from '../main/lab/contract/correct';
 
 const { values } = parseArgs({
   options: {
@@ -41,7 +42,7 @@ const views: TurnView[][] = [];
 let solved = 0;
 let shown = 0;
 for (const t of trajs) {
-  if (t.reward.answer < 1) continue; // RFT keeps only the expert's correct episodes
+  if (!isCorrect(t.reward)) continue; // RFT keeps only the expert's correct episodes
   solved++;
   const qa = qas.find((q) => q.id === t.qa_id)!;
   const windows = t.steps.map((_, i) => tok.decode(policyPrompt(tok, qa.question, t.steps.slice(0, i), block, TURN_TOKENS)));

@@ -27,6 +27,7 @@ import { runEnvironment } from '../main/lab/train/policy/checkpoints';
 import { rftExpert } from '../main/lab/train/policy/rft-expert';
 import { evalSeed } from '../main/lab/train/policy/eval-setup';
 import { bridgeIds, CHAIN_OUTCOMES, classifyChain, type ChainOutcome } from '../main/lab/train/policy/chain';
+import { isCorrect } from '../main/lab/contract/correct';
 
 const { values } = parseArgs({
   options: {
@@ -99,7 +100,7 @@ for (const file of values.datasets.split(',')) {
       if (levels.get(qa.id)!.hops < 2) continue;
       const st = t.steps as AgentStep[];
       const windows = st.map((_, i) => tok.decode(policyPrompt(tok, qa.question, st.slice(0, i), model.config.blockSize, TURN_TOKENS)));
-      tally[classifyChain({ steps: st, windows, bridges: bridgeIds(qa).map((id) => names.get(id) ?? id), correct: t.reward.answer >= 1, prediction: t.prediction })]++;
+      tally[classifyChain({ steps: st, windows, bridges: bridgeIds(qa).map((id) => names.get(id) ?? id), correct: isCorrect(t.reward), prediction: t.prediction })]++;
     }
     console.log(`  chained (hops >= 2), first sample: ${CHAIN_OUTCOMES.map((o) => `${o} ${tally[o]}`).join(', ')}`);
   }

@@ -20,6 +20,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatP, mcnemarExactP, wilsonInterval } from '../main/lab/contract/stats';
+import { isCorrect } from '../main/lab/contract/correct';
 
 const { values } = parseArgs({
   options: {
@@ -66,7 +67,7 @@ function solvedBy(name: string, ckpt: string): Map<string, boolean> {
   const out = join(work, `eval-${name}.jsonl`);
   sailor(['eval', '--checkpoint', ckpt, '--graph', files.graphFile, '--dataset', files.heldOutFile, '--out', out, '--json']);
   const lines = readFileSync(out, 'utf8').trim().split('\n').slice(1).map((l) => JSON.parse(l) as { qa_id: string; reward: { answer: number } });
-  return new Map(lines.map((t) => [t.qa_id, t.reward.answer >= 1]));
+  return new Map(lines.map((t) => [t.qa_id, isCorrect(t.reward)]));
 }
 
 /** The demonstrated questions and the RL questions as one training set (row d). */

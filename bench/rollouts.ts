@@ -30,6 +30,7 @@ import { parseRunConfig } from '../main/lab/contract/run-config';
 import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS } from '../main/lab/train/policy/policy';
 import { runEnvironment } from '../main/lab/train/policy/checkpoints';
 import { createRng } from '../main/lab/util/rng';
+import { isCorrect } from '../main/lab/contract/correct';
 
 const { values } = parseArgs({
   options: {
@@ -107,7 +108,7 @@ for (let r = 0; r < Number(values.repeat); r++) {
   const key = (t: Trajectory): string => JSON.stringify([t.prediction, t.termination, t.steps.length, t.reward.answer, t.tokens.generated]);
   mismatches = one.trajs.flatMap((t, i) => (key(t) === key(many.trajs[i]!) && key(t) === key(single.trajs[i]!) ? [] : [t.qa_id]));
   turnsTokens = many.tokens;
-  passAt1 = one.trajs.filter((t) => t.reward.answer >= 1).length / qas.length;
+  passAt1 = one.trajs.filter((t) => isCorrect(t.reward)).length / qas.length;
   maxRows = many.maxRows;
 }
 

@@ -5,7 +5,7 @@
 // the checkpoints side by side, the questions grouped by outcome, one question's two trajectories
 // aligned step by step, and the past comparison reopened.
 import { expect, test } from '@playwright/test';
-import type { ComparisonView, RunDetail, TrajDetail } from '../../main/lab/contract';
+import { FAILURE_CLASSES, FAILURE_TEXT, failuresOf, type ComparisonView, type RunDetail, type TrajDetail } from '../../main/lab/contract';
 import { SHOTS, servedLab, watchConsole } from './lab';
 import { TINY_RUN } from '../support/tiny-run';
 
@@ -38,6 +38,18 @@ test('compare two checkpoints of a real run: form, job, side by side, outcomes, 
   expect(run!.error ?? '').toBe('');
   expect(run!.status).toBe('finished');
   expect(run!.checkpoints.map((c) => c.ref)).toEqual([`${runId}/10`, `${runId}/20`]);
+
+  // ---------- the dashboard: each evaluation's failure breakdown, the last one's in words ----------
+  await page.goto(server.url + '#/runs');
+  await page.getByTestId('run-row').filter({ hasText: run!.artefact.name }).getByTestId('run-name').click();
+  const evals = page.getByTestId('dash-evals');
+  for (const step of [10, 20]) await expect(evals.getByTestId(`dash-eval-${step}`).getByTestId('failure-bar')).toHaveAttribute('data-total', '3');
+  const last = failuresOf(run!.evals.find((e) => e.step === 20)!.summary)!;
+  const legend = evals.getByTestId('dash-failures');
+  await expect(legend).toContainText('step 20, why episodes failed');
+  for (const c of FAILURE_CLASSES) if (last[c] > 0) await expect(legend.getByTestId('failure-legend')).toContainText(`${FAILURE_TEXT[c].label} ${last[c]}`);
+  await evals.scrollIntoViewIfNeeded();
+  await evals.screenshot({ path: `${SHOTS}/compare-dashboard-failures.png` });
 
   // ---------- the empty section: the form is open, the run's checkpoints grouped under it ----------
   await page.goto(server.url + '#/compare');
@@ -114,6 +126,12 @@ test('compare two checkpoints of a real run: form, job, side by side, outcomes, 
   const rewardBest = await rowOf('reward').getByTestId('cmp-cell').evaluateAll((els) => els.map((e) => e.getAttribute('data-best')));
   if (rewards[0] === rewards[1]) expect(rewardBest).toEqual(['false', 'false']);
   else expect(rewardBest).toEqual(rewards[0]! > rewards[1]! ? ['true', 'false'] : ['false', 'true']);
+  // The failure breakdown: a row of bars per class; each checkpoint's shares cover its 3 episodes.
+  for (const c of FAILURE_CLASSES) await expect(rowOf(`failures/${c}`).locator('.track')).toHaveCount(2);
+  const failures = (i: number) => (view.checkpoints[i]!.eval as { failures: Record<string, number> }).failures;
+  for (const i of [0, 1]) expect(FAILURE_CLASSES.reduce((a, c) => a + failures(i)[c]!, 0)).toBe(3);
+  await expect(rowOf('failures/solved').getByTestId('cmp-cell').nth(1)).toContainText(pct(failures(1).solved! / 3));
+  await table.locator('tbody').last().screenshot({ path: `${SHOTS}/compare-failures.png` });
   // Tokens have no direction (neither more nor fewer is better): never marked.
   expect(await rowOf('tokens').getByTestId('cmp-cell').evaluateAll((els) => els.map((e) => e.getAttribute('data-best')))).toEqual(['false', 'false']);
 

@@ -76,6 +76,7 @@ describe('statsOf', () => {
       rewardFormat: 0.1,
       termination: { answer: 0.75, max_steps: 0.25 },
       infraFailures: 0,
+      failures: null,
     });
   });
 
@@ -347,5 +348,29 @@ describe('jobSize', () => {
     // What showed "-6 trajectories": -3 questions went into the product.
     expect(jobSize(2, -3, 1, 100)).toBe('2 checkpoints × ? questions × 1 sample');
     expect(jobSize(2, 3, '', 100)).toBe('2 checkpoints × 3 questions × ? samples');
+  });
+});
+
+describe('the failure breakdown in Compare', () => {
+  // A: 8 episodes, 4 solved, 2 loops, 2 wrong with the answer in view; B: 8 episodes, 6 solved, 2 never saw it.
+  const zero = { solved: 0, repetition_loop: 0, format_error: 0, out_of_calls: 0, repeated_question_entity: 0, wrong_answer_in_view: 0, never_saw_answer: 0 };
+  const a = statsOf({ ...WITH_EVAL, eval: { ...WITH_EVAL.eval, failures: { ...zero, solved: 4, repetition_loop: 2, wrong_answer_in_view: 2 } } });
+  const b = statsOf({ ...WITH_EVAL, ref: 'run/20', eval: { ...WITH_EVAL.eval, failures: { ...zero, solved: 6, never_saw_answer: 2 } } });
+  const rows = metricRows([a, b, statsOf(COUNTS_ONLY)]);
+  const row = (key: string) => rows.find((r) => r.key === key)!;
+
+  it('a row per class, as shares of the episodes classified, solved ranked high and every failure low', () => {
+    expect(rows.filter((r) => r.group === 'failures').map((r) => r.key)).toEqual([
+      'failures/solved', 'failures/repetition_loop', 'failures/format_error', 'failures/out_of_calls',
+      'failures/repeated_question_entity', 'failures/wrong_answer_in_view', 'failures/never_saw_answer',
+    ]);
+    expect(row('failures/solved')).toMatchObject({ values: [0.5, 0.75, null], better: 'high', best: [1], bar: true });
+    expect(row('failures/repetition_loop')).toMatchObject({ values: [0.25, 0, null], better: 'low', best: [1] });
+    expect(row('failures/never_saw_answer')).toMatchObject({ values: [0, 0.25, null], best: [0] });
+  });
+
+  it('a report without a whole breakdown reads as none', () => {
+    expect(statsOf({ ...WITH_EVAL, eval: { ...WITH_EVAL.eval, failures: { solved: 3 } } }).failures).toBeNull();
+    expect(statsOf(COUNTS_ONLY).failures).toBeNull();
   });
 });

@@ -92,6 +92,17 @@ describe('sailor rollout / eval / rft', () => {
     expect(JSON.parse(fromFile.out)['pass@1']).toBe(1);
   });
 
+  it('eval prints the failure breakdown: from a policy, and from a trajectory file given its dataset', async () => {
+    // The oracle solves every question: the line says so in words.
+    const r = await run('eval', '--policy', 'oracle', '--graph', graph, '--dataset', dataset);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^episodes 3: solved 3$/m);
+    const json = JSON.parse((await run('eval', '--trajectories', join(dir, 't.jsonl'), '--dataset', dataset, '--k', '2', '--json')).out);
+    expect(json.failures).toMatchObject({ solved: 6, repetition_loop: 0, never_saw_answer: 0 });
+    // Without the questions there is nothing to classify a wrong answer by: no breakdown.
+    expect(JSON.parse((await run('eval', '--trajectories', join(dir, 't.jsonl'), '--json')).out).failures).toBeUndefined();
+  });
+
   it('rft keeps what passes the filters and reports the rest', async () => {
     const out = join(dir, 'rft.jsonl');
     const r = await run('rft', '--graph', graph, '--dataset', dataset, '--out', out, '--attempts', '2', '--min-tool-calls', '3', '--json');

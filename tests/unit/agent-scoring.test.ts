@@ -134,7 +134,8 @@ describe('eval', () => {
   it('reads a trajectory as a sample', () => {
     const t = traj({ steps: [search('a'), search('b'), { think: '', action: { name: 'visit', arguments: {} }, observation: 'o' }, answer('A')] });
     expect(sampleFromTrajectory(t)).toEqual({ qa_id: 'q1', correct: true, prediction: 'A', termination: 'answer', tool_calls: { search: 2, visit: 1 }, turns: 4, tokens: 10 });
-    expect(sampleFromTrajectory(traj({ reward: { format: 1, answer: 0.8, total: 0.82 } }), 0.5).correct).toBe(true);
+    // Partial credit (F1 0.8) is not a correct answer (contract/correct.ts isCorrect).
+    expect(sampleFromTrajectory(traj({ reward: { format: 1, answer: 0.8, total: 0.82 } })).correct).toBe(false);
   });
 });
 

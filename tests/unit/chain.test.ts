@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentStep } from '../../main/lab/agent/react';
 import { carriedEntity, terseThought } from '../../main/lab/agent/thoughts';
-import { bridgeIds, chainViews, classifyChain, nearCopy } from '../../main/lab/train/policy/chain';
+import { bridgeIds, chainViews, classifyChain } from '../../main/lab/train/policy/chain';
+import { nearCopy } from '../../main/lab/agent/mentions';
 
 const question = 'Vance Air Force Base serves a city. Which country contains the city?';
 const search = (q: string, obs: string): AgentStep => ({ think: '', action: { name: 'search', arguments: { query: [q] } }, observation: obs });

@@ -40,6 +40,23 @@ function namedThings(line: string): { scripts: string[]; tools: string[]; files:
   return { scripts, tools, files, writes };
 }
 
+/**
+ * A step's `if:` evaluated for one runner and ref: the few GitHub expression forms the workflows use (`a == 'x'`,
+ * `a != 'x'`, `startsWith(a, 'x')`, joined by `&&`), so a test asks which steps run, not how a condition is spelt.
+ * Any other form throws, naming it.
+ */
+function runsOn(cond: string | undefined, ctx: Record<string, string>): boolean {
+  if (cond === undefined) return true;
+  return cond.split('&&').every((part) => {
+    const p = part.trim();
+    const cmp = /^([\w.]+)\s*(==|!=)\s*'([^']*)'$/.exec(p);
+    if (cmp) return (ctx[cmp[1]!] === cmp[3]) === (cmp[2] === '==');
+    const sw = /^startsWith\(([\w.]+),\s*'([^']*)'\)$/.exec(p);
+    if (sw) return (ctx[sw[1]!] ?? '').startsWith(sw[2]!);
+    throw new Error(`ci-workflow.test.ts cannot evaluate the condition: ${p}`);
+  });
+}
+
 const hasTool = (name: string): boolean => name in pkg.bin || existsSync(join(root, 'node_modules', '.bin', name));
 
 describe('GitHub Actions workflows', () => {
@@ -58,10 +75,11 @@ describe('GitHub Actions workflows', () => {
     const command = readmeTestCommand();
     expect(command).toBe('npm test');
     const runs = steps(test).filter((s) => s.run?.trim().endsWith(command));
-    expect(runs.map((s) => [s.if, s.run!.trim()])).toEqual([
-      ["runner.os == 'Linux'", `xvfb-run -a ${command}`],
-      ["runner.os != 'Linux'", command],
-    ]);
+    // On each platform exactly one step runs the command; on Linux inside a virtual display.
+    for (const os of ['Linux', 'macOS', 'Windows']) {
+      const ran = runs.filter((s) => runsOn(s.if, { 'runner.os': os })).map((s) => s.run!.trim());
+      expect(ran, os).toEqual([os === 'Linux' ? `xvfb-run -a ${command}` : command]);
+    }
     expect(commands(test)).toContain('npx install-electron'); // the binary, fetched before the tests
   });
 
@@ -77,7 +95,8 @@ describe('GitHub Actions workflows', () => {
     expect(lines.some((l) => l.includes('npm run dist -- --dir'))).toBe(true);
     expect(lines).toContain('npx vitest run tests/unit/packaging.test.ts');
     const keep = steps(ci.jobs.test!).find((s) => s.uses?.startsWith('actions/upload-artifact'))!;
-    expect(keep.if).toBe("startsWith(github.ref, 'refs/tags/v')");
+    expect(runsOn(keep.if, { 'github.ref': 'refs/tags/v1.2.0' })).toBe(true);
+    expect(runsOn(keep.if, { 'github.ref': 'refs/heads/main' })).toBe(false);
     expect(ci.on).toHaveProperty('push.tags', ['v*']);
   });
 
@@ -104,6 +123,12 @@ describe('GitHub Actions workflows', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('evaluates the conditions it reads, and refuses one it cannot', () => {
+    expect(runsOn("runner.os == 'Linux' && startsWith(github.ref, 'refs/tags/')", { 'runner.os': 'Linux', 'github.ref': 'refs/tags/v1' })).toBe(true);
+    expect(runsOn("runner.os != 'Linux'", { 'runner.os': 'Linux' })).toBe(false);
+    expect(() => runsOn("contains(runner.os, 'Lin')", {})).toThrow(/cannot evaluate the condition: contains/);
   });
 
   it('would catch a missing script, tool or file', () => {

@@ -16,7 +16,8 @@ import { jsonShapeIssue, jsonTextTooDeep } from '../../main/lab/util/json-shape'
 import { startable, waitReason, ordinal, type JobLimits } from '../../main/lab/jobs/queue';
 import { SERVICE_LIMITS, startWebService, weakKeyReason } from '../../main/lab/server/web-service';
 import { SimWeb } from '../../main/lab/agent/web';
-import { evaluate, sampleFromTrajectory, trajectorySummary } from '../../main/lab/agent/eval';
+import { evaluate, sampleFromTrajectory } from '../../main/lab/agent/eval';
+import { trajectorySummary } from '../../main/lab/agent/summary';
 import { chatComplete } from '../../main/lab/synth/phrase';
 import { loneSurrogate } from '../../main/lab/cli/export-verl';
 import type { Trajectory } from '../../main/lab/formats/index';

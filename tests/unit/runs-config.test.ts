@@ -14,6 +14,14 @@ describe('run config', () => {
     expect(c.backend).toBe('auto');
   });
 
+  it('a section left out is its fields\' defaults, the same as the section given empty', () => {
+    const given = parseRunConfig({ data, env: {}, rft: {}, tokenizer: {}, model: {}, sft: {}, eval: {}, checkpoint: {}, rl: { reward: {} } });
+    const left = parseRunConfig({ data, rl: {} });
+    expect(left).toEqual(given);
+    expect(left.rl!.reward).toEqual({ format: 0.1, answer: 0.9, answerMode: 'em', formatCredit: 'turns' });
+    expect(left.rft).toEqual({ attempts: 2, minToolCalls: 1, maxTokens: 4096, style: 'compact', forcedAnswers: true });
+  });
+
   it('names every bad field', () => {
     expect(() => parseRunConfig({ data: { graphId: 'g1' }, sft: { lr: 5 }, model: { preset: 'huge' } })).toThrow(
       /data\.datasetId: .*data\.heldOutDatasetId: .*model\.preset: .*sft\.lr: /,

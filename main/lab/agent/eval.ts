@@ -8,6 +8,7 @@ import type { AgentStep } from './react';
 import { normalizeAnswer } from './text';
 import { toolCallsByName } from './runtime';
 import { passAtK, passAtKCurve, type PassAtKPoint } from '../contract/stats';
+import { isCorrect } from '../contract/correct';
 
 export interface EvalSample {
   qa_id: string;
@@ -118,11 +119,11 @@ export function headroomCurve(samples: readonly EvalSample[]): PassAtKPoint[] {
   return passAtKCurve([...groupByQuestion(samples).values()].map((g) => ({ n: g.length, correct: g.filter((s) => s.correct).length })));
 }
 
-/** A trajectory as an eval sample: correct when its answer reward reaches `threshold` (1 for exact match). */
-export function sampleFromTrajectory(t: Trajectory, threshold = 1): EvalSample {
+/** A trajectory as an eval sample: correct as the contract's `isCorrect` judges its answer reward. */
+export function sampleFromTrajectory(t: Trajectory): EvalSample {
   return {
     qa_id: t.qa_id,
-    correct: t.reward.answer >= threshold,
+    correct: isCorrect(t.reward),
     prediction: t.prediction,
     termination: t.termination,
     tool_calls: toolCallsByName(t.steps as AgentStep[]),
@@ -133,25 +134,3 @@ export function sampleFromTrajectory(t: Trajectory, threshold = 1): EvalSample {
 
 /** The Wilson score interval of a success rate (the contract's, shared with the renderer's Compare). */
 export { wilsonInterval } from '../contract/stats';
-
-/** The trajectories the model itself ended: infrastructure failures (counted apart) are left out of every mean. */
-export function modelTrajectories<T extends Pick<Trajectory, 'termination'>>(trajs: readonly T[]): T[] {
-  return trajs.filter((t) => !isInfrastructureFailure(t.termination));
-}
-
-/** A trajectory set at a glance, as a rollout job records it and `sailor rollout` prints it (4 decimals). */
-export function trajectorySummary(all: readonly Trajectory[]): Record<string, unknown> {
-  const trajs = modelTrajectories(all);
-  const mean = (f: (t: Trajectory) => number): number => (trajs.length ? trajs.reduce((a, t) => a + f(t), 0) / trajs.length : 0);
-  const termination: Record<string, number> = {};
-  for (const t of all) termination[t.termination] = (termination[t.termination] ?? 0) + 1;
-  return {
-    trajectories: all.length,
-    infrastructure_failures: all.length - trajs.length,
-    'reward/mean': +mean((t) => t.reward.total).toFixed(4),
-    'reward/answer': +mean((t) => t.reward.answer).toFixed(4),
-    'reward/format': +mean((t) => t.reward.format).toFixed(4),
-    tool_calls_mean: +mean((t) => t.tool_calls).toFixed(2),
-    termination,
-  };
-}

@@ -5,6 +5,7 @@
 import type { QA, Trajectory } from '../formats/index';
 import type { AgentStep } from './react';
 import { renderStepParts } from './react';
+import { isCorrect } from '../contract/correct';
 
 export interface RftOptions {
   attempts: number; // N per QA
@@ -51,7 +52,7 @@ export function maxNgramCount(text: string, n: number): number {
 
 /** Which filter (in order) removes this trajectory, or null to keep it. */
 export function rftVerdict(t: Trajectory, opts: RftOptions = RFT_DEFAULTS): Exclude<RftFilter, 'over_quota'> | null {
-  if (t.reward.answer < 1) return 'incorrect';
+  if (!isCorrect(t.reward)) return 'incorrect';
   if (t.reward.format < 1) return 'format';
   if (t.tokens.generated + t.tokens.observation > opts.maxTokens) return 'too_long';
   if (t.tool_calls <= opts.minToolCalls) return 'too_few_tool_calls';

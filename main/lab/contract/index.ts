@@ -32,6 +32,8 @@ export * from './run-timeline';
 export * from './trajectories';
 export * from './level-breakdown';
 export * from './question-styles';
+export * from './correct';
+export * from './failures';
 import type { QuestionLevel } from './level-breakdown';
 
 // ---------- shared records ----------
@@ -229,6 +231,8 @@ export type MetricDirection = 'up' | 'down' | 'neutral';
  */
 export function metricDirection(metric: string): MetricDirection {
   if (metric.startsWith('termination/')) return metric === 'termination/answer' ? 'up' : 'down';
+  const failure = /(^|\/)failures\/(\w+)$/.exec(metric); // the failure breakdown (failures.ts): solved up, the rest down
+  if (failure) return failure[2] === 'solved' ? 'up' : 'down';
   if (/tool_calls|turns|tokens|length/.test(metric)) return 'neutral';
   if (/loss|grad_norm|clipfrac|zero_std|timing|staleness|_error|fail/.test(metric)) return 'down';
   return 'up';

@@ -1,6 +1,7 @@
 // A training run's configuration: one object, defaults merged once, validated with messages that name
 // the field, saved into run.json and into every checkpoint. The wizard, `sailor train --config` and the
 // tests all go through `parseRunConfig`. Defaults are the "quick" preset: it finishes on a 2-core laptop.
+// A section left out takes its fields' defaults (`.prefault({})`): each default is written once, on its field.
 import { z } from 'zod';
 import { LabError } from '../base/errors';
 import { fieldIssues } from './field-issues';
@@ -82,7 +83,7 @@ export const rlConfigSchema = z
         formatCredit: z.enum(['turns', 'episode']).default('turns'),
       })
       .strict()
-      .default({ format: 0.1, answer: 0.9, answerMode: 'em', formatCredit: 'turns' }),
+      .prefault({}),
     advantage: z.enum(['grpo', 'leave_one_out']).default('leave_one_out'),
     /** WebSailor-V2: rollouts that never answered because they hit a limit, with A < 0, get no loss. */
     excludeTruncatedNegatives: z.boolean().default(true),
@@ -282,7 +283,7 @@ const runConfigShape = z
         maxToolCalls: int(1, 200).default(12),
       })
       .strict()
-      .default({ topK: 3, snippetChars: 160, maxEvidence: 3, maxToolCalls: 12 }),
+      .prefault({}),
     rft: z
       .object({
         attempts: int(1, 16).default(2),
@@ -299,8 +300,8 @@ const runConfigShape = z
         forcedAnswers: z.boolean().default(true),
       })
       .strict()
-      .default({ attempts: 2, minToolCalls: 1, maxTokens: 4096, style: 'compact', forcedAnswers: true }),
-    tokenizer: z.object({ vocabSize: int(300, 32_768).default(1024) }).strict().default({ vocabSize: 1024 }),
+      .prefault({}),
+    tokenizer: z.object({ vocabSize: int(300, 32_768).default(1024) }).strict().prefault({}),
     model: z
       .object({
         /**
@@ -325,7 +326,7 @@ const runConfigShape = z
       })
       .strict()
       .superRefine(checkModel)
-      .default({ base: 'bundled', preset: 'tiny' }),
+      .prefault({}),
     sft: z
       .object({
         /**
@@ -346,7 +347,7 @@ const runConfigShape = z
         answerRepeat: int(1, 64).default(1),
       })
       .strict()
-      .default({ steps: 3000, batchSize: 8, lr: 2e-3, minLr: 2e-4, warmupSteps: 30, weightDecay: 0.1, gradClip: 1, answerRepeat: 1 }),
+      .prefault({}),
     eval: z
       .object({
         every: int(1, 1_000_000).default(1000),
@@ -356,8 +357,8 @@ const runConfigShape = z
         temperature: z.number().min(0).max(2).default(0),
       })
       .strict()
-      .default({ every: 1000, questions: 300, samples: 1, temperature: 0 }),
-    checkpoint: z.object({ every: int(1, 1_000_000).default(1000) }).strict().default({ every: 1000 }),
+      .prefault({}),
+    checkpoint: z.object({ every: int(1, 1_000_000).default(1000) }).strict().prefault({}),
     /**
      * Start from an existing checkpoint: its model (shape and weights) and tokenizer replace the fresh ones,
      * so `model` and `tokenizer` are unused. With `sft.steps` 0 (the default here) the run is RL only; with

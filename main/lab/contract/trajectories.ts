@@ -3,6 +3,7 @@
 import { TERMINATIONS, type QA, type Reward, type Termination, type Trajectory } from '../formats';
 import type { ArtefactRecord, TrajSetInfo } from './index';
 import type { LevelBreakdown } from './level-breakdown';
+import type { FailureCounts } from './failures';
 /** A segment of the text the model saw: prompt and observation are context (masked out of the loss). */
 export type TextSpanKind = 'prompt' | 'think' | 'action' | 'observation';
 export interface TextSpan {
@@ -35,6 +36,8 @@ export interface TrajEval {
   solved: TrajBehaviour & { questions: number };
   /** Samples left out of every rate above because the infrastructure failed, not the model (policy_error, tool_error). */
   infrastructure_failures?: number;
+  /** Why the episodes the model ended did not solve their questions (agent/failures.ts), when the questions were known. */
+  failures?: FailureCounts;
   /** Pass@1 by hops and by level, the expert's beside each (a run's in-run evaluations carry it). */
   breakdown?: LevelBreakdown;
 }

@@ -29,6 +29,7 @@
 import { LabError } from '../base/errors';
 import type { Rng } from '../util/rng';
 import { isZeroStd } from './advantages';
+import { isCorrect } from '../contract/correct';
 
 export interface RolloutGroup {
   qaId: string;
@@ -85,9 +86,12 @@ function splitByStd(groups: readonly RolloutGroup[], tol?: number): { informativ
   return { informative, zero };
 }
 
-/** Solved = answer reward (or total reward when answers are absent) of 1 (within 1e-9). */
+/**
+ * Solved, as the contract's `isCorrect` judges the rollout's answer reward. A group that carries no answer
+ * rewards (the pure core's own callers: tests, simulations) has its total reward judged in their place.
+ */
 export function isSolved(g: RolloutGroup, i: number): boolean {
-  return (g.answers ?? g.rewards)[i]! >= 1 - 1e-9;
+  return isCorrect({ answer: (g.answers ?? g.rewards)[i]! });
 }
 
 /**

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from
 import { join } from 'node:path';
 import type { VerlImportSource } from '../contract';
 import type { MetricRecord, Trajectory } from '../formats';
-import { evaluate, sampleFromTrajectory } from '../agent/eval';
+import { evaluationSummary, rolloutSummary } from '../agent/summary';
+import { goldOfTrajectory } from '../agent/failures';
 import { inputError, LabError } from '../base/errors';
 import { readInputFrom, readJsonl, writeFileAtomic, writeJsonAtomic } from '../store/files';
 import { writeTrajectorySet } from '../store/traj-set';
@@ -104,8 +105,7 @@ export function dumpSet(file: string, episodes: Map<string, EpisodeLine>): Traje
 
 export function rlSetOf(runId: string, step: number, trajectories: Trajectory[], file: string): { header: Record<string, unknown>; trajectories: Trajectory[] } {
   const plan = groupPlan(step, trajectories);
-  const mean = (f: (t: Trajectory) => number): number => trajectories.reduce((a, t) => a + f(t), 0) / Math.max(1, trajectories.length);
-  const summary = { 'reward/mean': mean((t) => t.reward.total), 'reward/answer': mean((t) => t.reward.answer), 'reward/format': mean((t) => t.reward.format) };
+  const summary = rolloutSummary(trajectories);
   return { header: { kind: 'rl', run: runId, step, policy_version: step, plan, summary, policy: POLICY, source: file, advantages: 'recomputed from the dumped scores (GRPO)' }, trajectories };
 }
 
@@ -113,8 +113,8 @@ export function evalSetOf(runId: string, step: number, trajectories: Trajectory[
   const perQuestion = new Map<string, number>();
   for (const t of trajectories) perQuestion.set(t.qa_id, (perQuestion.get(t.qa_id) ?? 0) + 1);
   const n = Math.max(1, ...perQuestion.values());
-  const report = evaluate(trajectories.map((t) => sampleFromTrajectory(t)), n);
-  const summary = { 'eval/pass@1': report['pass@1'], 'eval/pass@k': report['pass@k'], 'reward/mean': trajectories.reduce((a, t) => a + t.reward.total, 0) / Math.max(1, trajectories.length) };
+  // The dumped rollouts carry their question and gold answers: the failure breakdown reads them.
+  const { report, summary } = evaluationSummary(trajectories, n, goldOfTrajectory);
   return { header: { kind: 'eval', run: runId, step, policy: POLICY, n, summary, report, source: file }, trajectories };
 }
 

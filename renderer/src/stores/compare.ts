@@ -4,7 +4,7 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import { protocolDifferences, runEvalProtocol, trajSummary, type ArtefactRecord, type ComparisonInfo, type DatasetInfo, type EvalProtocol, type JobParamsInput, type RunDetail, type TrajSetView } from '@contract';
+import { isCorrect, protocolDifferences, runEvalProtocol, trajSummary, type ArtefactRecord, type ComparisonInfo, type DatasetInfo, type EvalProtocol, type JobParamsInput, type RunDetail, type TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
 import { peekTrajDetail } from './trajDetails';
 import { useSideBySide } from '../composables/useSideBySide';
@@ -122,7 +122,7 @@ export const useCompare = defineStore('compare', () => {
         const cur = side === 'left' ? left.value : right.value;
         if (!c || !r || r.correct === 0 || !cur) continue;
         const rowsOf = sets.get(c.setId)?.trajectories ?? [];
-        const good = r.trajIds.find((id) => (rowsOf.find((t) => t.id === id)?.reward.answer ?? 0) >= 1);
+        const good = r.trajIds.find((id) => rowsOf.some((t) => t.id === id && isCorrect(t.reward)));
         if (good && good !== cur.trajId) void setSide(side, { setId: c.setId, trajId: good });
       }
     });

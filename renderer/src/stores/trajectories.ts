@@ -3,7 +3,7 @@
 // filtered by plain computeds; full trajectories are fetched one at a time (and a few are kept).
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
-import type { JobParamsInput, ArtefactRecord, ComparisonInfo, DatasetInfo, GraphInfo, TrajDetail, TrajSetView, TrajSummary } from '@contract';
+import { isCorrect, type JobParamsInput, ArtefactRecord, ComparisonInfo, DatasetInfo, GraphInfo, TrajDetail, TrajSetView, TrajSummary } from '@contract';
 import { lab, onLab } from '../api/client';
 import { fetchTrajDetail } from './trajDetails';
 import { useSideBySide } from '../composables/useSideBySide';
@@ -44,7 +44,7 @@ export interface CompareCandidate extends TrajRef {
 }
 
 export function isSolved(s: TrajSummary): boolean {
-  return s.reward.answer >= 1;
+  return isCorrect(s.reward);
 }
 
 function tally(values: Iterable<string>): Array<[string, number]> {

@@ -7,7 +7,10 @@ import { readGraphFile } from '../../kg/io';
 import { datasetSha256, writeTrajectorySet } from '../../store/traj-set';
 import { readQaDataset, readTrajectories } from '../../agent/data';
 import { simToolset } from '../../agent/env';
-import { evaluate, type EvalReport, headroomCurve, sampleFromTrajectory, trajectorySummary } from '../../agent/eval';
+import { headroomCurve, sampleFromTrajectory } from '../../agent/eval';
+import { evaluationSummary, trajectorySummary } from '../../agent/summary';
+import { goldLookup } from '../../agent/failures';
+import { FAILURE_CLASSES, FAILURE_TEXT, type FailureCounts } from '../../contract/failures';
 import { headroomSentence } from '../../contract/stats';
 import { llmReconstructor } from '../../agent/thoughts';
 import { chatJudge } from '../../agent/reward';
@@ -121,6 +124,12 @@ async function runRollouts(ctx: CommandContext, n: number, checkpointTemperature
   return { trajs, factory, qas };
 }
 
+/** The failure breakdown in one line: `episodes 300: solved 150, repetition loop 12, ...` (classes with none left out). */
+function failureLine(f: FailureCounts): string {
+  const total = FAILURE_CLASSES.reduce((a, c) => a + f[c], 0);
+  return `episodes ${total}: ${FAILURE_CLASSES.filter((c) => f[c] > 0).map((c) => `${FAILURE_TEXT[c].label} ${f[c]}`).join(', ')}`;
+}
+
 /**
  * pass@1 by hops and by obfuscation level (contract/level-breakdown.ts), with `--expert` the RFT expert's on the
  * same questions (one episode each, the same seed) beside each row: the ceiling the environment allows.
@@ -220,16 +229,16 @@ export const agentCommands: CliCommand[] = [
     async run(ctx) {
       const { n, rng } = parseJobFlags(ctx, rolloutFlags);
       const out = reqString(ctx, 'out');
-      const { trajs, factory } = await runRollouts(ctx, n);
+      const { trajs, factory, qas } = await runRollouts(ctx, n);
       writeTrajectorySet(out, { policy: factory.spec, ...datasetHeader(ctx), graph: optString(ctx, 'graph'), n, rng }, trajs);
-      const summary = { out, ...trajectorySummary(trajs) };
+      const summary = { out, ...trajectorySummary(trajs, goldLookup(qas)) };
       printResult(ctx, summary, () => Object.entries(summary).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join('\n'));
     },
   },
   {
     path: ['eval'],
-    summary: 'pass@1, pass@k, avg@k, cons@k, tool calls, turns, tokens and terminations of a policy on a dataset',
-    usage: 'eval (--policy P | --checkpoint R/S) --graph G.json --dataset D.jsonl [--k K] [--n N] [--json] | eval --trajectories T.jsonl [--k K] [--json]',
+    summary: 'pass@1, pass@k, avg@k, cons@k, tool calls, turns, tokens, terminations and the failure breakdown of a policy on a dataset',
+    usage: 'eval (--policy P | --checkpoint R/S) --graph G.json --dataset D.jsonl [--k K] [--n N] [--json] | eval --trajectories T.jsonl [--dataset D.jsonl] [--k K] [--json]',
     options: {
       ...runOpts,
       checkpoint: { type: 'string', description: 'a checkpoint R/S (same as --policy ckpt:R/S)' },
@@ -244,20 +253,25 @@ export const agentCommands: CliCommand[] = [
       const k = optInt(ctx, 'k', 1, { min: 1, max: 1000 });
       let levels: LevelBreakdown | null = null;
       let trajs: Trajectory[];
+      // The questions behind the failure breakdown: the dataset's (with --trajectories, when --dataset is given).
+      let qas: readonly QA[] = [];
       const from = optString(ctx, 'trajectories');
-      if (from) trajs = readTrajectories(from);
-      else {
+      if (from) {
+        trajs = readTrajectories(from);
+        if (optString(ctx, 'dataset')) qas = loadQas(ctx);
+      } else {
         const n = optInt(ctx, 'n', k, { min: 1, max: 1000 });
         if (n < k) throw usageError(`--n (${n}) must be at least --k (${k})`);
         // One sample per question is pass@1 as the papers report it for a checkpoint: greedy.
         const run = await runRollouts(ctx, n, n === 1 ? 0 : undefined);
         trajs = run.trajs;
+        qas = run.qas;
         const out = optString(ctx, 'out');
         if (out) writeTrajectorySet(out, { policy: run.factory.spec, ...datasetHeader(ctx), graph: optString(ctx, 'graph'), n }, trajs);
         levels = await byLevel(ctx, run.qas, trajs);
       }
       const samples = trajs.map((t) => sampleFromTrajectory(t));
-      const report: EvalReport = evaluate(samples, k);
+      const { report } = evaluationSummary(trajs, k, qas.length ? goldLookup(qas) : undefined);
       // With several samples a question: the headroom curve, pass@k at k = 1, 2, 4, ... n.
       const curve = samples.length > report.questions ? headroomCurve(samples) : null;
       printResult(ctx, { ...report, ...(curve ? { curve, headroom: headroomSentence(curve) } : {}), ...(levels ? { levels } : {}) }, () =>
@@ -269,6 +283,7 @@ export const agentCommands: CliCommand[] = [
           `tool calls ${report.all.tool_calls_mean.toFixed(2)} ${JSON.stringify(report.all.tool_calls_by_type)}, turns ${report.all.turns_mean.toFixed(2)}, tokens ${report.all.tokens_mean.toFixed(0)}`,
           `terminations ${JSON.stringify(report.all.termination)}`,
           `solved questions ${report.solved.questions}: tool calls ${report.solved.tool_calls_mean.toFixed(2)}, turns ${report.solved.turns_mean.toFixed(2)}`,
+          ...(report.failures ? [failureLine(report.failures)] : []),
         ].join('\n'),
       );
     },

@@ -26,6 +26,7 @@ import { sampleFromTrajectory } from '../../agent/eval';
 import { questionScores } from '../../contract/level-breakdown';
 import { rftExpert } from '../policy/rft-expert';
 import { runEnvironment } from '../policy/checkpoints';
+import { isCorrect } from '../../contract/correct';
 
 /** Which of two checkpoints solved a question (solved = at least one sample correct). */
 export function outcomeOf(a: boolean, b: boolean): 'both' | 'a_only' | 'b_only' | 'neither' {
@@ -67,7 +68,7 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
       const row = byQa.get(t.qa_id) ?? { correct: 0, n: 0, trajIds: [] };
       // An infrastructure failure is no sample of the model's: kept in the list, left out of n.
       if (!isInfrastructureFailure(t.termination)) row.n++;
-      if (t.reward.answer >= 1) row.correct++;
+      if (isCorrect(t.reward)) row.correct++;
       row.trajIds.push(t.id);
       byQa.set(t.qa_id, row);
       questions.set(t.qa_id, t.qa_id);

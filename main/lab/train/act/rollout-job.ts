@@ -13,7 +13,8 @@ import { isModelPolicy, registerCheckpointPolicies, runEnvironment } from '../po
 import { datasetSha256, writeTrajectorySet } from '../../store/traj-set';
 import { readQaDataset } from '../../agent/data';
 import { simToolset } from '../../agent/env';
-import { evaluate, sampleFromTrajectory, trajectorySummary } from '../../agent/eval';
+import { evaluationSummary, trajectorySummary } from '../../agent/summary';
+import { goldLookup } from '../../agent/failures';
 import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../../agent/policies';
 import { llmApiKey, LLM_URL_ENV } from '../../agent/llm-env';
 import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOptions } from '../../agent/rollout';
@@ -22,6 +23,7 @@ import { chatJudge, type Judge } from '../../agent/reward';
 import { chatFn, chatTool } from '../../agent/tools';
 import { DEFAULT_MAX_TOOL_CALLS, rolloutParams, type RolloutParams } from '../../contract/jobs';
 import { throwIfCancelled, type JobContext } from '../../jobs/context';
+import { isCorrect } from '../../contract/correct';
 
 function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number, temperature?: number): PolicyFactory {
   const pctx: PolicyContext = {
@@ -107,14 +109,15 @@ export async function rollOutSet(
   let solved = 0;
   const trajs = await rolloutDataset(qas, factory, tools, opts, (done, total, finished) => {
     throwIfCancelled(ctx);
-    if (finished.reward.answer >= 1) solved++;
+    if (isCorrect(finished.reward)) solved++;
     if (done % p.n === 0) progress(Math.min(0.97, done / total), `QA ${done / p.n} of ${qas.length} (${done}/${total} trajectories, ${solved} correct)`, done / p.n, qas.length);
   });
   // A field docs/formats.md allows on `sailor.traj/1`: which attempt at its question.
   trajs.forEach((t, i) => (t.attempt = i % p.n));
 
   requireSomeModelEpisodes(trajs, factory.spec);
-  const report = evaluate(trajs.map((t) => sampleFromTrajectory(t)), p.n);
+  // The evaluation with its failure breakdown on the dataset's questions.
+  const { report } = evaluationSummary(trajs, p.n, goldLookup(qas));
   const rel = artefactRel('trajectories', id);
   progress(0.98, `writing ${rel}`);
   const header = {

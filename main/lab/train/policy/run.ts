@@ -7,7 +7,9 @@ import { writeTrajectorySet } from '../../store/traj-set';
 import type { PolicyFactory } from '../../agent/policies';
 import { rolloutDataset } from '../../agent/rollout';
 import type { Policy, Toolset } from '../../agent/runtime';
-import { evaluate, modelTrajectories, sampleFromTrajectory } from '../../agent/eval';
+import { sampleFromTrajectory } from '../../agent/eval';
+import { evaluationSummary } from '../../agent/summary';
+import { goldLookup } from '../../agent/failures';
 import type { GPT } from '../../model/gpt';
 import type { Tokenizer } from '../../model/tokenizer';
 import { openMetrics } from '../../runs/metrics';
@@ -101,22 +103,9 @@ export async function evaluatePolicy(run: TrainRun, step: number): Promise<Recor
     run.clock?.soFar('eval', done);
     ctx.progress({ fraction: run.fraction(step), message: `step ${step}: evaluating on held-out questions ${done} of ${total}` });
   });
+  const { report, summary } = evaluationSummary(trajs, config.eval.samples, goldLookup(run.heldOut));
+  summary['timing/eval_s'] = (performance.now() - t0) / 1000;
   const samples = trajs.map((t) => sampleFromTrajectory(t));
-  const report = evaluate(samples, config.eval.samples);
-  const scored = modelTrajectories(trajs); // infrastructure failures counted apart, never as the model's zeros
-  const mean = (f: (t: Trajectory) => number): number => scored.reduce((a, t) => a + f(t), 0) / Math.max(1, scored.length);
-  const summary: Record<string, number> = {
-    'eval/pass@1': report['pass@1'],
-    'eval/pass@k': report['pass@k'],
-    'rollout/tool_calls_mean': mean((t) => t.tool_calls),
-    'rollout/response_tokens_mean': mean((t) => t.tokens.generated),
-    'rollout/num_turns_mean': mean((t) => t.steps.length),
-    'reward/mean': mean((t) => t.reward.total),
-    'reward/format': mean((t) => t.reward.format),
-    'reward/answer': mean((t) => t.reward.answer),
-    'timing/eval_s': (performance.now() - t0) / 1000,
-    ...(scored.length < trajs.length ? { 'eval/infrastructure_failures': trajs.length - scored.length } : {}),
-  };
   const breakdown = levelBreakdown(questionScores(samples), new Map(run.heldOut.map((q) => [q.id, levelOfQuestion(q)])), await expertScores(run));
   Object.assign(summary, breakdownMetrics(breakdown));
   writeTrajectorySet(evalFile(ctx.home, runId, step), { kind: 'eval', run: runId, step, policy: spec, summary, report: { ...report, breakdown } }, trajs);

@@ -28,6 +28,7 @@ import { TURN_TOKENS } from '../policy/policy';
 import { runLimits } from '../policy/eval-setup';
 import { rftExpert } from '../policy/rft-expert';
 import { documentRows, fullLoss, mixedPick, webDocuments } from './pretrain-corpus';
+import { isCorrect } from '../../contract/correct';
 
 export interface PretrainOptions {
   /** The checkpoint directory to write (replaced if it exists). */
@@ -103,7 +104,7 @@ export async function pretrain(o: PretrainOptions, hooks: PretrainHooks): Promis
     if (done % 200 === 0 || done === total) hooks.progress(0.12 + (0.06 * done) / total, `expert episodes: ${done} of ${total}`);
   });
   const question = new Map(qas.map((q) => [q.id, q.question]));
-  const solved = trajs.filter((t) => t.reward.answer === 1);
+  const solved = trajs.filter((t) => isCorrect(t.reward));
   const episodeTexts = solved.map((t) => policyView(question.get(t.qa_id) ?? '', t.steps));
   hooks.log(`${qas.length} lookups, ${solved.length} solved by the expert`);
 

@@ -8,6 +8,7 @@ import type { QA } from '../../formats';
 import { createRng, seedFrom } from '../../util/rng';
 import { rolloutGroups } from './rl-rollouts';
 import { progress, type RlStage } from './rl-stage';
+import { isCorrect } from '../../contract/correct';
 
 /** The questions each curve is measured on: a seeded sample of the RL set, the first of the held-out set. */
 export function headroomQuestions(runId: string, rlQas: readonly QA[], heldOut: readonly QA[], n: number): Record<HeadroomSet, QA[]> {
@@ -31,7 +32,7 @@ export async function measureHeadroom(stage: RlStage): Promise<Record<string, nu
     const groups = await rolloutGroups(stage, qs, qs.map((q) => `headroom/${set}/${q.id}`), seedFrom(`${runId}/rl/headroom/${set}`), (done, total) =>
       progress(stage, stage.step, `headroom before RL (${set === 'rl' ? 'RL' : 'held-out'} questions): rollouts ${done} of ${total}`),
     );
-    const curve = passAtKCurve(groups.map((g) => ({ n: g.rollouts.length, correct: g.rollouts.filter((r) => r.traj.reward.answer >= 1).length })));
+    const curve = passAtKCurve(groups.map((g) => ({ n: g.rollouts.length, correct: g.rollouts.filter((r) => isCorrect(r.traj.reward)).length })));
     ctx.log(`headroom on ${qs.length} ${set === 'rl' ? 'RL' : 'held-out'} questions × ${stage.rl.groupSize}: ${curve.map((p) => `pass@${p.k} ${p.passAtK.toFixed(3)}`).join(', ')}; ${headroomSentence(curve)}`);
     Object.assign(out, headroomMetrics(set, curve));
   }

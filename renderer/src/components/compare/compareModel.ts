@@ -4,7 +4,8 @@
 // inline validation of the new-comparison form (the compare job's own schema). Which way a metric is better, the
 // interval and the test are the contract's (metricDirection, wilsonInterval, mcnemarExactP).
 import {
-  formatP, jobParamIssues, labelIssues, mcnemarExactP, metricDirection, wilsonInterval, type ComparisonView, type FieldIssue,
+  FAILURE_CLASSES, FAILURE_TEXT, asFailureCounts, formatP, jobParamIssues, labelIssues, mcnemarExactP, metricDirection, wilsonInterval,
+  type ComparisonView, type FailureCounts, type FieldIssue,
 } from '@contract';
 
 export type Outcome = 'a_only' | 'b_only' | 'both' | 'neither';
@@ -46,6 +47,8 @@ export interface CheckpointStats {
   termination: Record<string, number>;
   /** Samples the infrastructure failed (policy_error, tool_error): in no rate above, counted apart. */
   infraFailures: number;
+  /** The evaluation's failure breakdown (contract/failures.ts); null for a set evaluated before it existed. */
+  failures: FailureCounts | null;
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -93,6 +96,7 @@ export function statsOf(c: ComparisonView['checkpoints'][number]): CheckpointSta
     rewardFormat: num(counts['reward/format']),
     termination,
     infraFailures,
+    failures: asFailureCounts(ev.failures),
   };
 }
 
@@ -110,7 +114,7 @@ export interface MetricRow {
   label: string;
   /** What the row means, for the label's tooltip. */
   hint: string;
-  group: 'accuracy' | 'reward' | 'behaviour' | 'termination';
+  group: 'accuracy' | 'reward' | 'behaviour' | 'termination' | 'failures';
   better: Better;
   format: RowFormat;
   values: Array<number | null>;
@@ -178,6 +182,14 @@ export function metricRows(stats: readonly CheckpointStats[]): MetricRow[] {
       values: stats.map((s) => s.termination[t] ?? 0),
       bar: true,
     });
+  }
+  // The failure breakdown as shares of the episodes classified, a bar each (the same colours as FailureBar's).
+  const share = (f: FailureCounts | null, c: (typeof FAILURE_CLASSES)[number]): number | null => {
+    const total = f ? FAILURE_CLASSES.reduce((a, x) => a + f[x], 0) : 0;
+    return f && total > 0 ? f[c] / total : null;
+  };
+  for (const c of FAILURE_CLASSES) {
+    add({ key: `failures/${c}`, label: FAILURE_TEXT[c].label, hint: FAILURE_TEXT[c].hint, group: 'failures', format: 'pct', values: stats.map((s) => share(s.failures, c)), bar: true });
   }
   return rows;
 }
