@@ -301,6 +301,15 @@ const runConfigShape = z
       .strict()
       .default({ attempts: 2, minToolCalls: 1, maxTokens: 4096, style: 'compact', forcedAnswers: true }),
     tokenizer: z.object({ vocabSize: int(300, 32_768).default(1024) }).strict().default({ vocabSize: 1024 }),
+    /**
+     * Renamed episodes (issue #41, docs/run-config.md): `copies` more expert episodes of every training question,
+     * each on a world whose entity names are replaced (another real name of the type, or with probability
+     * `generated` a made-up one; never a held-out question's), so a name can only come from the context.
+     */
+    renamed: z
+      .object({ copies: int(0, 16).default(0), generated: z.number().min(0).max(1).default(0.5) })
+      .strict()
+      .default({ copies: 0, generated: 0.5 }),
     model: z
       .object({
         /**
