@@ -310,6 +310,14 @@ const runConfigShape = z
       .object({ copies: int(0, 16).default(0), generated: z.number().min(0).max(1).default(0.5) })
       .strict()
       .default({ copies: 0, generated: 0.5 }),
+    /**
+     * Token-level unlikelihood in SFT (issue #41, docs/run-config.md): `weight` * -log(1 - p) of each of the last
+     * `window` tokens that is not the target, so greedy decoding does not loop on what it just wrote. 0: off.
+     */
+    unlikelihood: z
+      .object({ weight: z.number().min(0).max(10).default(0), window: int(1, 64).default(4) })
+      .strict()
+      .default({ weight: 0, window: 4 }),
     model: z
       .object({
         /**

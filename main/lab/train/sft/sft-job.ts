@@ -255,7 +255,9 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
       throwIfCancelled(ctx);
       const t0 = performance.now();
       const picks = Array.from({ length: config.sft.batchSize }, () => trainWindows[rng.int(trainWindows.length)]!);
-      const r = await trainStep(model, opt, makeBatch(picks, fitSeqLen(picks, gptConfig.blockSize), pad), trainCfg, replicas);
+      const batch = makeBatch(picks, fitSeqLen(picks, gptConfig.blockSize), pad);
+      if (config.unlikelihood.weight > 0) batch.unlikelihood = config.unlikelihood;
+      const r = await trainStep(model, opt, batch, trainCfg, replicas);
       step++;
       const seconds = (performance.now() - t0) / 1000;
       const m: Record<string, number> = { ...sftMetrics(r, seconds), 'timing/update_s': seconds };
