@@ -313,13 +313,12 @@ const runConfigShape = z
     /**
      * Token-level unlikelihood in SFT (issue #41, docs/run-config.md): `weight` * -log(1 - p) of each of the last
      * `window` tokens that is not the target, so greedy decoding does not loop on what it just wrote. 0: off.
-     * On in the quick preset: at 1500 steps it cut greedy loops 24 -> 10 of 300 and lifted held-out pass@1
-     * 0.510 -> 0.593 (McNemar p = 0.004; docs/learning.md).
+     * Off in the presets: on the quick preset it paid at 1500 steps and not robustly at 2000-3000 (docs/learning.md).
      */
     unlikelihood: z
-      .object({ weight: z.number().min(0).max(10).default(1), window: int(1, 64).default(4) })
+      .object({ weight: z.number().min(0).max(10).default(0), window: int(1, 64).default(4) })
       .strict()
-      .default({ weight: 1, window: 4 }),
+      .default({ weight: 0, window: 4 }),
     model: z
       .object({
         /**
