@@ -302,6 +302,24 @@ const runConfigShape = z
       .strict()
       .prefault({}),
     tokenizer: z.object({ vocabSize: int(300, 32_768).default(1024) }).strict().prefault({}),
+    /**
+     * Renamed episodes (issue #41, docs/run-config.md): `copies` more expert episodes of every training question,
+     * each on a world whose entity names are replaced (another real name of the type, or with probability
+     * `generated` a made-up one; never a held-out question's), so a name can only come from the context.
+     */
+    renamed: z
+      .object({ copies: int(0, 16).default(0), generated: z.number().min(0).max(1).default(0.5) })
+      .strict()
+      .prefault({}),
+    /**
+     * Token-level unlikelihood in SFT (issue #41, docs/run-config.md): `weight` * -log(1 - p) of each of the last
+     * `window` tokens that is not the target, so greedy decoding does not loop on what it just wrote. 0: off.
+     * Off in the presets: on the quick preset it paid at 1500 steps and not robustly at 2000-3000 (docs/learning.md).
+     */
+    unlikelihood: z
+      .object({ weight: z.number().min(0).max(10).default(0), window: int(1, 64).default(4) })
+      .strict()
+      .prefault({}),
     model: z
       .object({
         /**

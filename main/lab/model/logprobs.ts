@@ -3,22 +3,30 @@
 // whole sequences without a gradient.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../base/errors';
-import { headLogProbs, hidden, makeCtx, type ForwardOptions, type GPT } from './gpt';
+import { head, headLogProbs, hidden, makeCtx, type ForwardOptions, type GPT } from './gpt';
 import { hasFastGatherGrad } from './kernels/kernels';
 
 /**
  * Masked next-token cross-entropy: -(1 / sum(mask)) * sum(mask * log p(target)).
  * ids, targets: int32 [B, T] (targets[b, t] = the token after ids[b, t]); mask: float32 [B, T], 1 = in the loss.
  * Normalised by the number of unmasked tokens in the whole batch (token level), or by `lossTokens` when given;
- * 0 if the mask is empty.
+ * 0 if the mask is empty. With `ul` (positions b * T + t in the loss and a token each, mask.ts
+ * repetitionCandidates), plus weight * -sum log(1 - p(token | position)) under the same normalisation:
+ * token-level unlikelihood.
  */
-export function loss(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D, opts: ForwardOptions = {}, lossTokens?: number): tf.Scalar {
+export function loss(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, mask: tf.Tensor2D, opts: ForwardOptions = {}, lossTokens?: number, ul?: Unlikelihood): tf.Scalar {
   // A share of a batch (data-parallel replicas) is normalised by the whole batch's count, so shares add up.
   const n = lossTokens === undefined ? tf.maximum(tf.sum(mask), 1) : Math.max(lossTokens, 1);
-  if (!hasFastGatherGrad()) return tf.div(tf.neg(tf.sum(tf.mul(tokenLogProbs(model, ids, targets, opts), mask))), n) as tf.Scalar;
+  const [B, T] = ids.shape;
+  if (!hasFastGatherGrad()) {
+    const { h } = hidden(model, ids, makeCtx(model, opts), undefined);
+    const flat = tf.reshape(h, [B * T, model.config.nEmbd]) as tf.Tensor2D;
+    const lp = headLogProbs(model, flat, tf.reshape(targets, [B * T]) as tf.Tensor1D).logProbs;
+    const ce = tf.neg(tf.sum(tf.mul(lp, tf.reshape(mask, [B * T]))));
+    return tf.div(ul ? tf.add(ce, unlikelihoodSum(model, flat, ul.pos, ul)) : ce, n) as tf.Scalar;
+  }
   // Only the positions in the loss go through the head and the softmax, the two costliest steps of a small
   // model: prompts, tool responses and padding are most of an SFT row and have no target to learn.
-  const [B, T] = ids.shape;
   const weights = mask.dataSync();
   const kept: number[] = [];
   for (let i = 0; i < weights.length; i++) if (weights[i] !== 0) kept.push(i);
@@ -27,8 +35,29 @@ export function loss(model: GPT, ids: tf.Tensor2D, targets: tf.Tensor2D, mask: t
   const all = kept.length === B * T; // every position in the loss: no rows to pick
   const rows = all ? null : tf.tensor1d(kept, 'int32');
   const pick = (t: tf.Tensor): tf.Tensor => (rows ? tf.gather(t, rows) : t);
-  const lp = headLogProbs(model, pick(tf.reshape(h, [B * T, model.config.nEmbd])) as tf.Tensor2D, pick(tf.reshape(targets, [B * T])) as tf.Tensor1D).logProbs;
-  return tf.div(tf.neg(tf.sum(tf.mul(lp, pick(tf.reshape(mask, [B * T]))))), n) as tf.Scalar;
+  const hk = pick(tf.reshape(h, [B * T, model.config.nEmbd])) as tf.Tensor2D;
+  const lp = headLogProbs(model, hk, pick(tf.reshape(targets, [B * T])) as tf.Tensor1D).logProbs;
+  const ce = tf.neg(tf.sum(tf.mul(lp, pick(tf.reshape(mask, [B * T])))));
+  if (!ul) return tf.div(ce, n) as tf.Scalar;
+  const row = new Map(kept.map((p, i) => [p, i]));
+  return tf.div(tf.add(ce, unlikelihoodSum(model, hk, ul.pos.map((p) => row.get(p)!), ul)), n) as tf.Scalar;
+}
+
+/** Token-level unlikelihood: `weight` and the (position, token) pairs it pushes down. */
+export interface Unlikelihood {
+  weight: number;
+  pos: readonly number[];
+  tok: readonly number[];
+}
+
+/** weight * -sum over pairs of log(1 - p(tok | row)), rows of hidden states h [N, C]. Call inside tf.tidy. */
+function unlikelihoodSum(model: GPT, h: tf.Tensor2D, rows: readonly number[], ul: Unlikelihood): tf.Scalar {
+  if (rows.length === 0) return tf.scalar(0);
+  const V = model.config.vocabSize;
+  const logp = tf.reshape(tf.logSoftmax(head(model, h) as tf.Tensor2D), [-1]);
+  const at = tf.tensor1d(rows.map((r, i) => r * V + ul.tok[i]!), 'int32');
+  const p = tf.exp(tf.gather(logp, at));
+  return tf.mul(tf.neg(tf.sum(tf.log(tf.clipByValue(tf.sub(1, p), 1e-5, 1)))), ul.weight) as tf.Scalar;
 }
 
 /** Differentiable log pi(targets[b, t] | ids[b, <= t]) as [B, T] (for RL ratios). Call inside tf.tidy. */

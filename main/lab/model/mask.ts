@@ -109,6 +109,36 @@ export interface Batch {
   lossTokens: number;
   /** Real target positions per row (the rest of the row is padding). */
   lengths: number[];
+  /** An unlikelihood term on recent tokens (repetitionCandidates), off when absent. */
+  unlikelihood?: { weight: number; window: number };
+}
+
+/**
+ * The tokens token-level unlikelihood training (Welleck et al. 2019, arXiv 1908.04319) pushes down at each
+ * position in the loss: the last `window` input tokens (ids[b, t - window + 1 .. t]) other than the target, each
+ * once. A greedy loop ("Base Base Base", "Brusselselsel") continues with a token it has just written; lowering
+ * the probability of recent tokens where the data says otherwise teaches the policy not to. Pure: returns
+ * (position b * T + t, token) pairs, positions ascending.
+ */
+export function repetitionCandidates(batch: Pick<Batch, 'ids' | 'targets' | 'mask' | 'batchSize' | 'seqLen'>, window: number): { pos: number[]; tok: number[] } {
+  const { batchSize: B, seqLen: T } = batch;
+  const pos: number[] = [];
+  const tok: number[] = [];
+  for (let b = 0; b < B; b++) {
+    for (let t = 0; t < T; t++) {
+      const i = b * T + t;
+      if (batch.mask[i] === 0) continue;
+      const seen = new Set<number>([batch.targets[i]!]);
+      for (let j = t; j > t - window && j >= 0; j--) {
+        const c = batch.ids[b * T + j]!;
+        if (seen.has(c)) continue;
+        seen.add(c);
+        pos.push(i);
+        tok.push(c);
+      }
+    }
+  }
+  return { pos, tok };
 }
 
 /**
@@ -161,6 +191,7 @@ export function splitBatch(batch: Batch, parts: number): Batch[] {
       realTokens: lengths.reduce((a, b) => a + b, 0),
       lossTokens: mask.reduce((a, b) => a + b, 0),
       lengths,
+      ...(batch.unlikelihood ? { unlikelihood: batch.unlikelihood } : {}),
     });
     row += rows;
   }

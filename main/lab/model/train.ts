@@ -6,7 +6,7 @@ import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../base/errors';
 import { paramSpecs, type GPT } from './gpt';
 import { loss } from './logprobs';
-import { maskedFraction, splitBatch, type Batch } from './mask';
+import { maskedFraction, repetitionCandidates, splitBatch, type Batch } from './mask';
 import type { Replicas } from './replicas';
 import { AdamW, clipByGlobalNorm, clipScale, lrAt, type LrSchedule } from './optim';
 
@@ -186,7 +186,8 @@ export function batchLoss(model: GPT, batch: Batch, step: number, cfg: Pick<Trai
   const ids = tf.tensor2d(batch.ids, [B, T], 'int32');
   const targets = tf.tensor2d(batch.targets, [B, T], 'int32');
   const mask = tf.tensor2d(batch.mask, [B, T], 'float32');
-  return loss(model, ids, targets, mask, { training: true, seed: cfg.seed + step }, lossTokens);
+  const ul = batch.unlikelihood && batch.unlikelihood.weight > 0 ? { weight: batch.unlikelihood.weight, ...repetitionCandidates(batch, batch.unlikelihood.window) } : undefined;
+  return loss(model, ids, targets, mask, { training: true, seed: cfg.seed + step }, lossTokens, ul);
 }
 
 function checkBatch(batch: Batch): void {

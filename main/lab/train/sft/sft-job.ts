@@ -48,6 +48,7 @@ import { loadNewestVerifiedCheckpoint } from '../policy/checkpoints';
 import { modelStart, startsFresh } from '../policy/base-model';
 import { evalsBy, openRunClock, runPlanCounts, timedContext, type RunClock } from '../policy/run-clock';
 import { ownSamples } from './rft-source';
+import { baseQaId, renamedRollouts, renamedText } from './renamed-episodes';
 import type { Trajectory } from '../../formats';
 
 /** The shape of a run's fresh model: its preset with the run's overrides, and the tokenizer's vocabulary. */
@@ -98,6 +99,12 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
     // RFT data is a policy's own samples instead (rejection fine-tuning): the same filters keep the correct ones.
     const training = { datasetId: config.data.datasetId, qas: trainQas };
     const all = config.data.trajectoriesId !== undefined ? ownSamples(ctx.home, config.data.trajectoriesId, training, (m) => ctx.log(`warning: ${m}`)) : await expertRollouts();
+    if (config.renamed.copies > 0) {
+      // The held-out set whole (not only the evaluated slice): none of its names may enter a renamed world.
+      const protect = readDataset(datasetFile(ctx.home, config.data.heldOutDatasetId)).qas;
+      const web = { topK: config.env.topK, snippetChars: config.env.snippetChars, maxEvidence: config.env.maxEvidence };
+      all.push(...(await renamedRollouts({ graph, train: trainQas, protect, config, web, limits }, (k, n) => ctx.progress({ fraction: 0, message: `renamed episodes: world ${k} of ${n}` }))));
+    }
     const { kept, report: rft } = filterTrajectories(all, { attempts: config.rft.attempts, minToolCalls: config.rft.minToolCalls, maxTokens: config.rft.maxTokens });
     if (kept.length === 0) throw new LabError('conflict', `RFT kept no trajectory (${JSON.stringify(rft.removed)}); relax rft.minToolCalls or use more QAs`);
     writeJsonAtomic(join(dataDir(ctx.home, runId), 'rft-report.json'), rft, true);
@@ -130,7 +137,7 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
   const rftTrajs = readTrajectories(rftFile);
   const rftReport = JSON.parse(readFileSync(join(dataDir(ctx.home, runId), 'rft-report.json'), 'utf8')) as RftReport;
   const qaOf = new Map(trainQas.map((q) => [q.id, q]));
-  const views = rftTrajs.map((t) => policyView(qaOf.get(t.qa_id)?.question ?? '', t.steps));
+  const views = rftTrajs.map((t) => policyView(renamedText(t)?.question ?? qaOf.get(t.qa_id)?.question ?? '', t.steps));
 
   // ---- 3. tokenizer (made once per run; a run from a checkpoint keeps the checkpoint's)
   const resumed = resume ? await loadNewestVerifiedCheckpoint(ctx.home, runId, (m) => ctx.log(m)) : undefined;
@@ -156,10 +163,11 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
   const gptConfig = origin.kind === 'scratch' ? freshModelConfig(config.model, tok.vocabSize) : resolveGPTConfig(origin.model);
   const turnRows: MaskedTokens[] = [];
   const valWindows: MaskedTokens[] = [];
-  const valQuestions = validationQuestions(rftTrajs.map((t) => t.qa_id));
+  // A renamed episode goes where its question goes, so validation stays off the training questions' facts.
+  const valQuestions = validationQuestions(rftTrajs.map((t) => baseQaId(t.qa_id)));
   views.forEach((v, i) => {
     const windows = turnWindows(buildMaskedTokens(tok, v.text, v.spans), gptConfig.blockSize, TURN_TOKENS);
-    (valQuestions.has(rftTrajs[i]!.qa_id) ? valWindows : turnRows).push(...windows);
+    (valQuestions.has(baseQaId(rftTrajs[i]!.qa_id)) ? valWindows : turnRows).push(...windows);
   });
   const trainWindows = repeatAnswerTurns(turnRows, tok.special('<answer>'), config.sft.answerRepeat);
   if (trainWindows.length === 0) throw new LabError('conflict', 'no training windows: the RFT data is empty');
@@ -169,6 +177,8 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
     tok,
     spread.map((t) => {
       const qa = qaOf.get(t.qa_id);
+      const renamed = renamedText(t);
+      if (renamed) return { ...renamed, steps: t.steps };
       return { question: qa?.question ?? '', steps: t.steps, answers: qa ? [qa.answer, ...(qa.aliases ?? [])] : [] };
     }),
     gptConfig.blockSize,
@@ -245,7 +255,9 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
       throwIfCancelled(ctx);
       const t0 = performance.now();
       const picks = Array.from({ length: config.sft.batchSize }, () => trainWindows[rng.int(trainWindows.length)]!);
-      const r = await trainStep(model, opt, makeBatch(picks, fitSeqLen(picks, gptConfig.blockSize), pad), trainCfg, replicas);
+      const batch = makeBatch(picks, fitSeqLen(picks, gptConfig.blockSize), pad);
+      if (config.unlikelihood.weight > 0) batch.unlikelihood = config.unlikelihood;
+      const r = await trainStep(model, opt, batch, trainCfg, replicas);
       step++;
       const seconds = (performance.now() - t0) / 1000;
       const m: Record<string, number> = { ...sftMetrics(r, seconds), 'timing/update_s': seconds };
