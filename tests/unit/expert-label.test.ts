@@ -1,5 +1,5 @@
 // The expert's next turn at any state (agent/expert-label.ts) and what a relabeling round makes of it
-// (train/relabel/relabel-data.ts), on two-hop chains synthesized on the fixture graph and played on the compact web.
+// (train/sft/relabel-data.ts), on two-hop chains synthesized on the fixture graph and played on the compact web.
 import { describe, expect, it } from 'vitest';
 import type { QA, Trajectory } from '../../main/lab/formats';
 import { fixtureGraph } from '../../main/lab/synth/fixture';
@@ -14,8 +14,8 @@ import { finalAnswerNotice, type AgentStep } from '../../main/lab/agent/react';
 import type { PolicyFactory } from '../../main/lab/agent/policies';
 import { normalizeAnswer } from '../../main/lab/agent/text';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';
-import { labelRow, labelTrajectory, roundMetrics, type RelabeledStep } from '../../main/lab/train/relabel/relabel-data';
-import { roundQuestions } from '../../main/lab/train/relabel/relabel-stage';
+import { labelRow, labelRows, labelTrajectory, roundMetrics, type RelabeledStep } from '../../main/lab/train/sft/relabel-data';
+import { roundQuestions } from '../../main/lab/train/sft/relabel-stage';
 
 const graph = fixtureGraph();
 const web = new SimWeb(graph, { topK: 3, snippetChars: 160, maxEvidence: 3 });
@@ -31,7 +31,7 @@ const play = (qa: QA, maxToolCalls = 12): Promise<Trajectory> => rolloutOne(qa, 
 const obsText = (steps: readonly AgentStep[]): string => steps.map((s) => s.observation ?? '').join('\n').toLowerCase();
 
 describe('the expert at any state', () => {
-  it("reproduces its own next turn, thought and action, on every prefix of its own episodes", async () => {
+  it('reproduces its own next turn, thought and action, on every prefix of its own episodes', async () => {
     const kinds = new Map<TurnKind, number>();
     let states = 0;
     for (const qa of [...chains, ...oneHop]) {
@@ -105,7 +105,7 @@ describe('the expert at any state', () => {
 });
 
 describe('a relabeling round', () => {
-  it("labels every state of a stray agent episode, keeps those the expert can finish, and counts agreement by kind", async () => {
+  it('labels every state of a stray agent episode, keeps those the expert can finish, and counts agreement by kind', async () => {
     // A chain whose expert episode goes on after reading the anchor's page (to the bridge's page or a search for it).
     let qa = chains[0]!;
     let good: AgentStep[] = [];
@@ -141,6 +141,23 @@ describe('a relabeling round', () => {
     expect(trained).toContain(label.think);
     expect(trained).not.toContain('Nowhere');
     expect(trained).not.toContain('tool_response');
+  });
+
+  it('leaves out a label that names what the window does not show, and the states after the first mistakes', async () => {
+    const qa = chains[3]!;
+    const steps = (await play(qa)).steps as AgentStep[];
+    const tok = trainTokenizer([qa.question, ...steps.map((s) => `${s.think} ${s.observation ?? ''}`)], { vocabSize: 400 });
+    const first = await expertNextTurn(task(qa), [], opts, terseReconstructor);
+    expect(labelRow(tok, qa.question, [], first, 256)).toBeDefined(); // the anchor is in the question
+    const elsewhere = { think: 'Read this page.', action: { name: 'visit', arguments: { url: ['sim://Nowhere_Land'], goal: 'x' } } };
+    expect(labelRow(tok, qa.question, [], elsewhere, 256)).toBeUndefined();
+    // An agent that repeats its first search: the same label (read the anchor's page) at every state, each a mistake.
+    const again: AgentStep[] = [steps[0]!, steps[0]!, steps[0]!];
+    const agent: Trajectory = { ...(await play(qa)), steps: again };
+    const labelled = await labelTrajectory(agent, qa, { expert: opts, thought: terseReconstructor, tools, maxToolCalls: 12 });
+    expect((labelled.steps as RelabeledStep[]).map((s) => s.expert!.agrees)).toEqual([true, false, false]);
+    expect(labelRows(tok, [labelled], () => qa.question, 256, 1)).toHaveLength(2);
+    expect(labelRows(tok, [labelled], () => qa.question, 256, 0)).toHaveLength(3);
   });
 
   it("draws each round's questions from those of enough edges, other ones each round", () => {

@@ -131,7 +131,7 @@ export const rlConfigSchema = z
 export type RlConfig = z.output<typeof rlConfigSchema>;
 
 /**
- * Relabeling (DAgger) after SFT, before RL (train/relabel, docs/run-config.md): each round rolls the policy out on
+ * Relabeling (DAgger) after SFT, before RL (train/sft/relabel-stage.ts, docs/run-config.md): each round rolls the policy out on
  * `questions` training questions (`from` the SFT or the RL set, of at least `minEdges` edges), labels every state it
  * visits with the expert's next turn, keeps the states from which the expert reaches the answer, and trains `steps`
  * SFT steps whose batches draw a `mix` share from the labelled states of every round so far, the rest from the RFT
@@ -147,6 +147,8 @@ export const relabelConfigSchema = z
     mix: z.number().min(0).max(1).default(0.5),
     lr: z.number().positive().max(1).default(5e-4),
     temperature: z.number().min(0).max(2).default(0),
+    /** An episode's states are labelled up to its n-th disagreement with the expert (0: all of them). */
+    mistakes: int(0, 100).default(1),
     source: z.enum(['policy', 'expert']).default('policy'),
   })
   .strict();
@@ -230,7 +232,7 @@ const CROSS_FIELD_RULES: CrossFieldRule[] = [
     reads: ['init', 'rl', 'relabel', 'sft.steps'],
     check: (c) =>
       c.init && !c.rl && !c.relabel && c.sft.steps === 0
-        ? { path: 'init.checkpoint', message: 'a run that starts from a checkpoint needs sft.steps above 0, a relabel or an rl section', words: 'a run from a checkpoint needs {sft.steps} above 0, relabeling or an RL stage' }
+        ? { path: 'init.checkpoint', message: 'a run that starts from a checkpoint needs sft.steps above 0 or an rl section (or a relabel section)', words: 'a run from a checkpoint needs {sft.steps} above 0 or an RL stage (or relabeling)' }
         : null,
   },
   {

@@ -5,7 +5,7 @@
 //   4. model      fresh from the preset (or `init.checkpoint`'s weights), or the last checkpoint when resuming
 //   5. loop       masked SFT steps; every `eval.every`: held-out loss and rollouts of the policy on held-out
 //                 QAs; every `checkpoint.every` and at the end: a checkpoint. Metrics stream per step.
-//   5b. relabel   with a `relabel` section: DAgger rounds (train/relabel) from the last SFT weights
+//   5b. relabel   with a `relabel` section: DAgger rounds (train/sft/relabel-stage.ts) from the last SFT weights
 //   6. RL         with an `rl` section: the RL stage (rl-job.ts) from the last SFT weights, steps N+1..N+M.
 // With `init.checkpoint` the checkpoint's tokenizer replaces step 3 and its weights the fresh model; with
 // 0 SFT steps (the default then) steps 2-5 are skipped and the checkpoint goes straight to RL.
@@ -36,7 +36,7 @@ import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainC
 import { defaultWorkers, Replicas } from '../../model/replicas';
 import { loadCheckpoint, saveCheckpoint } from '../../model/checkpoint';
 import { parseRunConfig, relabelSteps, type RunConfig } from '../../contract/run-config';
-import { runRelabelStage } from '../relabel/relabel-stage';
+import { runRelabelStage } from './relabel-stage';
 import { checkpointDir, checkpointRef, dataDir, rftFile as rftPath, runFile } from '../../runs/layout';
 import { trainParams } from '../../contract/jobs';
 import { throwIfCancelled, type JobContext } from '../../jobs/context';

@@ -4,7 +4,7 @@
 // state is kept (the expert, taking over there, reaches the right answer: else it cannot do better and the state is
 // left out), and the training rows of the kept states: the state as the policy read it, with the loss on the
 // expert's turn only (the policy's own turns and the observations are context, as in SFT).
-import type { QA, Trajectory } from '../../formats';
+import type { QA, ToolAction, Trajectory } from '../../formats';
 import type { AgentStep } from '../../agent/react';
 import type { Toolset } from '../../agent/runtime';
 import type { ExpertOptions } from '../../agent/expert';
@@ -14,6 +14,7 @@ import { expertFinish, expertNextTurn, sameAction, TURN_KINDS, turnKind, type Ex
 import type { Tokenizer } from '../../model/tokenizer';
 import { buildMaskedTokens, type MaskedTokens } from '../../model/mask';
 import { policyView, turnWindows } from '../policy/view';
+import { mentions } from '../policy/chain';
 import { TURN_TOKENS } from '../policy/eval-setup';
 
 /** The expert's label of the state before a step, kept on the relabeled trajectory beside the policy's action. */
@@ -50,26 +51,48 @@ export async function labelTrajectory(traj: Trajectory, qa: QA, c: LabelContext)
   return { ...traj, steps: out };
 }
 
-/** The training row of one labelled state: its context as the policy read it, the loss on the expert's turn. */
+/** What an action names that the policy must copy from its context: queries, the titles its URLs stand for, the answer. */
+export function namesOf(action: ToolAction): string[] {
+  const a = action.arguments;
+  const list = (v: unknown): string[] => (Array.isArray(v) ? v : v === undefined ? [] : [v]).map(String);
+  return [...list(a.query), ...list(a.url).map((u) => u.replace(/^sim:\/\//, '')), ...list(a.answer)];
+}
+
+/**
+ * The training row of one labelled state: its context as the policy read it, the loss on the expert's turn. None
+ * when the context does not show a name the turn writes (a bridge scrolled out of the window): the policy could only
+ * guess it there.
+ */
 export function labelRow(tok: Tokenizer, question: string, prefix: readonly AgentStep[], label: ExpertTurn, blockSize: number): MaskedTokens | undefined {
   const view = policyView(question, [...prefix, { think: label.think, action: label.action }]);
   // The policy's own turns are context here: only the label's think and action carry loss.
   const spans = view.spans.map((s) => (s.step < prefix.length && (s.kind === 'think' || s.kind === 'action') ? { ...s, kind: 'observation' as const } : s));
   const tokens = buildMaskedTokens(tok, view.text, spans, { eos: label.action.name === 'answer' });
-  return turnWindows(tokens, blockSize, TURN_TOKENS).at(-1);
+  const row = turnWindows(tokens, blockSize, TURN_TOKENS).at(-1);
+  if (!row) return undefined;
+  const context = tok.decode(row.ids.filter((_, i) => row.mask[i] === 0));
+  const unknownAnswer = label.action.name === 'answer' && label.action.arguments.answer === 'unknown';
+  return unknownAnswer || namesOf(label.action).every((n) => mentions(context, n)) ? row : undefined;
 }
 
-/** The rows of every kept state of labelled trajectories. */
-export function labelRows(tok: Tokenizer, trajs: readonly Trajectory[], questionOf: (qaId: string) => string, blockSize: number): MaskedTokens[] {
+/**
+ * The rows of the kept states of labelled trajectories, each episode's up to its `mistakes`-th disagreement with
+ * the expert (0: all): past them the episode has wandered where the policy, once corrected, will not go.
+ */
+export function labelRows(tok: Tokenizer, trajs: readonly Trajectory[], questionOf: (qaId: string) => string, blockSize: number, mistakes = 0): MaskedTokens[] {
   const rows: MaskedTokens[] = [];
   for (const t of trajs) {
     const steps = t.steps as RelabeledStep[];
-    steps.forEach((s, i) => {
-      if (!s.expert?.kept) return;
+    let missed = 0;
+    for (let i = 0; i < steps.length && (mistakes === 0 || missed < mistakes); i++) {
+      const label = steps[i]!.expert;
+      if (!label) continue;
+      if (!label.agrees) missed++;
+      if (!label.kept) continue;
       const prefix = steps.slice(0, i).map(({ expert: _e, ...rest }) => rest);
-      const row = labelRow(tok, questionOf(t.qa_id), prefix, s.expert, blockSize);
+      const row = labelRow(tok, questionOf(t.qa_id), prefix, label, blockSize);
       if (row) rows.push(row);
-    });
+    }
   }
   return rows;
 }

@@ -10,7 +10,6 @@
 //                 the round's metrics, a checkpoint; after the last round, the held-out evaluation
 // Steps continue the run's counter after SFT. Resuming at a round's checkpoint rebuilds the earlier rounds' rows
 // from their files. `source: 'expert'` is the issue's control: the expert's own episodes on the same questions.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QA, Trajectory } from '../../formats';
 import type { AgentStep } from '../../agent/react';
@@ -90,7 +89,8 @@ export async function runRelabelStage(run: TrainRun, start: RelabelStart): Promi
       for (let k = 0; k < cfg.steps; k++) {
         throwIfCancelled(ctx);
         const t1 = performance.now();
-        const picks = Array.from({ length: config.sft.batchSize }, () => (rows.length && rng.next() < cfg.mix ? rows[rng.int(rows.length)]! : start.rftRows[rng.int(start.rftRows.length)]!));
+        const draw = (): MaskedTokens => (rows.length && rng.next() < cfg.mix ? rows[rng.int(rows.length)]! : start.rftRows[rng.int(start.rftRows.length)]!);
+        const picks = Array.from({ length: config.sft.batchSize }, draw);
         const res = await trainStep(model, opt, makeBatch(picks, fitSeqLen(picks, blockSize), pad), trainCfg, start.replicas);
         step++;
         const seconds = (performance.now() - t1) / 1000;
@@ -113,7 +113,7 @@ export async function runRelabelStage(run: TrainRun, start: RelabelStart): Promi
 
   /** The kept states' rows of labelled trajectories, or every turn of the expert's kept episodes (the control). */
   function roundRows(trajs: readonly Trajectory[]): MaskedTokens[] {
-    if (cfg.source === 'policy') return labelRows(tok, trajs, (id) => questionOf.get(id) ?? '', blockSize);
+    if (cfg.source === 'policy') return labelRows(tok, trajs, (id) => questionOf.get(id) ?? '', blockSize, cfg.mistakes);
     return trajs.flatMap((t) => {
       const v = policyView(questionOf.get(t.qa_id) ?? '', t.steps as AgentStep[]);
       return turnWindows(buildMaskedTokens(tok, v.text, v.spans), blockSize, TURN_TOKENS);
