@@ -85,7 +85,9 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
   const tools = simToolset(web);
   const limits = runLimits(config);
   // The progress bar and time left over every stage, by measured time (run-clock.ts).
-  const clock = openRunClock(ctx.home, runId, config, runPlanCounts(config, { train: trainQas.length, heldOut: heldOut.length, rl: rlQas.length }, startsFresh(config)));
+  // Relabeling's steps are SFT steps to the clock (their rollouts are a few seconds a round).
+  const planned = config.relabel ? { ...config, sft: { ...config.sft, steps: config.sft.steps + relabelSteps(config) } } : config;
+  const clock = openRunClock(ctx.home, runId, planned, runPlanCounts(config, { train: trainQas.length, heldOut: heldOut.length, rl: rlQas.length }, startsFresh(config)));
   ctx = timedContext(jobCtx, clock);
   const inputs: RunInputs = { ctx, runId, config, rlQas, heldOut, tools, limits, hooks, expert: rftExpert(config.rft.style, graph), clock };
   // Relabeling trains on the RFT rows too: a run from a checkpoint that relabels makes them.
