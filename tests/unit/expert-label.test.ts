@@ -16,6 +16,7 @@ import { normalizeAnswer } from '../../main/lab/agent/text';
 import { trainTokenizer } from '../../main/lab/model/tokenizer';
 import { labelRow, labelRows, labelTrajectory, roundMetrics, type RelabeledStep } from '../../main/lab/train/sft/relabel-data';
 import { roundQuestions } from '../../main/lab/train/sft/relabel-stage';
+import { parseRunConfig, relabelSteps } from '../../main/lab/contract/run-config';
 
 const graph = fixtureGraph();
 const web = new SimWeb(graph, { topK: 3, snippetChars: 160, maxEvidence: 3 });
@@ -167,5 +168,19 @@ describe('a relabeling round', () => {
     expect(r0).toHaveLength(10);
     expect(r0.every((q) => q.subgraph.edges.length >= 2)).toBe(true);
     expect(r0.map((q) => q.id)).not.toEqual(r1.map((q) => q.id));
+  });
+});
+
+describe('the run config\'s relabel section', () => {
+  const data = { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' };
+  it('takes its defaults, adds its steps after SFT, and may follow a checkpoint without SFT steps', () => {
+    const c = parseRunConfig({ data, relabel: {} });
+    expect(c.relabel).toEqual({ rounds: 3, questions: 200, from: 'train', minEdges: 2, steps: 300, mix: 0.5, lr: 5e-4, temperature: 0, mistakes: 1, source: 'policy' });
+    expect(relabelSteps(c)).toBe(900);
+    expect(relabelSteps(parseRunConfig({ data }))).toBe(0);
+    expect(parseRunConfig({ data, init: { checkpoint: 'run-1/3000' }, relabel: { rounds: 2 } }).sft.steps).toBe(0);
+    expect(() => parseRunConfig({ data, init: { checkpoint: 'run-1/3000' } })).toThrow(/needs sft\.steps above 0/);
+    expect(() => parseRunConfig({ data, relabel: { mix: 2 } })).toThrow(/relabel\.mix/);
+    expect(() => parseRunConfig({ data, relabel: { source: 'oracle' } })).toThrow(/relabel\.source/);
   });
 });
