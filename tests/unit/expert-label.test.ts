@@ -175,7 +175,7 @@ describe('the run config\'s relabel section', () => {
   const data = { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' };
   it('takes its defaults, adds its steps after SFT, and may follow a checkpoint without SFT steps', () => {
     const c = parseRunConfig({ data, relabel: {} });
-    expect(c.relabel).toEqual({ rounds: 3, questions: 200, from: 'train', minEdges: 2, steps: 300, mix: 0.5, lr: 5e-4, temperature: 0, mistakes: 1, source: 'policy' });
+    expect(c.relabel).toEqual({ rounds: 3, questions: 200, from: 'train', minEdges: 2, steps: 300, mix: 0.5, lr: 2e-4, temperature: 0, mistakes: 1, source: 'policy' });
     expect(relabelSteps(c)).toBe(900);
     expect(relabelSteps(parseRunConfig({ data }))).toBe(0);
     expect(parseRunConfig({ data, init: { checkpoint: 'run-1/3000' }, relabel: { rounds: 2 } }).sft.steps).toBe(0);
