@@ -96,9 +96,9 @@ const CHAINS_EXPECTATION: WizardPreset['expectation'] = {
   figures: [
     { what: 'the SFT start (step 3000): all / two-hop chains', value: '0.083 / 0.074', seeds: 1 },
     { what: 'after 3 rounds of relabeling (900 steps, 7.5 min): all / two-hop chains', value: '0.073 / 0.090 (chains +5 / −3 against the start, McNemar p = 0.73)', seeds: 1 },
-    { what: 'control: the expert’s demonstrations of the same questions, the same wall time: all / chains', value: '0.067 / 0.082', seeds: 1 },
+    { what: 'control: the expert’s demonstrations of the same questions, the same wall time and rate: all / chains', value: '0.080 / 0.107 (relabeling against it on chains: 4 / 6, p = 0.75)', seeds: 1 },
   ],
-  caveat: 'far under the issue’s targets (two-hop chains ≥ 0.40): relabeling halves “answered the bridge” but longer episodes lose the bridge from the 256-token window; not significant against the start or the control; its RL stage was not measured',
+  caveat: 'far under the issue’s targets (two-hop chains ≥ 0.40): relabeling halves “answered the bridge” but longer episodes lose the bridge from the 256-token window; not significant against the start, and no better than the control; its RL stage was not measured',
 };
 
 /** Issue #32: lookups of one and two edges demonstrated, then RL on two-edge lookups (configs/curriculum.json). */
