@@ -22,7 +22,8 @@ import { loadCheckpoint } from '../main/lab/model/checkpoint';
 import { parseRunConfig } from '../main/lab/contract/run-config';
 import { levelBreakdown, levelOfQuestion, questionScores, type LevelRow } from '../main/lab/contract/level-breakdown';
 import { checkpointDir, checkpointSteps, dataDir, runFile } from '../main/lab/runs/layout';
-import { checkpointPolicy, policyPrompt, TURN_TOKENS } from '../main/lab/train/policy/policy';
+import { checkpointPolicy, EPISODES_IN_FLIGHT, policyPrompt, TURN_TOKENS } from '../main/lab/train/policy/policy';
+import { ActingThreads } from '../main/lab/model/acting-threads';
 import { runEnvironment } from '../main/lab/train/policy/checkpoints';
 import { rftExpert } from '../main/lab/train/policy/rft-expert';
 import { evalSeed } from '../main/lab/train/policy/eval-setup';
@@ -65,8 +66,11 @@ for (const file of values.datasets.split(',')) {
     const t0 = performance.now();
     const { model } = await loadCheckpoint(checkpointDir(home, runId, step));
     const spec = `ckpt:${runId}/${step}`;
-    const factory: PolicyFactory = { spec, kind: 'ckpt', forQA: () => checkpointPolicy(model, tok, { name: spec, temperature, maxTurnTokens: TURN_TOKENS }) };
+    // Every episode in flight decodes its turns in one batch on every core, as the run's own evaluations do.
+    const decoder = await ActingThreads.start(model);
+    const factory: PolicyFactory = { spec, kind: 'ckpt', inFlight: EPISODES_IN_FLIGHT, forQA: () => checkpointPolicy(model, tok, { name: spec, temperature, maxTurnTokens: TURN_TOKENS, decoder }) };
     const trajs: Trajectory[] = await rolloutDataset(qas, factory, tools, { n: k, seed, limits });
+    await decoder.close();
     const samples = trajs.map((t) => sampleFromTrajectory(t));
     const scores = questionScores(samples);
     const p1 = [...scores.values()].reduce((a, b) => a + b, 0) / scores.size;

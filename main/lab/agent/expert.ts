@@ -40,6 +40,12 @@ export interface ExpertOptions {
    * questions (a relation-phrase search when the page already showed the link, a visit to confirm a type).
    */
   compact?: boolean;
+  /**
+   * A forced answer (budget spent) from the candidates of everything read, the last observation included; without
+   * it, from those of the last plan, made before that observation. Relabeling sets it (expert-label.ts): a state it
+   * labels has no earlier plan of the expert's.
+   */
+  freshForcedAnswer?: boolean;
 }
 
 export const EXPERT_DEFAULTS: ExpertOptions = { maxCalls: 24, maxUrlsPerVisit: 5, maxQueriesPerSearch: 5, maxCandidates: 12 };
@@ -82,10 +88,50 @@ export class ExpertSolver {
   /** Feeds the observation of the previous action (if any) and returns the next decision. */
   next(observation: string | null, forceAnswer = false): Decision {
     if (observation !== null && this.last) this.read(this.last, observation);
-    const d = forceAnswer || this.calls >= this.opts.maxCalls ? this.answer('budget') : this.plan();
+    const forced = forceAnswer || this.calls >= this.opts.maxCalls;
+    const d = forced ? this.answer('budget', this.opts.freshForcedAnswer ? this.candidatesNow() : undefined) : this.plan();
     if (d.action.name !== 'answer') this.calls++;
     this.last = d.action;
     return d;
+  }
+
+  /**
+   * Takes a turn someone else played (the agent's, for relabeling: expert-label.ts) as if the expert had: its
+   * queries and URLs count as issued, a visit's goal as asked for what it names, and its observation is read.
+   * The next `next(null)` then plans from the state that turn left.
+   */
+  follow(action: ToolAction, observation: string | undefined): void {
+    if (action.name !== 'search' && action.name !== 'visit') return; // answers end an episode; format errors run nothing
+    const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+    if (action.name === 'search') {
+      const queries = list(action.arguments.query);
+      for (const q of queries) {
+        this.searched.add(q);
+        this.nameSearched.add(keyOf(q)); // a name searched once is not searched again
+      }
+      // A question that names no entity opens with a search read for candidates, whoever issued it.
+      if (this.constants.length === 0) this.fallbackDone = true;
+    } else {
+      const goal = String(action.arguments.goal ?? '');
+      const asked = (marks: string[]): void => {
+        for (const u of list(action.arguments.url)) {
+          this.visitedUrls.add(u);
+          const set = this.asked.get(u) ?? new Set<string>();
+          for (const m of marks) set.add(m);
+          this.asked.set(u, set);
+        }
+      };
+      const q = this.task.query;
+      const marks = this.attrs.map(labelWords).filter((a) => goal.includes(`its ${a}`));
+      for (const p of q.patterns) {
+        if (goal.includes(`what it ${relationPhrase(p.rel)}`)) marks.push(`>${p.rel}`);
+        if (goal.includes(`what ${relationPhrase(p.rel)} it`)) marks.push(`<${p.rel}`);
+      }
+      asked(marks);
+    }
+    this.calls++;
+    this.last = action;
+    if (observation !== undefined) this.read(action, observation);
   }
 
   private read(action: ToolAction, obs: string): void {
@@ -218,6 +264,12 @@ export class ExpertSolver {
       if (keys.length && (!best || keys.length < best.keys.length)) best = { v, keys };
     }
     return best ? new Map([[best.v, best.keys.slice(0, this.opts.maxCandidates)]]) : new Map();
+  }
+
+  /** The candidates of what has been read so far (no action taken: the episode ends with the answer). */
+  private candidatesNow(): Map<string, string[]> {
+    const anyAnchor = this.constants.some((id) => this.constKey(id));
+    return this.expand(anyAnchor ? undefined : this.seedFromResults()).cand;
   }
 
   /** Candidates per variable, derived from the notes by following patterns out of the anchors. */

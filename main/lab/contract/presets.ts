@@ -4,7 +4,7 @@
 // measured, with how many seeds. The coordinator updates the figures when new runs are measured.
 import { QUICK_PRESET, type PresetQuestions } from './quick-preset';
 
-export type PresetId = 'quick' | 'fewDemos' | 'curriculum';
+export type PresetId = 'quick' | 'fewDemos' | 'curriculum' | 'chains';
 
 /** A measured figure in words, with how many data seeds it stands on. */
 export interface PresetFigure {
@@ -28,8 +28,8 @@ export interface WizardPreset {
     /** Questions with answers only: the RL stage's pool. */
     rl: PresetQuestions;
   };
-  /** The config's fields beside its data: SFT steps, checkpoints, the RL stage (absent: SFT only). */
-  config: { sft?: { steps: number }; checkpoint?: { every: number }; rl?: Record<string, unknown> };
+  /** The config's fields beside its data: SFT steps, checkpoints, relabeling, the RL stage (absent: SFT only). */
+  config: { sft?: { steps: number }; checkpoint?: { every: number }; relabel?: Record<string, unknown>; rl?: Record<string, unknown> };
   expectation: {
     measuredOn: string;
     machine: string;
@@ -85,6 +85,22 @@ export const FEW_DEMOS_PRESET: WizardPreset = {
   },
 };
 
+/** The chains preset's relabeling stage (run config `relabel`; docs/run-config.md). */
+const CHAINS_RELABEL = { rounds: 3, questions: 200, steps: 300 };
+
+const CHAINS_EXPECTATION: WizardPreset['expectation'] = {
+  measuredOn: '2026-11-28',
+  machine: '2-core CPU machine shared with other jobs, no GPU',
+  source: 'docs/learning.md, “Relabeling the agent’s own states (DAgger)”',
+  protocol: 'held-out pass@1, greedy, 300 two-edge lookups (122 two-hop chains), data seed + 0, the relabeling from the curriculum’s SFT start',
+  figures: [
+    { what: 'the SFT start (step 3000): all / two-hop chains', value: '0.083 / 0.074', seeds: 1 },
+    { what: 'after 3 rounds of relabeling (900 steps, 7.5 min): all / two-hop chains', value: '0.073 / 0.090 (chains +5 / −3 against the start, McNemar p = 0.73)', seeds: 1 },
+    { what: 'control: the expert’s demonstrations of the same questions, the same wall time and rate: all / chains', value: '0.080 / 0.107 (relabeling against it on chains: 4 / 6, p = 0.75)', seeds: 1 },
+  ],
+  caveat: 'far under the issue’s targets (two-hop chains ≥ 0.40): relabeling halves “answered the bridge” but longer episodes lose the bridge from the 256-token window; not significant against the start, and no better than the control; its RL stage was not measured',
+};
+
 /** Issue #32: lookups of one and two edges demonstrated, then RL on two-edge lookups (configs/curriculum.json). */
 export const CURRICULUM_PRESET: WizardPreset = {
   id: 'curriculum',
@@ -110,8 +126,19 @@ export const CURRICULUM_PRESET: WizardPreset = {
   },
 };
 
+/** Issue #42: the curriculum's data and SFT, then on-policy relabeling (DAgger) on two-edge lookups, then DUPO (configs/chains.json). */
+export const CHAINS_PRESET: WizardPreset = {
+  id: 'chains',
+  label: 'chains: the curriculum, then relabeling',
+  summary: 'the curriculum preset’s data; 3000 SFT steps, then 3 rounds of relabeling (the policy’s own states on 200 two-edge training lookups labelled by the expert, 300 SFT steps each), then DUPO on the two-edge ones',
+  configFile: 'configs/chains.json',
+  data: { ...CURRICULUM_PRESET.data },
+  config: { relabel: CHAINS_RELABEL, rl: {} },
+  expectation: CHAINS_EXPECTATION,
+};
+
 /** The presets the wizard offers, the quick one first (the defaults). */
-export const WIZARD_PRESETS: readonly WizardPreset[] = [QUICK_WIZARD_PRESET, FEW_DEMOS_PRESET, CURRICULUM_PRESET];
+export const WIZARD_PRESETS: readonly WizardPreset[] = [QUICK_WIZARD_PRESET, FEW_DEMOS_PRESET, CURRICULUM_PRESET, CHAINS_PRESET];
 
 export function presetById(id: string): WizardPreset | undefined {
   return WIZARD_PRESETS.find((p) => p.id === id);

@@ -131,6 +131,35 @@ export const rlConfigSchema = z
 
 export type RlConfig = z.output<typeof rlConfigSchema>;
 
+/**
+ * Relabeling (DAgger) after SFT, before RL (train/sft/relabel-stage.ts, docs/run-config.md): each round rolls the policy out on
+ * `questions` training questions (`from` the SFT or the RL set, of at least `minEdges` edges), labels every state it
+ * visits with the expert's next turn, keeps the states from which the expert reaches the answer, and trains `steps`
+ * SFT steps whose batches draw a `mix` share from the labelled states of every round so far, the rest from the RFT
+ * rows. `source: 'expert'` is the control: the expert's own episodes on the same questions instead of labels.
+ */
+export const relabelConfigSchema = z
+  .object({
+    rounds: int(1, 100).default(3),
+    questions: int(1, 100_000).default(200),
+    from: z.enum(['train', 'rl']).default('train'),
+    minEdges: int(1, 50).default(2),
+    steps: int(1, 100_000).default(300),
+    mix: z.number().min(0).max(1).default(0.5),
+    /** SFT's last rate (sft.minLr's default): 5e-4 cost held-out pass@1 in the first measurement (docs/learning.md). */
+    lr: z.number().positive().max(1).default(2e-4),
+    temperature: z.number().min(0).max(2).default(0),
+    /** An episode's states are labelled up to its n-th disagreement with the expert (0: all of them). */
+    mistakes: int(0, 100).default(1),
+    source: z.enum(['policy', 'expert']).default('policy'),
+  })
+  .strict();
+
+export type RelabelConfig = z.output<typeof relabelConfigSchema>;
+
+/** SFT steps the relabeling stage adds after SFT (0 without one). */
+export const relabelSteps = (c: { relabel?: RelabelConfig }): number => (c.relabel ? c.relabel.rounds * c.relabel.steps : 0);
+
 type ModelFields = { base: (typeof MODEL_BASES)[number]; preset: ModelPreset; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' } & Partial<Record<(typeof MODEL_SHAPE_FIELDS)[number], unknown>>;
 
 /**
@@ -202,10 +231,10 @@ const CROSS_FIELD_RULES: CrossFieldRule[] = [
         : null,
   },
   {
-    reads: ['init', 'rl', 'sft.steps'],
+    reads: ['init', 'rl', 'relabel', 'sft.steps'],
     check: (c) =>
-      c.init && !c.rl && c.sft.steps === 0
-        ? { path: 'init.checkpoint', message: 'a run that starts from a checkpoint needs sft.steps above 0 or an rl section', words: 'a run from a checkpoint needs {sft.steps} above 0 or an RL stage' }
+      c.init && !c.rl && !c.relabel && c.sft.steps === 0
+        ? { path: 'init.checkpoint', message: 'a run that starts from a checkpoint needs sft.steps above 0 or an rl section (or a relabel section)', words: 'a run from a checkpoint needs {sft.steps} above 0 or an RL stage (or relabeling)' }
         : null,
   },
   {
@@ -386,6 +415,7 @@ const runConfigShape = z
       .object({ checkpoint: z.string().regex(/^[A-Za-z0-9._:-]+\/(\d+|last)$/, 'expected <run>/<step> or <run>/last') })
       .strict()
       .optional(),
+    relabel: relabelConfigSchema.optional(),
     rl: rlConfigSchema.optional(),
   })
   .strict();

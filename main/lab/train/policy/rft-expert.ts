@@ -7,7 +7,7 @@ import { citedReconstructor, ruleReconstructor, terseReconstructor, type Reconst
 export type RftStyle = RunConfig['rft']['style'];
 
 /** How the expert's thoughts are written in each RFT style. */
-const RFT_THOUGHTS: Record<RftStyle, Reconstructor> = { compact: terseReconstructor, cited: citedReconstructor, full: ruleReconstructor };
+export const RFT_THOUGHTS: Record<RftStyle, Reconstructor> = { compact: terseReconstructor, cited: citedReconstructor, full: ruleReconstructor };
 
 /** The oracle expert in `style`, searching anchors by their names in `graph`. */
 export function rftExpert(style: RftStyle, graph: Pick<Graph, 'nodes'>): PolicyFactory {

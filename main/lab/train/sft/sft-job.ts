@@ -5,6 +5,7 @@
 //   4. model      fresh from the preset (or `init.checkpoint`'s weights), or the last checkpoint when resuming
 //   5. loop       masked SFT steps; every `eval.every`: held-out loss and rollouts of the policy on held-out
 //                 QAs; every `checkpoint.every` and at the end: a checkpoint. Metrics stream per step.
+//   5b. relabel   with a `relabel` section: DAgger rounds (train/sft/relabel-stage.ts) from the last SFT weights
 //   6. RL         with an `rl` section: the RL stage (rl-job.ts) from the last SFT weights, steps N+1..N+M.
 // With `init.checkpoint` the checkpoint's tokenizer replaces step 3 and its weights the fresh model; with
 // 0 SFT steps (the default then) steps 2-5 are skipped and the checkpoint goes straight to RL.
@@ -34,7 +35,8 @@ import { buildMaskedTokens, fitSeqLen, makeBatch, type MaskedTokens } from '../.
 import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainConfig } from '../../model/train';
 import { defaultWorkers, Replicas } from '../../model/replicas';
 import { loadCheckpoint, saveCheckpoint } from '../../model/checkpoint';
-import { parseRunConfig, type RunConfig } from '../../contract/run-config';
+import { parseRunConfig, relabelSteps, type RunConfig } from '../../contract/run-config';
+import { runRelabelStage } from './relabel-stage';
 import { checkpointDir, checkpointRef, dataDir, rftFile as rftPath, runFile } from '../../runs/layout';
 import { trainParams } from '../../contract/jobs';
 import { throwIfCancelled, type JobContext } from '../../jobs/context';
@@ -84,12 +86,16 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
   const tools = simToolset(web);
   const limits = runLimits(config);
   // The progress bar and time left over every stage, by measured time (run-clock.ts).
-  const clock = openRunClock(ctx.home, runId, config, runPlanCounts(config, { train: trainQas.length, heldOut: heldOut.length, rl: rlQas.length }, startsFresh(config)));
+  // Relabeling's steps are SFT steps to the clock (their rollouts are a few seconds a round).
+  const planned = config.relabel ? { ...config, sft: { ...config.sft, steps: config.sft.steps + relabelSteps(config) } } : config;
+  const clock = openRunClock(ctx.home, runId, planned, runPlanCounts(config, { train: trainQas.length, heldOut: heldOut.length, rl: rlQas.length }, startsFresh(config)));
   ctx = timedContext(jobCtx, clock);
   const inputs: RunInputs = { ctx, runId, config, rlQas, heldOut, tools, limits, hooks, expert: rftExpert(config.rft.style, graph), clock };
-  if (origin.kind === 'checkpoint' && config.sft.steps === 0) return runFromCheckpoint(inputs, resume, origin);
+  // Relabeling trains on the RFT rows too: a run from a checkpoint that relabels makes them.
+  if (origin.kind === 'checkpoint' && config.sft.steps === 0 && !config.relabel) return runFromCheckpoint(inputs, resume, origin);
   // The bar is the share of the run's steps done (SFT and RL), as the dashboard counts them.
-  const totalSteps = config.sft.steps + (config.rl?.steps ?? 0);
+  const sftEnd = config.sft.steps + relabelSteps(config); // SFT's steps, then relabeling's
+  const totalSteps = sftEnd + (config.rl?.steps ?? 0);
   const fraction = (s: number): number => stepFraction(s, totalSteps);
 
   // ---- 2. RFT data (made once per run; a resumed run reuses it)
@@ -214,7 +220,7 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
     opt = loaded.optimizer ?? createOptimizer(model, trainCfg);
     rng = createRng(loaded.rngState ?? seedFrom(`${runId}/batches/${last}`));
     step = loaded.step;
-    rlVersion = loaded.manifest.metrics['rl/policy_version'] ?? step - config.sft.steps;
+    rlVersion = loaded.manifest.metrics['rl/policy_version'] ?? step - sftEnd;
     ctx.log(`resumed from step ${step}`);
   } else {
     model = start?.model ?? createModel(gptConfig, { seed: config.rng });
@@ -225,7 +231,7 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
   }
   const metrics = openRunMetrics(ctx, runId, step);
   if (step > 0) resumedOnClock(clock, config, step, heldOut.length);
-  const emit = clockedEmit(metrics.emit, clock, config.sft.steps);
+  const emit = clockedEmit(metrics.emit, clock, sftEnd);
   const run: TrainRun = { ...inputs, model, tok, emit, fraction };
   if (step === 0) {
     emit(0, {
@@ -248,7 +254,7 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
     );
   };
   const workers = config.workers === 'auto' ? defaultWorkers(report.chosen, config.sft.batchSize) : config.workers;
-  const replicas = step < config.sft.steps && workers > 1 ? await Replicas.start(model, workers - 1) : undefined;
+  const replicas = step < sftEnd && workers > 1 ? await Replicas.start(model, workers - 1) : undefined;
   if (replicas) ctx.log(`SFT on ${workers} threads (data-parallel, ${report.chosen})`);
   try {
     while (step < config.sft.steps) {
@@ -268,13 +274,20 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
       if (step % config.checkpoint.every === 0 || step === config.sft.steps) await checkpoint(step, m);
     }
 
+    // ---- 5b. relabeling (DAgger) from the last SFT weights, with its own optimiser (or the resumed round's)
+    if (config.relabel && step < sftEnd) {
+      const inStage = step > config.sft.steps;
+      if (!inStage) opt.dispose();
+      const names = new Map(graph.nodes.map((n) => [n.id, n.name]));
+      step = await runRelabelStage(run, { step, rftRows: trainWindows, trainQas, opt: inStage ? opt : undefined, replicas, anchorName: (id) => names.get(id) });
+    }
     await replicas?.close(); // their threads are idle from here on
 
     // ---- 6. RL from the last SFT weights (or from the RL checkpoint being resumed)
     if (config.rl && step < totalSteps) {
-      const inRl = step > config.sft.steps;
+      const inRl = step > sftEnd;
       if (!inRl) opt.dispose(); // RL has its own optimiser (rate, no weight decay); SFT's moments are not reused
-      ({ step } = await runRlStage(run, { step, baseStep: config.sft.steps, resumed: inRl ? { opt, version: rlVersion } : null, parent: checkpointRef(runId, config.sft.steps) }));
+      ({ step } = await runRlStage(run, { step, baseStep: sftEnd, resumed: inRl ? { opt, version: rlVersion } : null, parent: checkpointRef(runId, sftEnd) }));
     }
   } finally {
     await replicas?.close();

@@ -272,6 +272,8 @@ export interface WizardState {
   scratch?: boolean;
   /** The RL stage; absent means SFT only. */
   rl?: RlChoice;
+  /** Relabeling after SFT (run config `relabel`), as a preset sets it; absent means none. */
+  relabel?: Record<string, unknown>;
 }
 
 const rlOn = (s: WizardState): s is WizardState & { rl: RlChoice } => !!s.rl && s.rl.stage !== 'sft';
@@ -306,6 +308,7 @@ export function buildConfig(s: WizardState): Record<string, unknown> {
     out.model = { base: 'bundled' };
     delete out.tokenizer;
   }
+  if (s.relabel && !rlOnly(s)) out.relabel = { ...s.relabel };
   if (rlOn(s)) {
     const r = s.rl;
     const v = r.values;

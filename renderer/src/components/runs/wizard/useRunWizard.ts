@@ -89,6 +89,7 @@ function createRunWizard(onLaunched: (runId: string) => void, prefill: WizardPre
       }
     }
     state.rl = rl;
+    state.relabel = p.config.relabel ? { ...p.config.relabel } : undefined;
   }
   if (!prefill && memory.presetId !== 'quick') applyPreset(memory.presetId, true);
 
