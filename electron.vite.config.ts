@@ -13,11 +13,13 @@ export default defineConfig({
     build: {
       outDir: 'out/main',
       rollupOptions: {
-        // The job worker, the training replica, the decoding thread and the RL rollout thread are their own entries: worker threads load them by path next to index.js.
+        // The job worker, the training replicas (SFT, RL update), the decoding thread and the RL rollout thread are
+        // their own entries: worker threads load them by path next to index.js.
         input: {
           index: resolve('main/index.ts'),
           worker: resolve('main/lab/app/job-worker.ts'),
           replica: resolve('main/lab/model/replica-worker.ts'),
+          'rl-replica': resolve('main/lab/train/rl-stage/update-worker.ts'),
           rollout: resolve('main/lab/train/rl-stage/rollout-worker.ts'),
           decoder: resolve('main/lab/model/decoder-worker.ts'),
         },

@@ -16,7 +16,10 @@
 //           only the text the environment sees is scripted;
 //   part 2: (a) the model's own rollouts, rewarded as they come (format and answer); (b) scripted turns that
 //           wait `--turn-ms` each.
-// Run: npx tsx bench/rl.ts [--steps 6] [--turn-ms 25] [--json]
+// On a shared machine: `--rounds N` runs part 1 N times, DUPO and DAPO alternated (ABBA), each ratio within
+// its round; `--parts methods` leaves part 2 out (and its 400-step starting policy). Each run's process CPU
+// time (every thread) is reported beside its wall time.
+// Run: npx tsx bench/rl.ts [--steps 6] [--turn-ms 25] [--rounds 1] [--parts methods,modes] [--json]
 import { parseArgs } from 'node:util';
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -33,9 +36,13 @@ const { values } = parseArgs({
   options: {
     steps: { type: 'string', default: '6' },
     'turn-ms': { type: 'string', default: '25' },
+    rounds: { type: 'string', default: '1' },
+    parts: { type: 'string', default: 'methods,modes' },
     json: { type: 'boolean', default: false },
   },
 });
+const rounds = Number(values.rounds);
+const parts = new Set(values.parts.split(','));
 const steps = Number(values.steps);
 const turnMs = Number(values['turn-ms']);
 const log = (...xs: unknown[]): void => console.error(...xs);
@@ -52,11 +59,14 @@ const base = {
   eval: { questions: 2, every: 1000 },
 };
 const ctx = testContext(home);
-async function run(runId: string, config: Record<string, unknown>, hooks: TrainHooks = {}): Promise<{ seconds: number; records: ReturnType<typeof readMetrics> }> {
+type RunFigures = { seconds: number; cpuSeconds: number; records: ReturnType<typeof readMetrics> };
+async function run(runId: string, config: Record<string, unknown>, hooks: TrainHooks = {}): Promise<RunFigures> {
   writeRun(home, runId, { ...base, ...config });
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   await runTrain({ runId }, ctx, hooks);
-  return { seconds: (performance.now() - t0) / 1000, records: readMetrics(metricsFile(home, runId)) };
+  const c = process.cpuUsage(c0);
+  return { seconds: (performance.now() - t0) / 1000, cpuSeconds: (c.user + c.system) / 1e6, records: readMetrics(metricsFile(home, runId)) };
 }
 
 log(`host: load average ${loadavg().map((x) => x.toFixed(2)).join(' ')}`);
@@ -64,8 +74,10 @@ log('starting policy: 40 SFT steps of the tiny model...');
 await run('sft', { sft: { steps: 40, batchSize: 8, warmupSteps: 5 } });
 // Part 2 (a) needs a policy whose own rollouts differ in reward (else every group has zero std and nothing
 // updates): after 400 steps it writes well-formed turns some of the time.
-log('a second starting policy: 400 SFT steps...');
-await run('sft400', { sft: { steps: 400, batchSize: 8, warmupSteps: 20 } });
+if (parts.has('modes')) {
+  log('a second starting policy: 400 SFT steps...');
+  await run('sft400', { sft: { steps: 400, batchSize: 8, warmupSteps: 20 } });
+}
 
 const kind = (qa: QA): 'right' | 'wrong' | 'mixed' => (['right', 'wrong', 'mixed'] as const)[seedFrom(qa.id) % 3]!;
 const correct = (qa: QA, sample: number): boolean => kind(qa) === 'right' || (kind(qa) === 'mixed' && sample % 2 === 0);
@@ -88,25 +100,38 @@ const modelCost: TrainHooks = {
   },
 };
 const rlBase = { steps, groupSize: 8, batchQuestions: 4, evalEvery: 1000, checkpointEvery: 1000, dapoMaxRounds: 4 };
-const perMethod: Record<string, { perBatch: number; full: number; steps: number; seconds: number; rolloutSeconds: number; rollouts: number; filterSeconds: number }> = {};
-for (const algorithm of ['dupo', 'dapo'] as const) {
-  log(`${algorithm}: ${steps} steps of 4 questions x 8 rollouts...`);
-  const r = await run(algorithm, { sft: { steps: 0 }, init: { checkpoint: 'sft/40' }, rl: { ...rlBase, algorithm } }, modelCost);
-  const rl = r.records.filter((x) => x.step > 0);
-  const stepSeconds = rl.reduce((a, x) => a + x.metrics['timing/rollout_s']! + x.metrics['timing/update_s']!, 0);
-  // An effective batch: the update had batchQuestions slots of groups with signal (DUPO's copies count).
-  const files = rolloutSteps(home, algorithm).map((s) => readJsonl(rolloutsFile(home, algorithm, s)).records);
-  const full = files.filter((lines) => {
-    const plan = (lines[0]!.value as { plan: { skip: boolean; groups: Array<{ copies: number }> } }).plan;
-    return !plan.skip && plan.groups.reduce((a, g) => a + g.copies, 0) === rlBase.batchQuestions;
-  }).length;
-  const rollouts = files.reduce((a, lines) => a + lines.length - 1, 0);
-  const rolloutSeconds = rl.reduce((a, x) => a + x.metrics['timing/rollout_s']!, 0);
-  perMethod[algorithm] = {
-    perBatch: stepSeconds / Math.max(1, full), full, steps: rl.length, seconds: stepSeconds, rolloutSeconds, rollouts,
-    filterSeconds: r.seconds - stepSeconds,
-  }; // overhead for now
+interface MethodFigures {
+  perBatch: number; full: number; steps: number; seconds: number; rolloutSeconds: number; rollouts: number; filterSeconds: number;
+  runCpuSeconds: number; runSeconds: number;
 }
+const methodRounds: Record<string, MethodFigures>[] = [];
+for (let round = 0; round < rounds; round++) {
+  const perRound: Record<string, MethodFigures> = {};
+  for (const algorithm of round % 2 === 0 ? (['dupo', 'dapo'] as const) : (['dapo', 'dupo'] as const)) {
+    log(`round ${round + 1}, ${algorithm}: ${steps} steps of 4 questions x 8 rollouts... (load ${loadavg()[0]!.toFixed(1)})`);
+    const id = `${algorithm}-${round}`;
+    const r = await run(id, { sft: { steps: 0 }, init: { checkpoint: 'sft/40' }, rl: { ...rlBase, algorithm } }, modelCost);
+    const rl = r.records.filter((x) => x.step > 0);
+    const stepSeconds = rl.reduce((a, x) => a + x.metrics['timing/rollout_s']! + x.metrics['timing/update_s']!, 0);
+    // An effective batch: the update had batchQuestions slots of groups with signal (DUPO's copies count).
+    const files = rolloutSteps(home, id).map((s) => readJsonl(rolloutsFile(home, id, s)).records);
+    const full = files.filter((lines) => {
+      const plan = (lines[0]!.value as { plan: { skip: boolean; groups: Array<{ copies: number }> } }).plan;
+      return !plan.skip && plan.groups.reduce((a, g) => a + g.copies, 0) === rlBase.batchQuestions;
+    }).length;
+    const rollouts = files.reduce((a, lines) => a + lines.length - 1, 0);
+    const rolloutSeconds = rl.reduce((a, x) => a + x.metrics['timing/rollout_s']!, 0);
+    perRound[algorithm] = {
+      perBatch: stepSeconds / Math.max(1, full), full, steps: rl.length, seconds: stepSeconds, rolloutSeconds, rollouts,
+      filterSeconds: r.seconds - stepSeconds, runCpuSeconds: r.cpuSeconds, runSeconds: r.seconds,
+    }; // overhead for now
+  }
+  // Outside the steps both runs load the checkpoint and evaluate and save at the end; DUPO also filters.
+  perRound.dupo!.filterSeconds = Math.max(0, perRound.dupo!.filterSeconds - perRound.dapo!.filterSeconds);
+  methodRounds.push(perRound);
+}
+const perMethod = methodRounds[0]!;
+const roundRatios = methodRounds.map((m) => m.dapo!.perBatch / m.dupo!.perBatch);
 
 // ---- 2. sync vs async
 const latency: TrainHooks = {
@@ -151,29 +176,28 @@ async function modes(label: string, start: string, hooks: TrainHooks): Promise<R
   }
   return out as Record<'sync' | 'async', ModeFigures>;
 }
-const perMode = await modes('model', 'sft400/400', {});
-const perModeLatency = turnMs > 0 ? await modes('latency', 'sft/40', latency) : null;
+const perMode = parts.has('modes') ? await modes('model', 'sft400/400', {}) : null;
+const perModeLatency = parts.has('modes') && turnMs > 0 ? await modes('latency', 'sft/40', latency) : null;
 rmSync(home, { recursive: true, force: true });
-// Outside the steps both runs load the checkpoint and evaluate and save at the end; DUPO also filters.
-perMethod.dupo!.filterSeconds = Math.max(0, perMethod.dupo!.filterSeconds - perMethod.dapo!.filterSeconds);
-
-const ratioMethods = perMethod.dapo!.perBatch / perMethod.dupo!.perBatch;
-const ratioModes = perMode.async.perSecond / perMode.sync.perSecond;
+const ratioMethods = [...roundRatios].sort((a, b) => a - b)[Math.floor(roundRatios.length / 2)]!; // the median round
+const ratioModes = perMode ? perMode.async.perSecond / perMode.sync.perSecond : null;
 const ratioLatency = perModeLatency ? perModeLatency.async.perSecond / perModeLatency.sync.perSecond : null;
 if (values.json) {
   console.log(
     JSON.stringify({
-      steps, turnMs, methods: perMethod, dapoOverDupo: ratioMethods, modes: perMode, asyncOverSync: ratioModes,
+      steps, turnMs, methods: perMethod, methodRounds, roundRatios, dapoOverDupo: ratioMethods, modes: perMode, asyncOverSync: ratioModes, loadAfter: loadavg(),
       latencyModes: perModeLatency, latencyAsyncOverSync: ratioLatency,
     }, null, 2),
   );
 } else {
   console.log('DUPO vs DAPO (same policy, questions, seeds; 4 questions x 8 rollouts per batch):');
-  for (const [m, x] of Object.entries(perMethod)) {
-    console.log(`  ${m.padEnd(5)} ${x.perBatch.toFixed(2)} s per effective batch  (${x.full} full of ${x.steps} steps; ${x.rollouts} rollouts; ${x.rolloutSeconds.toFixed(1)} s rolling out + ${(x.seconds - x.rolloutSeconds).toFixed(1)} s updating)`);
-  }
-  console.log(`  DUPO's too-easy filter (once): ${perMethod.dupo!.filterSeconds.toFixed(1)} s, i.e. ${(perMethod.dupo!.filterSeconds / steps).toFixed(2)} s per step over this run`);
-  console.log(`  DAPO / DUPO time per effective batch: ${ratioMethods.toFixed(2)}x`);
+  methodRounds.forEach((round, i) => {
+    for (const [m, x] of Object.entries(round)) {
+      console.log(`  round ${i + 1} ${m.padEnd(5)} ${x.perBatch.toFixed(2)} s per effective batch  (${x.full} full of ${x.steps} steps; ${x.rollouts} rollouts; ${x.rolloutSeconds.toFixed(1)} s rolling out + ${(x.seconds - x.rolloutSeconds).toFixed(1)} s updating; the run ${x.runSeconds.toFixed(0)} s, ${x.runCpuSeconds.toFixed(0)} s CPU)`);
+    }
+    console.log(`  round ${i + 1} DUPO's too-easy filter (once): ${round.dupo!.filterSeconds.toFixed(1)} s; DAPO / DUPO per effective batch ${roundRatios[i]!.toFixed(2)}x`);
+  });
+  console.log(`  DAPO / DUPO time per effective batch (median round): ${ratioMethods.toFixed(2)}x`);
   const show = (title: string, rows: Record<string, ModeFigures>, ratio: number): void => {
     console.log(title);
     for (const [m, x] of Object.entries(rows)) {
@@ -181,6 +205,6 @@ if (values.json) {
     }
     console.log(`  async / sync: ${ratio.toFixed(2)}x`);
   };
-  show('sync vs async, the tiny model playing its own rollouts (GRPO, no added latency, 8 in flight):', perMode, ratioModes);
+  if (perMode) show('sync vs async, the tiny model playing its own rollouts (GRPO, no added latency, 8 in flight):', perMode, ratioModes!);
   if (perModeLatency) show(`sync vs async, scripted long-tailed turns of ${turnMs} ms (GRPO, 8 in flight):`, perModeLatency, ratioLatency!);
 }

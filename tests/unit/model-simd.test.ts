@@ -2,9 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../../main/lab/model/backend';
-import { simdKernelsActive } from '../../main/lab/model/kernels/kernels';
 import { SIMD_MODULE_BASE64 } from '../../main/lab/model/kernels/simd-bytes';
-import { buildSimdModule, bytesSource } from '../../main/lab/model/kernels/simd-build';
+import { buildAll, bytesSource } from '../../main/lab/model/kernels/simd-build';
+import { installFastKernels, matmulKernel, simdKernelsActive, restoreStockKernels, setMatmulKernel } from '../../main/lab/model/kernels/kernels';
 import { softmaxXentGradRows, softmaxXentRows, XENT, XENT_GRAD, XENT_GRAD_BOTH } from '../../main/lab/model/kernels/xent';
 import { readFileSync } from 'node:fs';
 import { ATTENTION, ATTENTION_GRAD, attentionBackward, attentionForward, paddedWidth } from '../../main/lab/model/kernels/attention';
@@ -13,10 +13,10 @@ import { createRng } from '../../main/lab/util/rng';
 import { LAYER_NORM, LAYER_NORM_GRAD, layerNormGradRows, layerNormRows } from '../../main/lab/model/kernels/layernorm';
 
 describe('SIMD row kernels', () => {
-  it('simd-bytes.ts is simd.wat built (rebuild with npx tsx main/lab/model/kernels/simd-build.ts)', async () => {
-    const bytes = await buildSimdModule();
-    expect(Buffer.from(bytes).toString('base64')).toBe(SIMD_MODULE_BASE64);
-    expect(readFileSync(new URL('../../main/lab/model/kernels/simd-bytes.ts', import.meta.url), 'utf8')).toBe(bytesSource(bytes));
+  it('simd-bytes.ts is simd.wat and gemm.wat built (rebuild with npx tsx main/lab/model/kernels/simd-build.ts)', async () => {
+    const built = await buildAll();
+    expect(Buffer.from(built[0]).toString('base64')).toBe(SIMD_MODULE_BASE64);
+    expect(readFileSync(new URL('../../main/lab/model/kernels/simd-bytes.ts', import.meta.url), 'utf8')).toBe(bytesSource(...built));
   });
 
   it.each([61, 2048])('the wasm softmax cross-entropy equals the JavaScript rows (vocab %i, tails included)', async (V) => {
@@ -111,5 +111,48 @@ describe('SIMD row kernels', () => {
     const g = gradT!.dataSync();
     for (let r = 0; r < rows; r++) for (let j = 0; j < V; j++) expect(g[j * rows + r], `[${j}, ${r}]`).toBe(want[r * V + j]);
     tf.dispose([logits, targets, probs, dy, grad!, gradT!]);
+  });
+});
+
+describe('matrix products (gemm.wat)', () => {
+  /** a @ b in double precision, row-major, batched over the leading entries. */
+  function reference(a: Float32Array, b: Float32Array, G: number, M: number, K: number, N: number): Float64Array {
+    const out = new Float64Array(G * M * N);
+    for (let g = 0; g < G; g++) for (let i = 0; i < M; i++) for (let j = 0; j < N; j++) {
+      let s = 0;
+      for (let k = 0; k < K; k++) s += a[g * M * K + i * K + k]! * b[g * K * N + k * N + j]!;
+      out[g * M * N + i * N + j] = s;
+    }
+    return out;
+  }
+
+  // Rows not a multiple of 4 (the one-row tail), odd K, a batch, the head's width, N not a multiple of 8 (XNNPACK).
+  const shapes: [number, number, number, number][] = [[1, 7, 13, 24], [3, 9, 5, 16], [1, 12, 64, 256], [1, 1, 3, 8], [1, 5, 7, 10]];
+  it.each([true, false])('equals the reference within float tolerance (fused multiply-add allowed: %s)', async (fma) => {
+    await selectBackend({ only: ['wasm'] });
+    restoreStockKernels();
+    setMatmulKernel(fma ? 'relaxed-simd-fma' : 'simd');
+    installFastKernels();
+    try {
+      // Node 20 has relaxed SIMD behind a flag that gemm.ts sets; a runtime without either gets plain SIMD.
+      expect(matmulKernel()).toBe(fma ? 'relaxed-simd-fma' : 'simd');
+      const rng = createRng(11);
+      for (const [G, M, K, N] of shapes) {
+        const a = Float32Array.from({ length: G * M * K }, () => rng.next() * 2 - 1);
+        const b = Float32Array.from({ length: G * K * N }, () => rng.next() * 2 - 1);
+        const [ta, tb] = G > 1 ? [tf.tensor3d(a, [G, M, K]), tf.tensor3d(b, [G, K, N])] : [tf.tensor2d(a, [M, K]), tf.tensor2d(b, [K, N])];
+        const got = tf.matMul(ta, tb);
+        expect(got.shape).toEqual(G > 1 ? [G, M, N] : [M, N]);
+        const want = reference(a, b, G, M, K, N);
+        const g = got.dataSync();
+        const worst = want.reduce((w, x, i) => Math.max(w, Math.abs(g[i]! - x)), 0);
+        expect(worst, `[${G}, ${M}, ${K}, ${N}]`).toBeLessThan(1e-5 * Math.sqrt(K));
+        tf.dispose([ta, tb, got]);
+      }
+    } finally {
+      setMatmulKernel('relaxed-simd-fma');
+      restoreStockKernels();
+      installFastKernels();
+    }
   });
 });

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createModel, disposeModel, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
 import { createOptimizer, resolveTrainConfig, updateStep } from '../../main/lab/model/train';
 import { packPgBatch, rlLossFn, type PgSample } from '../../main/lab/rl/loss';
-import { rlUpdate } from '../../main/lab/train/rl-stage/rl-update';
+import { rlUpdate, shareSamples, startUpdateReplicas } from '../../main/lab/train/rl-stage/rl-update';
 import { createRng } from '../../main/lab/util/rng';
 
 beforeAll(async () => {
@@ -55,6 +55,46 @@ describe('rlUpdate', () => {
     optB.dispose();
     disposeModel(a);
     disposeModel(b);
+  });
+
+  it('gives the same update on one thread and on two (data-parallel replicas), three steps in a row', async () => {
+    const steps = [samples(40), samples(23).reverse(), samples(3)]; // the last: fewer windows than chunks of two threads
+    const run = async (threads: number): Promise<{ w: Float32Array[]; r: NonNullable<Awaited<ReturnType<typeof rlUpdate>>>[] }> => {
+      const model = createModel(cfg, { seed: 3 });
+      const opt = createOptimizer(model, train);
+      const replicas = threads > 1 ? await startUpdateReplicas(model, threads - 1) : undefined;
+      try {
+        const before = tf.memory().numTensors;
+        const r = [];
+        for (const batch of steps) r.push((await rlUpdate(model, opt, batch, train, { ...clip, entropyCoef: 0.01 }, 0, replicas))!);
+        expect(tf.memory().numTensors).toBe(before);
+        return { w: await weights(model), r };
+      } finally {
+        await replicas?.close();
+        opt.dispose();
+        disposeModel(model);
+      }
+    };
+    const one = await run(1);
+    const two = await run(2);
+    two.r.forEach((r, i) => {
+      const o = one.r[i]!;
+      expect(r.update.loss).toBeCloseTo(o.update.loss, 5);
+      expect(r.update.gradNorm).toBeCloseTo(o.update.gradNorm, 4);
+      expect(r.pg.tokens).toBe(o.pg.tokens);
+      expect(r.pg.entropy!).toBeCloseTo(o.pg.entropy!, 4);
+      expect(r.pg.approxKl).toBeCloseTo(o.pg.approxKl, 6);
+    });
+    two.w.forEach((w, i) => w.forEach((x, j) => expect(x).toBeCloseTo(one.w[i]![j]!, 4)));
+  }, 60_000);
+
+  it('shares samples out by length, in order, every sample once', () => {
+    const lens = [10, 10, 10, 10, 40];
+    const batch = lens.map((n) => ({ ids: new Array<number>(n).fill(1), mask: new Array<number>(n).fill(1), advantage: 1 }));
+    // 80 ids in all: the first four (40 ids) fill the first half, the long one the second.
+    const shares = shareSamples(batch, 2);
+    expect(shares.map((s) => s.map((x) => x.ids.length))).toEqual([[10, 10, 10, 10], [40]]);
+    expect(shareSamples(batch.slice(0, 1), 3).map((s) => s.length)).toEqual([0, 1, 0]);
   });
 
   it('returns null (no optimiser step) when every sample has weight 0', async () => {

@@ -5,7 +5,15 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type * as TF from '@tensorflow/tfjs';
 import type { BackendAttempt, BackendName, BackendReport } from '../contract';
-import { installFastKernels } from './kernels/kernels';
+import { installFastKernels, matmulKernel } from './kernels/kernels';
+import type { GemmKind } from './kernels/gemm';
+
+/** How `sailor doctor` names the kernel of the wasm backend's matrix products (kernels/gemm.ts). */
+const MATMUL_KERNELS: Record<GemmKind, string> = {
+  'relaxed-simd-fma': 'gemm.wat with relaxed SIMD fused multiply-add',
+  simd: 'gemm.wat with SIMD multiply and add (this runtime has no relaxed SIMD)',
+  xnnpack: "tfjs's XNNPACK (gemm.wat did not load)",
+};
 
 export type Tf = typeof TF;
 
@@ -57,7 +65,7 @@ export const CANDIDATES: Candidate[] = [
       wasm.setWasmPaths(dist);
       if (!(await tf.setBackend('wasm'))) throw new Error('WebAssembly backend did not initialise');
       installFastKernels();
-      return `WebAssembly backend from ${dist}`;
+      return `WebAssembly backend from ${dist}; matrix products: ${MATMUL_KERNELS[matmulKernel()]}`;
     },
   },
   {

@@ -12,7 +12,12 @@
 // float rounding (the sum is taken in another order). Dropout masks differ per share (the presets use none).
 //
 // Shared memory: one SharedArrayBuffer of (1 + N) * P floats: rank 0's weights, then each replica's gradients,
-// all flat in paramSpecs order (P = parameter count). Messages carry only the rows and the counts.
+// all flat in paramSpecs order (P = parameter count). Messages carry only the work (rows, counts).
+//
+// What a replica computes is its worker entry's (replica-serve.ts serveReplica): replica-worker.ts computes the
+// SFT loss of rows of a batch (the default); the RL stage names its own entry, which computes the
+// policy-gradient loss of packed chunks (train/rl-stage/update-worker.ts). The pool, the shared memory and
+// the gradient sum (train.ts updateStep) are the same for both.
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
@@ -23,6 +28,13 @@ import type { Batch } from './mask';
 import type { PeerGrads } from './train';
 import { copyWeightsOut, weightCount } from './shared-weights';
 
+/** The SFT work of one replica: rows of the step's batch, normalised by the whole batch's loss tokens. */
+export interface SftWork {
+  batch: Batch;
+  seed: number;
+  lossTokens: number;
+}
+
 /** What a replica thread starts with (its workerData). */
 export interface ReplicaInit {
   backend: string;
@@ -32,12 +44,13 @@ export interface ReplicaInit {
   slot: number;
 }
 
-export type ToReplica =
-  | { type: 'step'; batch: Batch; step: number; seed: number; lossTokens: number }
+export type ToReplica<W = unknown> =
+  | { type: 'step'; work: W; step: number }
   /** Load rank 0's weights and send back what the replica then holds (tests check the copies agree). */
   | { type: 'weights' };
 
-export type FromReplica = { type: 'ready' } | { type: 'done'; loss: number } | { type: 'weights'; values: Float32Array } | { type: 'error'; message: string };
+/** `extra`: whatever else the entry reports of its share (the RL entry: the loss statistics). */
+export type FromReplica = { type: 'ready' } | { type: 'done'; loss: number; extra?: unknown } | { type: 'weights'; values: Float32Array } | { type: 'error'; message: string };
 
 /** Backends whose kernels run on the calling thread, so more threads mean more cores at work. */
 const THREADED_BACKENDS = new Set(['wasm', 'cpu']);
@@ -76,7 +89,7 @@ class Replica {
   }
 
   /** Sends a message and resolves with the replica's answer (one request at a time). */
-  request(msg: ToReplica | null): Promise<FromReplica> {
+  request(msg: ToReplica<unknown> | null): Promise<FromReplica> {
     if (this.failure) return Promise.reject(this.failure);
     if (this.pending) return Promise.reject(new LabError('internal', `training replica ${this.slot} is busy`));
     return new Promise((resolve, reject) => {
@@ -86,7 +99,15 @@ class Replica {
   }
 }
 
-export class Replicas {
+/** What the replicas computed for one step: PeerGrads, and each busy replica's `extra`. */
+export interface ReplicaAnswers extends PeerGrads {
+  extras: unknown[];
+}
+
+/** The default entry: SFT rows (replica-worker.ts, bundled as replica.js). */
+const SFT_ENTRY = { source: 'replica-worker.ts', bundled: 'replica.js' };
+
+export class Replicas<W = SftWork> {
   private readonly flat: Float32Array;
   private readonly params: number;
 
@@ -99,18 +120,20 @@ export class Replicas {
     this.params = params;
   }
 
-  /** Starts `count` replica threads of the model on the active backend and waits until each is ready. */
-  static async start(model: GPT, count: number): Promise<Replicas> {
+  /**
+   * Starts `count` replica threads of the model on the active backend and waits until each is ready. `script`:
+   * the worker entry that computes a share's gradients (default: SFT rows, replica-worker.ts).
+   */
+  static async start<W = SftWork>(model: GPT, count: number, script = scriptBeside(import.meta.url, SFT_ENTRY.source, SFT_ENTRY.bundled)): Promise<Replicas<W>> {
     const backend = tf.getBackend();
     if (count > 0 && !THREADED_BACKENDS.has(backend)) throw new LabError('bad_request', `data-parallel replicas need the wasm or cpu backend, not ${backend}`);
     const params = weightCount(model);
     const shared = new SharedArrayBuffer(4 * params * (1 + count));
-    const script = scriptBeside(import.meta.url, 'replica-worker.ts', 'replica.js');
     const replicas = Array.from({ length: count }, (_, i) => {
       const init: ReplicaInit = { backend, config: model.config, shared, slot: i + 1 };
       return new Replica(spawnWorker(script, init), i + 1);
     });
-    const group = new Replicas(replicas, shared, params);
+    const group = new Replicas<W>(replicas, shared, params);
     try {
       await Promise.all(replicas.map((r) => r.request(null))); // the 'ready' each sends once its model exists
     } catch (err) {
@@ -126,15 +149,16 @@ export class Replicas {
   }
 
   /**
-   * Shares out one step: writes the model's weights for the replicas and posts each its rows (shards[i] to
-   * replica i; an empty shard skips it). Resolves with their loss parts and gradient slots.
+   * Shares out one step: writes the model's weights for the replicas and posts each its work (works[i] to
+   * replica i; null or missing skips it). Resolves with their loss parts, gradient slots and extras.
    */
-  start(model: GPT, shards: readonly Batch[], step: number, seed: number, lossTokens: number): Promise<PeerGrads> {
+  start(model: GPT, works: readonly (W | null | undefined)[], step: number): Promise<ReplicaAnswers> {
     this.writeWeights(model);
-    const busy = this.replicas.flatMap((r, i) => (shards[i] && shards[i].batchSize > 0 ? [{ r, batch: shards[i] }] : []));
-    return Promise.all(busy.map(({ r, batch }) => r.request({ type: 'step', batch, step, seed, lossTokens }))).then((answers) => ({
+    const busy = this.replicas.flatMap((r, i) => (works[i] ? [{ r, work: works[i] }] : []));
+    return Promise.all(busy.map(({ r, work }) => r.request({ type: 'step', work, step } satisfies ToReplica<W>))).then((answers) => ({
       loss: answers.reduce((sum, a) => sum + (a.type === 'done' ? a.loss : 0), 0),
       grads: busy.map(({ r }) => this.flat.subarray(r.slot * this.params, (r.slot + 1) * this.params)),
+      extras: answers.map((a) => (a.type === 'done' ? a.extra : undefined)),
     }));
   }
 

@@ -206,7 +206,7 @@ export async function trainStep(model: GPT, opt: AdamW, batch: Batch, cfg: Train
   const stats = { tokens: batch.realTokens, lossTokens: batch.lossTokens, maskedFrac: maskedFraction(batch) };
   if (!replicas || replicas.size === 0) return { ...(await updateStep(model, opt, (step) => batchLoss(model, batch, step, cfg), cfg)), ...stats };
   const [own, ...rest] = splitBatch(batch, replicas.size + 1);
-  const peers = replicas.start(model, rest, opt.step, cfg.seed, batch.lossTokens);
+  const peers = replicas.start(model, rest.map((b) => (b.batchSize > 0 ? { batch: b, seed: cfg.seed, lossTokens: batch.lossTokens } : null)), opt.step);
   return { ...(await updateStep(model, opt, (step) => batchLoss(model, own!, step, cfg, batch.lossTokens), cfg, () => peers)), ...stats };
 }
 

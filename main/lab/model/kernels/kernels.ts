@@ -34,6 +34,7 @@ import type { KernelIo } from './fused-kernel';
 import { attentionKernels, type SimdAttention } from './attention';
 import { layerNormKernels, type SimdLayerNorm } from './layernorm';
 import { smearKernels } from './smear';
+import { gemmMatMul, loadGemm, type GemmExports, type GemmKind } from './gemm';
 
 type TensorInfo = tf.TensorInfo;
 type TypedArray = Float32Array | Int32Array | Uint8Array;
@@ -284,6 +285,16 @@ function batchedWasmMatMul({ inputs: { a, b }, attrs, backend }: MatMulArgs): Te
   return out;
 }
 
+/** a @ b through gemm.wat (gemm.ts) where it takes the shape: same leading dimensions, no transposes, float32. */
+function gemmWasm({ inputs: { a, b }, attrs, backend }: MatMulArgs): TensorInfo | null {
+  if (!gemm || attrs.transposeA || attrs.transposeB || a.dtype !== 'float32' || b.dtype !== 'float32') return null;
+  if (a.shape.length < 2 || a.shape.length !== b.shape.length) return null;
+  if (a.shape.slice(0, -2).some((d, i) => d !== b.shape[i])) return null; // broadcasting: another kernel
+  if (a.shape[a.shape.length - 1] !== b.shape[b.shape.length - 2]) return null; // the stock kernel reports it
+  if (!backend.dataIdMap.get(a.dataId) || !backend.dataIdMap.get(b.dataId)) return null;
+  return gemmMatMul(gemm, a, b, backend);
+}
+
 /** Whether the internals the wasm override needs are there (checked on the live backend). */
 function wasmInternalsPresent(backend: unknown): backend is WasmBackend {
   const b = backend as Partial<WasmBackend> | null;
@@ -329,6 +340,8 @@ const cpuIo: KernelIo = {
 
 const installed = new Set<string>();
 let simd: SimdExports | undefined;
+let gemm: GemmExports | undefined;
+let gemmKind: GemmKind = 'xnnpack';
 /** The kernels replaced, by backend, with what was registered before (undefined: nothing was). */
 const replaced = new Map<string, Map<string, tf.KernelConfig | undefined>>();
 
@@ -355,11 +368,13 @@ export function installFastKernels(): string[] {
   if (!installed.has('wasm') && tf.findBackendFactory('wasm') && tf.getKernel('BatchMatMul', 'wasm')) {
     replaceKernel('UnsortedSegmentSum', 'wasm', segmentSumWasm as unknown as tf.KernelFunc);
     simd = simdRows();
+    const memory = (tf.findBackend('wasm') as Partial<WasmBackend> | null)?.wasm?.asm?.memory;
+    ({ kind: gemmKind, exports: gemm } = memory && gemmWanted !== 'xnnpack' ? loadGemm(memory, gemmWanted === 'relaxed-simd-fma') : { kind: 'xnnpack' as const, exports: undefined });
     for (const [name, kernelFunc] of [...xentKernels(wasmIo, simd), ...geluKernels(wasmIo, simd), ...attentionKernels(wasmIo, simd), ...layerNormKernels(wasmIo, simd), ...smearKernels(wasmIo)]) replaceKernel(name, 'wasm', kernelFunc);
     const identity = tf.getKernel('Identity', 'wasm');
     if (identity) replaceKernel('Identity', 'wasm', ((args: Parameters<typeof identityWasm>[0]) => (args.inputs.x.dtype === 'string' ? identity.kernelFunc(args as never) : identityWasm(args))) as unknown as tf.KernelFunc);
     const stock = tf.getKernel('BatchMatMul', 'wasm')!;
-    replaceKernel('BatchMatMul', 'wasm', ((args: MatMulArgs) => (wasmInternalsPresent(args.backend) && batchedWasmMatMul(args)) || stock.kernelFunc(args as never)) as unknown as tf.KernelFunc);
+    replaceKernel('BatchMatMul', 'wasm', ((args: MatMulArgs) => (wasmInternalsPresent(args.backend) && (gemmWasm(args) ?? batchedWasmMatMul(args))) || stock.kernelFunc(args as never)) as unknown as tf.KernelFunc);
     overrideWhere('Sum', sumWasm);
     overrideWhere('GatherV2', gatherRowsWasm);
     overrideWhere('Slice', sliceWasm);
@@ -392,6 +407,24 @@ export function restoreStockKernels(): void {
 /** Whether the fast kernels (these, and the fused ones they register) are in effect on the active backend. */
 export function fastKernelsActive(): boolean {
   return installed.has(tf.getBackend());
+}
+
+/**
+ * Which kernel runs the wasm backend's matrix products (gemm.ts): relaxed SIMD's fused multiply-add, plain
+ * SIMD, or tfjs's XNNPACK (where neither module validates, or before the wasm kernels are installed).
+ */
+export function matmulKernel(): GemmKind {
+  return installed.has('wasm') ? gemmKind : 'xnnpack';
+}
+
+let gemmWanted: GemmKind = 'relaxed-simd-fma';
+/**
+ * Tests and benches: the most the next installFastKernels may use for the products (default: relaxed SIMD
+ * where the runtime has it; 'simd': the plain variant; 'xnnpack': tfjs's own). Reinstall to apply
+ * (restoreStockKernels, then installFastKernels).
+ */
+export function setMatmulKernel(kind: GemmKind): void {
+  gemmWanted = kind;
 }
 
 /** Whether the loss's softmax runs in simd.wat's SIMD rows on wasm (else in JavaScript). */

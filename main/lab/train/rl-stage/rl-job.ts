@@ -10,18 +10,21 @@
 //   3. samples   one per generated turn: the token ids the policy was given and the ids it sampled (with
 //                their sampling log-probs); the loss is on the sampled ids only, never on tool responses
 //   4. update    the clipped token-level loss with clip-higher (rl/loss) in `updatesPerBatch` optimiser
-//                steps (rl-update.ts); no optimiser step when the plan says skip
+//                steps (rl-update.ts), data-parallel on the run's `workers` threads as SFT's steps are;
+//                no optimiser step when the plan says skip
 //   5. record    rollouts/step-N.jsonl (header: the plan and the metrics; then every trajectory), the metrics
 //                record, held-out pass@1 every evalEvery, a checkpoint every checkpointEvery (rl-record.ts)
 // Steps continue the run's global counter (SFT 1..N, RL N+1..N+M): one metrics stream, one checkpoint list.
 // A kill loses at most the steps since the last checkpoint; resuming deletes the rollouts files after it.
+import * as tf from '@tensorflow/tfjs';
 import { throwIfCancelled } from '../../jobs/context';
+import { defaultWorkers, type Replicas } from '../../model/replicas';
 import type { TrainRun } from '../policy/run';
 import { openStage, progress, type RlStart, type RlStage } from './rl-stage';
 import { openQuestionPool, type QuestionPool } from './rl-pool';
 import { startAsyncRollouts, stepSampler, type AsyncSource, type Group } from './rl-rollouts';
 import { PLANNERS, type StepPlan } from './rl-plan';
-import { trainOnBatch } from './rl-update';
+import { startUpdateReplicas, trainOnBatch, type PgWork } from './rl-update';
 import { recordStep } from './rl-record';
 import { measureHeadroom } from './rl-headroom';
 
@@ -31,15 +34,27 @@ export async function runRlStage(run: TrainRun, start: RlStart): Promise<{ step:
   Object.assign(pool.metrics, await measureHeadroom(stage));
   const asyncRollouts = await startAsyncRollouts(stage, pool);
   try {
+    stage.replicas = await updateReplicas(stage);
     while (stage.step < stage.lastStep) await rlStep(stage, pool, asyncRollouts);
   } finally {
     stage.stopped = true;
     asyncRollouts?.thread?.stop();
     await asyncRollouts?.rollouts.stop();
     await asyncRollouts?.thread?.close();
+    await stage.replicas?.close();
     if (stage.ownOpt) stage.opt.dispose();
   }
   return { step: stage.step, version: stage.version };
+}
+
+/** The update's replica threads: the run's `workers` less this one (`auto`: every core on wasm and cpu), as for SFT. */
+async function updateReplicas(stage: RlStage): Promise<Replicas<PgWork> | undefined> {
+  const { workers } = stage.run.config;
+  const threads = workers === 'auto' ? defaultWorkers(tf.getBackend(), stage.trainCfg.batchSize) : workers;
+  if (threads <= 1 || stage.step >= stage.lastStep) return undefined;
+  const replicas = await startUpdateReplicas(stage.run.model, threads - 1);
+  stage.run.ctx.log(`RL update on ${threads} threads (data-parallel, ${tf.getBackend()})`);
+  return replicas;
 }
 
 /** One RL step: rollouts and their plan, the update, the record. */

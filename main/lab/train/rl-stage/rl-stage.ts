@@ -6,9 +6,11 @@ import { rmSync } from 'node:fs';
 import { LabError } from '../../base/errors';
 import type { RlConfig } from '../../contract/run-config';
 import type { AdamW } from '../../model/optim';
+import type { Replicas } from '../../model/replicas';
 import { createOptimizer, resolveTrainConfig, type TrainConfig } from '../../model/train';
 import { rolloutSteps, rolloutsFile } from '../../runs/layout';
 import type { TrainRun } from '../policy/run';
+import type { PgWork } from './rl-update';
 
 /** Where the RL stage starts: after SFT, or inside RL when resuming. */
 export interface RlStart {
@@ -41,6 +43,8 @@ export interface RlStage {
   version: number;
   /** Which weights a version is, as a trajectory's `policy` (policyName). */
   versionNames: Map<number, string>;
+  /** The update's data-parallel replica threads (rl-job starts them as SFT does; none on one thread). */
+  replicas?: Replicas<PgWork>;
   /** Set when the stage ends: async rollouts still running stop at their next turn. */
   stopped: boolean;
 }

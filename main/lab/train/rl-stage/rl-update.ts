@@ -9,6 +9,9 @@
 //
 // One optimiser step (rlUpdate) runs over a batch too large for one forward/backward pass (a step of 4
 // questions x 8 rollouts is ~200 turn windows; more than ~32 at once exhaust the WebAssembly heap).
+// It is data-parallel on every core as SFT's steps are (model/replicas.ts): the samples are shared out
+// among this thread and the stage's replicas (update-worker.ts), each computes its share's gradients
+// (pgGradients, the same code on every thread) and updateStep adds them before clipping and AdamW.
 //
 // The batch is packed into chunks (rl/loss packPgBatch); each chunk's loss is normalised by the token count
 // of the WHOLE batch (DAPO's token-level mean), so the gradients of the chunks add up to the gradient of the
@@ -21,7 +24,9 @@ import { renderStepParts, type AgentStep } from '../../agent/react';
 import type { GPT } from '../../model/gpt';
 import { updateStep, type TrainConfig, type UpdateResult } from '../../model/train';
 import type { AdamW } from '../../model/optim';
-import { oldLogProbsFor, packPgBatch, rlLossFn, type ClipConfig, type PgSample, type PgStats } from '../../rl/loss';
+import { oldLogProbsFor, packPgBatch, rlLossFn, type ClipConfig, type PgBatch, type PgOptions, type PgSample, type PgStats } from '../../rl/loss';
+import { Replicas } from '../../model/replicas';
+import { scriptBeside } from '../../util/worker-spawn';
 import { policyPrompt, TURN_TOKENS, type SampledTurn } from '../policy/policy';
 import type { RlStage } from './rl-stage';
 import type { Group, Rollout } from './rl-rollouts';
@@ -36,8 +41,8 @@ export interface RlUpdateResult {
 }
 
 /** Splits samples into chunks and packs each to its own longest window (less padding than blockSize). */
-export function packChunks(samples: readonly PgSample[], padId: number, chunk = CHUNK_WINDOWS): ReturnType<typeof packPgBatch>[] {
-  const out: ReturnType<typeof packPgBatch>[] = [];
+export function packChunks(samples: readonly PgSample[], padId: number, chunk = CHUNK_WINDOWS): PgBatch[] {
+  const out: PgBatch[] = [];
   for (let i = 0; i < samples.length; i += chunk) {
     const part = samples.slice(i, i + chunk);
     const seqLen = Math.max(1, ...part.map((s) => s.ids.length - 1));
@@ -46,25 +51,59 @@ export function packChunks(samples: readonly PgSample[], padId: number, chunk = 
   return out;
 }
 
-/** One optimiser step on the samples (see the top of this file). Returns null when no token is in the loss. */
-export async function rlUpdate(
-  model: GPT, opt: AdamW, samples: readonly PgSample[], cfg: TrainConfig, clip: ClipConfig & { entropyCoef?: number }, padId: number,
-): Promise<RlUpdateResult | null> {
-  const chunks = packChunks(samples, padId);
-  const tokenCount = chunks.reduce((a, c) => a + c.batch.lossTokens, 0);
-  if (tokenCount === 0) return null;
+/**
+ * Splits samples into `parts` contiguous shares of about equal work (by window length), one per thread of a
+ * data-parallel update; shares may be empty when there are fewer samples than parts.
+ */
+export function shareSamples(samples: readonly PgSample[], parts: number): PgSample[][] {
+  const total = samples.reduce((a, s) => a + s.ids.length, 0);
+  const out: PgSample[][] = Array.from({ length: parts }, () => []);
+  let done = 0;
+  for (const s of samples) {
+    // The share whose slice of the total this sample's middle falls in.
+    const p = Math.min(parts - 1, Math.floor(((done + s.ids.length / 2) * parts) / Math.max(total, 1)));
+    out[p]!.push(s);
+    done += s.ids.length;
+  }
+  return out;
+}
+
+/** One share of a data-parallel RL update: packed chunks and the loss options (tokenCount: the whole batch's). */
+export interface PgWork {
+  chunks: PgBatch[];
+  opts: PgOptions;
+}
+
+/** Token-weighted sums of the loss statistics (added across chunks and threads, then divided once). */
+export interface PgSums {
+  tokens: number;
+  low: number;
+  high: number;
+  kl: number;
+  ent: number;
+  entTokens: number;
+}
+
+const noSums = (): PgSums => ({ tokens: 0, low: 0, high: 0, kl: 0, ent: 0, entTokens: 0 });
+
+/**
+ * The summed gradients (one per variable, model.params order; null when there is no chunk) of a share's
+ * chunks, one chunk's activations alive at a time, with its loss part and statistics. The same on rank 0
+ * and on a replica thread (update-worker.ts). Each chunk's loss is normalised by opts.tokenCount.
+ */
+export async function pgGradients(model: GPT, work: PgWork, step: number): Promise<{ grads: tf.Tensor[] | null; loss: number; sums: PgSums }> {
   const names = [...model.params.keys()];
   const vars = [...model.params.values()];
   const varName = new Map(vars.map((v, i) => [v.name, names[i]!]));
   let sum: tf.Tensor[] | null = null;
   let loss = 0;
-  const acc = { tokens: 0, low: 0, high: 0, kl: 0, ent: 0, entTokens: 0 };
+  const acc = noSums();
   try {
-    for (const chunk of chunks) {
-      const { lossFn, stats } = rlLossFn(model, chunk, { ...clip, tokenCount });
+    for (const chunk of work.chunks) {
+      const { lossFn, stats } = rlLossFn(model, chunk, work.opts);
       const prev: tf.Tensor[] | null = sum;
       sum = tf.tidy(() => {
-        const { value, grads } = tf.variableGrads(() => lossFn(opt.step), vars);
+        const { value, grads } = tf.variableGrads(() => lossFn(step), vars);
         value.dispose();
         const byName = new Map(Object.entries(grads).map(([k, g]) => [varName.get(k)!, g]));
         return names.map((n, i) => (prev ? tf.add(prev[i]!, byName.get(n)!) : tf.clone(byName.get(n)!)));
@@ -81,28 +120,68 @@ export async function rlUpdate(
         acc.entTokens += s.tokens;
       }
     }
-    const grads = sum!;
-    // A loss of the weights whose value is the batch loss and whose gradient is the accumulated sum.
+  } catch (err) {
+    if (sum) tf.dispose(sum);
+    throw err;
+  }
+  return { grads: sum, loss, sums: acc };
+}
+
+/** Starts `count` replica threads for data-parallel RL updates (their entry: update-worker.ts). */
+export function startUpdateReplicas(model: GPT, count: number): Promise<Replicas<PgWork>> {
+  return Replicas.start<PgWork>(model, count, scriptBeside(import.meta.url, 'update-worker.ts', 'rl-replica.js'));
+}
+
+/**
+ * One optimiser step on the samples (see the top of this file). Returns null when no token is in the loss.
+ * With `replicas` the samples are shared out among this thread and the replicas' (shareSamples), each share
+ * packed into its own chunks; their gradients are added as SFT's are (model/train updateStep).
+ */
+export async function rlUpdate(
+  model: GPT, opt: AdamW, samples: readonly PgSample[], cfg: TrainConfig, clip: ClipConfig & { entropyCoef?: number }, padId: number, replicas?: Replicas<PgWork>,
+): Promise<RlUpdateResult | null> {
+  const shares = shareSamples(samples, 1 + (replicas?.size ?? 0)).map((share) => packChunks(share, padId));
+  const tokenCount = shares.flat().reduce((a, c) => a + c.batch.lossTokens, 0);
+  if (tokenCount === 0) return null;
+  const opts: PgOptions = { ...clip, tokenCount };
+  const [ownChunks, ...rest] = shares;
+  const peers = replicas?.start(model, rest.map((chunks) => (chunks.length > 0 ? { chunks, opts } : null)), opt.step);
+  peers?.catch(() => undefined); // handled where awaited (updateStep), not unhandled while this thread computes
+  let own: Awaited<ReturnType<typeof pgGradients>>;
+  try {
+    own = await pgGradients(model, { chunks: ownChunks!, opts }, opt.step);
+  } catch (err) {
+    await peers?.catch(() => undefined); // the replicas finish their share before the pool is used again
+    throw err;
+  }
+  const vars = [...model.params.values()];
+  const grads = own.grads ?? vars.map((v) => tf.zeros(v.shape));
+  try {
+    // A loss of the weights whose value is this thread's loss part and whose gradient is its summed gradients.
     const summed = tf.customGrad((..._inputs: unknown[]) => ({
-      value: tf.scalar(loss),
+      value: tf.scalar(own.loss),
       gradFunc: (dy: tf.Tensor) => grads.map((g) => tf.mul(g, dy)),
     })) as (...xs: tf.Tensor[]) => tf.Scalar;
-    const update = await updateStep(model, opt, () => summed(...vars), cfg);
-    const d = Math.max(acc.tokens, 1);
+    const update = await updateStep(model, opt, () => summed(...vars), cfg, peers && (() => peers));
+    const sums = [own.sums, ...((await peers)?.extras ?? []) as PgSums[]].reduce((a, x) => {
+      for (const k of Object.keys(a) as (keyof PgSums)[]) a[k] += x[k];
+      return a;
+    }, noSums());
+    const d = Math.max(sums.tokens, 1);
     return {
       update,
       pg: {
-        pgLoss: loss,
-        clipfracLow: acc.low / d,
-        clipfracHigh: acc.high / d,
-        clipfrac: (acc.low + acc.high) / d,
-        approxKl: acc.kl / d,
-        entropy: acc.entTokens > 0 ? acc.ent / acc.entTokens : null,
-        tokens: acc.tokens,
+        pgLoss: update.loss,
+        clipfracLow: sums.low / d,
+        clipfracHigh: sums.high / d,
+        clipfrac: (sums.low + sums.high) / d,
+        approxKl: sums.kl / d,
+        entropy: sums.entTokens > 0 ? sums.ent / sums.entTokens : null,
+        tokens: sums.tokens,
       },
     };
   } finally {
-    if (sum) tf.dispose(sum);
+    tf.dispose(grads);
   }
 }
 
@@ -130,7 +209,7 @@ export async function trainOnBatch(stage: RlStage, batch: readonly Group[]): Pro
     const from = Math.floor((u * batch.length) / U);
     const to = Math.floor(((u + 1) * batch.length) / U);
     const n = sizes.slice(from, to).reduce((a, x) => a + x, 0);
-    const r = await rlUpdate(model, opt, all.slice(at, at + n), trainCfg, { epsLow: rl.epsLow, epsHigh: rl.epsHigh, entropyCoef: rl.entropyCoef }, pad);
+    const r = await rlUpdate(model, opt, all.slice(at, at + n), trainCfg, { epsLow: rl.epsLow, epsHigh: rl.epsHigh, entropyCoef: rl.entropyCoef }, pad, stage.replicas);
     at += n;
     if (r) results.push(r);
   }
