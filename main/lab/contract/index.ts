@@ -26,6 +26,7 @@ export * from './eval-protocol';
 export * from './field-issues';
 export * from './quick-preset';
 export * from './presets';
+export * from './preset-data';
 export * from './seed-range';
 export * from './estimate';
 export * from './run-timeline';

@@ -74,7 +74,8 @@ function flatten(x: unknown, prefix = '', out = new Map<string, unknown>()): Map
   } else out.set(prefix, x);
   return out;
 }
-const free = (path: string): boolean => FREE_PATHS.some((f) => path === f || path.startsWith(f + '.'));
+/** A config field a run may change and still be a preset's. */
+export const isFreeConfigPath = (path: string): boolean => FREE_PATHS.some((f) => path === f || path.startsWith(f + '.'));
 
 /**
  * The config fields by which a run's config is not the quick preset ([] when it is): anything but the free
@@ -91,7 +92,7 @@ export function presetDifferences(config: unknown): string[] {
   const mine = flatten(parsed.data);
   const theirs = flatten(defaults.data);
   const paths = new Set([...mine.keys(), ...theirs.keys()]);
-  return [...paths].filter((p) => !free(p) && mine.get(p) !== theirs.get(p)).sort();
+  return [...paths].filter((p) => !isFreeConfigPath(p) && mine.get(p) !== theirs.get(p)).sort();
 }
 
 export const matchesQuickPreset = (config: unknown): boolean => presetDifferences(config).length === 0;
