@@ -46,6 +46,8 @@ export const QUICK_PRESET = {
       { step: 3000, passAt1: 0.58 },
     ] as MeasuredPoint[],
     sftMinutes: 10,
+    /** The same SFT on the same 2 cores shared with other work (the third walk, 2026-11-28). */
+    sftMinutesShared: 22,
     /** The default RL stage (DUPO, 40 steps) after those 3000 SFT steps: its change on each seed, and the median final figure. */
     rl: { steps: 40, gainLow: -0.014, gainHigh: 0.006, final: 0.577 },
     /** The final held-out pass@1 after SFT and RL, one figure per data seed measured (seed-range.ts). */
