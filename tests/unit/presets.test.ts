@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CURRICULUM_PRESET, FEW_DEMOS_PRESET, QUICK_WIZARD_PRESET, WIZARD_PRESETS, presetConfigDifferences, type WizardPreset } from '../../main/lab/contract/presets';
-import { presetOfRun, questionShapeDifferences } from '../../main/lab/contract/preset-data';
+import { presetOfRun, questionShapeDifferences, uniqueName, withPreset } from '../../main/lab/contract/preset-data';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
 
 const configOf = (p: WizardPreset): Record<string, unknown> => JSON.parse(readFileSync(p.configFile, 'utf8')) as Record<string, unknown>;
@@ -59,6 +59,17 @@ describe('the preset a run is (issue 45, part 2, point 2: each run against its o
     expect(presetOfRun(configOf(CURRICULUM_PRESET), {})).toBeNull(); // quick with RL or the curriculum: cannot tell
     expect(presetOfRun(configOf(QUICK_WIZARD_PRESET), {})).toBe('quick'); // SFT only: only the quick preset
     expect(presetOfRun(parseRunConfig({ data, rl: { algorithm: 'grpo' } }), dataOf(CURRICULUM_PRESET))).toBeNull();
+  });
+});
+
+describe('run names that can be told apart (issue 45, part 2, point 5)', () => {
+  it('carry the preset, and a number when another run has the name', () => {
+    const name = 'base model SFT 3000 + DUPO 40 steps, rng 1';
+    expect(withPreset(name, 'curriculum')).toBe('curriculum: base model SFT 3000 + DUPO 40 steps, rng 1');
+    expect(withPreset(name, null)).toBe(name);
+    expect(uniqueName(name, ['other'])).toBe(name);
+    expect(uniqueName(name, [name])).toBe(`${name} #2`);
+    expect(uniqueName(name, [name, `${name} #2`])).toBe(`${name} #3`);
   });
 });
 

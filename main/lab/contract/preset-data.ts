@@ -54,3 +54,18 @@ export function presetOfRun(config: unknown, data: DataParams): PresetId | null 
   const fits = WIZARD_PRESETS.filter((p) => configFitsPreset(config, p) && dataFitsPreset(data, p));
   return fits.length === 1 ? fits[0]!.id : null;
 }
+
+/** A run's default name with its preset in front ("curriculum: base model SFT 3000 + DUPO 40 steps, rng 1"); as is for none. */
+export function withPreset(name: string, preset: PresetId | null): string {
+  return preset ? `${WIZARD_PRESETS.find((p) => p.id === preset)!.shortLabel}: ${name}` : name;
+}
+
+/** `name`, or the first of "name #2", "name #3", ... that no run has: two runs of one config are told apart. */
+export function uniqueName(name: string, taken: Iterable<string>): string {
+  const used = new Set(taken);
+  if (!used.has(name)) return name;
+  let i = 2;
+  while (used.has(`${name} #${i}`)) i++;
+  return `${name} #${i}`;
+}
+
