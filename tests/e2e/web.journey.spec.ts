@@ -479,10 +479,14 @@ async function presetJourney(page: Page, id: 'fewDemos' | 'curriculum', n: numbe
   await expect(wizard.getByTestId('wiz-quick-preset')).toHaveAttribute('data-preset', id);
   for (const select of ['wiz-dataset', 'wiz-heldout', 'wiz-rl-dataset']) await expect(wizard.getByTestId(select)).toHaveValue('');
   await shot(page, `${n}a-${id}-data-none-yet`);
+  const synthJobs = async (): Promise<number> => (await api<JobRecord[]>(page, 'jobs.list', {})).filter((j) => j.kind === 'synth').length;
+  const before = await synthJobs();
   for (const set of ['train', 'heldout', 'rl']) {
-    await wizard.getByTestId(`wiz-synth-${set}`).click();
+    // A double click starts one job, not two (issue 45, part 2, point 7).
+    await wizard.getByTestId(`wiz-synth-${set}`).dblclick();
     await jobSucceeded(wizard.getByTestId(`wiz-synth-${set}-job`), 300_000);
   }
+  expect(await synthJobs()).toBe(before + 3);
   for (const select of ['wiz-dataset', 'wiz-heldout', 'wiz-rl-dataset']) await expect(wizard.getByTestId(select)).not.toHaveValue('');
   await shot(page, `${n}b-${id}-data-made`);
   phase(`${id}: question sets`);

@@ -176,4 +176,3 @@ describe('attribute sentences (issue 45, part 2, point 9)', () => {
     expect(attrSentence('date_founded', 'Acme', { type: 'string', value: '1888' })).toBe('The date founded of Acme is 1888.');
   });
 });
-

@@ -49,4 +49,3 @@ describe("the curriculum's identical RL-set and held-out curves (issue 45, part 
     expect(headroomFromMetrics({ 'headroom/heldout/eval_pass@1': 0.5 })).toEqual({});
   });
 });
-

@@ -72,4 +72,3 @@ describe('run names that can be told apart (issue 45, part 2, point 5)', () => {
     expect(uniqueName(name, [name, `${name} #2`])).toBe(`${name} #3`);
   });
 });
-

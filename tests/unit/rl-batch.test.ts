@@ -159,4 +159,3 @@ describe('signal is a difference in the answer reward (issue 45, part 2, point 8
     expect(planDupo([formatOnly, allWrong], 2, createRng(1))).toMatchObject({ skip: true, reason: 'all_zero_std', slots: [] });
   });
 });
-

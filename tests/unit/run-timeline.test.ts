@@ -195,4 +195,3 @@ describe('a warm-up measured on busy cores', () => {
     expect(busyNote({})).toBeNull();
   });
 });
-

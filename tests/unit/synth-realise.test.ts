@@ -181,4 +181,3 @@ describe('years read as years (issue 45, part 2, point 9)', () => {
     expect(amt(1929, undefined, 'between', 'population').text).toContain(',');
   });
 });
-

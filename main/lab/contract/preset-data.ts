@@ -68,4 +68,3 @@ export function uniqueName(name: string, taken: Iterable<string>): string {
   while (used.has(`${name} #${i}`)) i++;
   return `${name} #${i}`;
 }
-

@@ -226,7 +226,6 @@ export function useWizardData(data: DataChoice, remembered: MakeForms | null = n
     if (listsIn()) autoPick(data, graphs.value, datasets.value, make);
   }
 
-
   // When one of the wizard's jobs finishes, its artefact joins the lists and is picked (once per job).
   const finished = new Set<string>();
   async function made(kind: MakeKind, job: JobRecord): Promise<void> {
@@ -266,7 +265,8 @@ export function useWizardData(data: DataChoice, remembered: MakeForms | null = n
 
   const makeJob = (kind: MakeKind): JobRecord | null => launchers[kind].job.value;
   const makeError = (kind: MakeKind): string | null => launchers[kind].error.value;
-  const isBusy = (kind: MakeKind): boolean => ['queued', 'running'].includes(makeJob(kind)?.status ?? '');
+  // Busy from the click on (the start call included), so a second click cannot start a second job.
+  const isBusy = (kind: MakeKind): boolean => launchers[kind].running.value;
 
   async function startMake(kind: MakeKind): Promise<void> {
     if (!checks[kind].check()) return;
