@@ -123,15 +123,18 @@ const excludes = (d: ArtefactRecord, id: string): boolean => {
   return !!p && (p.excludeDatasetId === id || (p.excludeDatasetIds ?? []).includes(id));
 };
 
-/** How a dataset's recorded synthesis differs in shape from a form ([] when it fits, or when it records none). */
-export function formDifferences(d: ArtefactRecord, f: QuestionForm): ShapeDifference[] {
+/**
+ * How a dataset's recorded synthesis differs in shape from a form ([] when it fits, or when it records none).
+ * An RL set's count is "up to" (it takes what is left of the graph), so for it the count is free.
+ */
+export function formDifferences(d: ArtefactRecord, f: QuestionForm, kind?: QuestionKind): ShapeDifference[] {
   const p = (d.info as DatasetInfo).params;
   if (!p) return [];
   const num = (v: Num | undefined, fallback: number): number => (v === '' || v === undefined ? fallback : v);
   const q: PresetQuestions = { count: num(f.count, NaN), rng: 0, minEdges: num(f.minEdges, 1), maxEdges: num(f.maxEdges, NaN), style: f.style };
-  return questionShapeDifferences(p, q);
+  return questionShapeDifferences(p, q).filter((k) => !(kind === 'rl' && k === 'count'));
 }
-const fits = (d: ArtefactRecord, f: QuestionForm | undefined): boolean => !f || formDifferences(d, f).length === 0;
+const fits = (d: ArtefactRecord, f: QuestionForm | undefined, kind?: QuestionKind): boolean => !f || formDifferences(d, f, kind).length === 0;
 
 /**
  * Sensible picks when the lists change, by each set's role and, given the forms, of their shape (a preset's
@@ -159,7 +162,7 @@ export function autoPick(d: DataChoice, graphs: readonly ArtefactRecord[], datas
   }
   if (d.rlDatasetId && !has(d.rlDatasetId)) d.rlDatasetId = '';
   if (!d.rlDatasetId && forms && d.datasetId && d.heldOutDatasetId) {
-    const rl = mine.find((x) => role(x) === 'rl' && excludes(x, d.datasetId) && excludes(x, d.heldOutDatasetId) && fits(x, forms.rl));
+    const rl = mine.find((x) => role(x) === 'rl' && excludes(x, d.datasetId) && excludes(x, d.heldOutDatasetId) && fits(x, forms.rl, 'rl'));
     d.rlDatasetId = rl?.id ?? '';
   }
 }
@@ -172,7 +175,7 @@ export function dropUnfitPicks(d: DataChoice, datasets: readonly ArtefactRecord[
   let dropped = false;
   for (const row of QUESTION_ROWS) {
     const set = datasets.find((x) => x.id === d[row.field]);
-    if (dropped || (set && !fits(set, forms[row.kind]))) {
+    if (dropped || (set && !fits(set, forms[row.kind], row.kind))) {
       dropped ||= !!d[row.field];
       d[row.field] = '';
     }
@@ -184,7 +187,7 @@ export function unfitPicks(d: DataChoice, datasets: readonly ArtefactRecord[], f
   const words: Record<ShapeDifference, string> = { count: 'count', edges: 'edges per question', style: 'question style' };
   return QUESTION_ROWS.flatMap((row) => {
     const set = datasets.find((x) => x.id === d[row.field]);
-    const diff = set ? formDifferences(set, forms[row.kind]) : [];
+    const diff = set ? formDifferences(set, forms[row.kind], row.kind) : [];
     return diff.length ? [`${row.label}: ${diff.map((k) => words[k]).join(', ')}`] : [];
   });
 }
