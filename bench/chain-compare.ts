@@ -15,6 +15,7 @@ import { Tokenizer } from '../main/lab/model/tokenizer';
 import { parseRunConfig } from '../main/lab/contract/run-config';
 import { levelOfQuestion } from '../main/lab/contract/level-breakdown';
 import { formatP, mcnemarExactP, wilsonInterval } from '../main/lab/contract/stats';
+import { isCorrect } from '../main/lab/contract/correct';
 import { dataDir, evalFile, runFile } from '../main/lab/runs/layout';
 import { policyPrompt, TURN_TOKENS } from '../main/lab/train/policy/policy';
 import { bridgeIds, CHAIN_OUTCOMES, classifyChain, type ChainOutcome } from '../main/lab/train/policy/chain';
@@ -40,11 +41,11 @@ function scored(spec: string): Scored {
   for (const t of trajs) {
     const qa = qaOf.get(t.qa_id);
     if (!qa || correct.has(qa.id)) continue;
-    correct.set(qa.id, t.reward.answer >= 1);
+    correct.set(qa.id, isCorrect(t.reward));
     if (!chained(qa)) continue;
     const st = t.steps as AgentStep[];
     const windows = st.map((_, i) => tok.decode(policyPrompt(tok, qa.question, st.slice(0, i), Number(values.block), TURN_TOKENS)));
-    outcomes[classifyChain({ steps: st, windows, bridges: bridgeIds(qa).map((id) => names.get(id) ?? id), correct: t.reward.answer >= 1, prediction: t.prediction })]++;
+    outcomes[classifyChain({ steps: st, windows, bridges: bridgeIds(qa).map((id) => names.get(id) ?? id), correct: isCorrect(t.reward), prediction: t.prediction })]++;
   }
   return { name: spec, correct, outcomes };
 }

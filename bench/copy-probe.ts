@@ -22,11 +22,12 @@ import { renameGraph, renameQa } from '../main/lab/agent/rename';
 import { loadCheckpoint } from '../main/lab/model/checkpoint';
 import { parseRunConfig } from '../main/lab/contract/run-config';
 import { mcnemarExactP, wilsonInterval } from '../main/lab/contract/stats';
+import { isCorrect } from '../main/lab/contract/correct';
 import { checkpointPolicy, TURN_TOKENS } from '../main/lab/train/policy/policy';
 import { runEnvironment } from '../main/lab/train/policy/checkpoints';
 import { EPISODES_IN_FLIGHT, evalSeed } from '../main/lab/train/policy/eval-setup';
 import { ActingThreads } from '../main/lab/model/acting-threads';
-import { actionText, mentions, nearCopy } from '../main/lab/train/policy/chain';
+import { actionText, mentions, nearCopy } from '../main/lab/agent/mentions';
 import { createRng, seedFrom } from '../main/lab/util/rng';
 
 const { values } = parseArgs({
@@ -59,7 +60,7 @@ function probe(t: Trajectory, qa: QA, anchors: readonly string[]): Probe {
   const answerCopied = pred ? mentions(seen, pred) : null;
   const answers = [qa.answer, ...(qa.aliases ?? [])];
   let cls: ProbeClass;
-  if (t.reward.answer >= 1) cls = 'solved';
+  if (isCorrect(t.reward)) cls = 'solved';
   else if (!pred) cls = repeats(generated(steps)) ? 'loop' : 'no_answer';
   else if (!answers.some((a) => mentions(seen, a))) cls = 'never_saw_answer';
   else if (anchors.some((a) => normalizeAnswer(a) === normalizeAnswer(pred))) cls = 'repeated_question_entity';
@@ -115,7 +116,7 @@ for (const name of values.worlds!.split(',')) {
     const anchors = qa.query.patterns.flatMap((p) => [p.s, p.o]).filter((x) => !x.startsWith('?')).map((id) => w.names.get(id) ?? id);
     return probe(t, qa, anchors);
   });
-  solvedBy[name] = new Set(trajs.filter((t) => t.reward.answer >= 1).map((t) => t.qa_id));
+  solvedBy[name] = new Set(trajs.filter((t) => isCorrect(t.reward)).map((t) => t.qa_id));
   const n = probes.length;
   const solved = solvedBy[name]!.size;
   const [lo, hi] = wilsonInterval(solved, n);

@@ -108,6 +108,19 @@ describe('metricRows', () => {
   const rows = metricRows([statsOf(WITH_EVAL), statsOf(COUNTS_ONLY)]);
   const row = (key: string) => rows.find((r) => r.key === key)!;
 
+  it('marks no side better on accuracy when the paired test finds no difference (issue 45, part 2, point 9)', () => {
+    const a = statsOf(WITH_EVAL);
+    const b = { ...a, ref: 'run/20', pass1: 0.6, solved: 4 };
+    expect(metricRows([a, b]).find((r) => r.key === 'pass@1')!.best).toEqual([1]); // without the test, B is marked
+    const unsure = metricRows([a, b], 0.81);
+    for (const key of ['pass@1', 'solved']) {
+      expect(unsure.find((r) => r.key === key)!.best, key).toEqual([]);
+      expect(unsure.find((r) => r.key === key)!.unsure, key).toBe('no side marked better: McNemar p = 0.81, no significant difference');
+    }
+    expect(unsure.find((r) => r.key === 'reward')!.unsure).toBeUndefined(); // not a paired count of questions
+    expect(metricRows([a, b], 0.01).find((r) => r.key === 'pass@1')!.best).toEqual([1]);
+  });
+
   it('has a row per metric either checkpoint has, in reading order, terminations in their own order', () => {
     expect(rows.map((r) => r.key)).toEqual([
       'pass@1',

@@ -2,7 +2,7 @@
 // trajectory set grouped by run (evaluations, RL steps, RFT data), comparison or rollout job.
 import { describe, expect, it } from 'vitest';
 import type { ArtefactRecord, DatasetInfo, TrajSetInfo } from '../../main/lab/contract';
-import { datasetLabel, datasetRoles, groupTrajSets, policyLabel, questionStyle, trajSetTitle, type RunUse } from '../../renderer/src/util/labels';
+import { datasetLabel, datasetRoles, datasetShortfall, groupTrajSets, policyLabel, questionStyle, trajSetTitle, type RunUse } from '../../renderer/src/util/labels';
 
 const LOOKUP = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 100_000 };
 const ds = (id: string, info: DatasetInfo, name = id): ArtefactRecord<DatasetInfo> => ({ id, name, path: `datasets/${id}.jsonl`, createdAt: '2026-11-25T10:00:00.000Z', info });
@@ -21,7 +21,10 @@ describe('dataset labels', () => {
     const graphName = (id: string): string | undefined => (id === 'g12k' ? 'quick graph' : undefined);
     expect(datasetLabel(train, runs, graphName)).toBe('1600 one-hop lookups · training · graph quick graph');
     expect(datasetLabel(held, runs, graphName)).toBe('300 one-hop lookups · held-out · graph quick graph');
-    expect(datasetLabel(rl, runs, graphName)).toBe('212 one-hop lookups · RL · graph quick graph');
+    // Short of what was asked, the label says so, and the reason is at hand (issue 45, part 2, point 5).
+    expect(datasetLabel(rl, runs, graphName)).toBe('212 of 300 one-hop lookups · RL · graph quick graph');
+    expect(datasetShortfall(rl)).toBe('212 of 300 asked: the graph has no more facts of this shape off the earlier sets’ edges (an RL set takes what is left)');
+    expect(datasetShortfall(held)).toBeNull();
     expect(datasetLabel(obf, runs, graphName)).toBe('1000 obfuscated questions (levels 1–3) · graph quick graph');
     expect(datasetLabel(obf, runs, null)).toBe('1000 obfuscated questions (levels 1–3)');
     // A graph whose name says it is one is not called "graph graph …".
@@ -50,7 +53,7 @@ describe('dataset labels', () => {
 
   it('keep an imported dataset’s or a named one’s name', () => {
     expect(datasetLabel(ds('imp', { count: 40, graphId: 'g1' }, 'hotpot.jsonl'), [])).toBe('hotpot.jsonl · 40 questions · graph g1');
-    expect(datasetLabel(ds('n', synth({ ...LOOKUP, maxEdges: 1, name: 'my set' }, { published: 10 }), 'my set'), [])).toBe('my set · 10 one-hop lookups · graph g12k');
+    expect(datasetLabel(ds('n', synth({ ...LOOKUP, count: 10, maxEdges: 1, name: 'my set' }, { published: 10 }), 'my set'), [])).toBe('my set · 10 one-hop lookups · graph g12k');
   });
 });
 

@@ -3,7 +3,7 @@
 // picks made when the lists change.
 import { describe, expect, it } from 'vitest';
 import { CURRICULUM_PRESET, FEW_DEMOS_PRESET, type ArtefactRecord } from '@contract';
-import { autoPick, datasetRole, datasetsOfGraph, excludedFor, makeParams, presetForms, quickPreset } from '../../renderer/src/components/runs/wizard/wizardData';
+import { autoPick, datasetRole, datasetsOfGraph, dropUnfitPicks, excludedFor, makeParams, presetForms, quickPreset, unfitPicks } from '../../renderer/src/components/runs/wizard/wizardData';
 import type { DataChoice } from '../../renderer/src/components/runs/runConfig';
 
 const LOOKUP = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 100_000 };
@@ -84,5 +84,60 @@ describe('autoPick', () => {
     const d: DataChoice = { graphId: 'g2', datasetId: 'mid', heldOutDatasetId: 'big' };
     autoPick(d, graphs, datasets);
     expect(d).toEqual({ graphId: 'g2', datasetId: 'mid', heldOutDatasetId: 'big' });
+  });
+});
+
+describe('picks of the chosen preset\'s shape (issue 45, part 2, point 1)', () => {
+  const art = (id: string, n: number, params: Record<string, unknown>): ArtefactRecord =>
+    ({ id, name: id, createdAt: '2026-01-01T00:00:00Z', info: { graphId: 'g', stats: { published: n }, params: { graphId: 'g', rng: 1, ...LOOKUP, ...params } } }) as unknown as ArtefactRecord;
+  // The quick preset's three sets, as the wizard makes them (the RL set came out short: 264 of 300).
+  const quick = [
+    art('q-train', 1600, { count: 1600, maxEdges: 1, minEdges: 1 }),
+    art('q-held', 300, { count: 300, maxEdges: 1, minEdges: 1, excludeDatasetIds: ['q-train'] }),
+    art('q-rl', 264, { count: 300, maxEdges: 1, minEdges: 1, excludeDatasetIds: ['q-train', 'q-held'], allowFewer: true }),
+  ];
+  const graphs = [{ id: 'g', name: 'g', info: {}, createdAt: '' } as unknown as ArtefactRecord];
+
+  it('picks the quick preset\'s sets, the RL set too, for the quick forms', () => {
+    const d: DataChoice = { graphId: '', datasetId: '', heldOutDatasetId: '', rlDatasetId: '' };
+    autoPick(d, graphs, quick, quickPreset());
+    expect(d).toEqual({ graphId: 'g', datasetId: 'q-train', heldOutDatasetId: 'q-held', rlDatasetId: 'q-rl' });
+  });
+
+  it('picks nothing for few demonstrations or the curriculum until their sets exist, then those', () => {
+    for (const p of [FEW_DEMOS_PRESET, CURRICULUM_PRESET]) {
+      const d: DataChoice = { graphId: '', datasetId: '', heldOutDatasetId: '', rlDatasetId: '' };
+      autoPick(d, graphs, quick, presetForms(p));
+      expect(d, p.id).toEqual({ graphId: 'g', datasetId: '', heldOutDatasetId: '', rlDatasetId: '' });
+    }
+    const curriculum = [
+      art('c-train', 2400, { count: 2400, minEdges: 1, maxEdges: 2 }),
+      art('c-held', 300, { count: 300, minEdges: 2, maxEdges: 2, excludeDatasetIds: ['c-train'] }),
+      art('c-rl', 300, { count: 300, minEdges: 2, maxEdges: 2, excludeDatasetIds: ['c-train', 'c-held'], allowFewer: true }),
+    ];
+    const d: DataChoice = { graphId: '', datasetId: '', heldOutDatasetId: '', rlDatasetId: '' };
+    autoPick(d, graphs, [...quick, ...curriculum], presetForms(CURRICULUM_PRESET));
+    expect(d).toEqual({ graphId: 'g', datasetId: 'c-train', heldOutDatasetId: 'c-held', rlDatasetId: 'c-rl' });
+  });
+
+  it('drops the previous preset\'s picks when another is chosen, and says which picks do not fit', () => {
+    const d: DataChoice = { graphId: 'g', datasetId: 'q-train', heldOutDatasetId: 'q-held', rlDatasetId: 'q-rl' };
+    const few = presetForms(FEW_DEMOS_PRESET);
+    // An RL set's count is "up to": the quick preset's 300 (264 made) is the few-demonstrations preset's shape too.
+    expect(unfitPicks(d, quick, few)).toEqual(['demonstrated questions: count']);
+    expect(unfitPicks(d, quick, presetForms(CURRICULUM_PRESET))).toEqual([
+      'demonstrated questions: count, edges per question',
+      'held-out questions: edges per question',
+      'answer-only questions (RL): edges per question',
+    ]);
+    dropUnfitPicks(d, quick, few);
+    // The held-out set is the few-demonstrations preset's shape (300 one-hop lookups) but kept off the quick
+    // training set's edges, not the new one's: it goes with it.
+    expect(d).toEqual({ graphId: 'g', datasetId: '', heldOutDatasetId: '', rlDatasetId: '' });
+    expect(unfitPicks(d, quick, few)).toEqual([]);
+    // A training set of the quick preset's shape stays when only the RL set differs (two-edge RL questions).
+    const e: DataChoice = { graphId: 'g', datasetId: 'q-train', heldOutDatasetId: 'q-held', rlDatasetId: 'q-rl' };
+    dropUnfitPicks(e, quick, { ...quickPreset(), rl: { ...quickPreset().rl, minEdges: 2, maxEdges: 2 } });
+    expect(e).toEqual({ graphId: 'g', datasetId: 'q-train', heldOutDatasetId: 'q-held', rlDatasetId: '' });
   });
 });

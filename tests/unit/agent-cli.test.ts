@@ -77,7 +77,7 @@ describe('sailor rollout / eval / rft', () => {
     expect(report.all.tool_calls_by_type.search).toBeGreaterThan(0);
     // Two samples a question: the headroom curve at k = 1, 2 and its sentence (the oracle leaves none).
     expect(report.curve).toEqual([{ k: 1, passAtK: 1 }, { k: 2, passAtK: 1 }]);
-    expect(report.headroom).toBe('pass@1 1.00, pass@2 1.00: RL can add at most about +0.00 here');
+    expect(report.headroom).toBe('sampled pass@1 1.00, pass@2 1.00: +0.00 of these questions solved in 2 samples and not in one, the room RL has to sharpen the sampled pass@1 (no bound on the greedy evaluation)');
     // pass@1 by hops and by level over the 3 questions; the expert's ceiling only with --expert.
     const rows = (b: { hops: Array<{ questions: number; passAt1: number; expert: number | null }> }) => b.hops;
     expect(rows(report.levels).reduce((a, r) => a + r.questions, 0)).toBe(3);

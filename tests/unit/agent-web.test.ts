@@ -8,6 +8,7 @@ import {
   extractEvidence,
   formatDate,
   pagesFromGraph,
+  attrSentence,
   relationPhrase,
 } from '../../main/lab/agent/web';
 import type { Graph } from '../../main/lab/formats/index';
@@ -163,5 +164,15 @@ describe('SimWeb', () => {
     const none = extractEvidence(sentences, 'volcano', () => 1, 5);
     expect(none.evidence).toEqual(sentences.slice(0, 3));
     expect(none.summary).toMatch(/^Nothing in the page addresses the goal directly/);
+  });
+});
+
+describe('attribute sentences (issue 45, part 2, point 9)', () => {
+  it('read an attribute named by a participle as what happened, other attributes as nouns', () => {
+    expect(attrSentence('born', 'Louis Isadore Kahn', { type: 'date', value: '1901' })).toBe('Louis Isadore Kahn was born in 1901.');
+    expect(attrSentence('founded', 'Acme', { type: 'number', value: 1888 })).toBe('Acme was founded in 1888.');
+    expect(attrSentence('died', 'Louis Isadore Kahn', { type: 'date', value: '1974' })).toBe('Louis Isadore Kahn died in 1974.');
+    expect(attrSentence('inception', 'FormFactor', { type: 'date', value: '1993' })).toBe('The inception of FormFactor is 1993.');
+    expect(attrSentence('date_founded', 'Acme', { type: 'string', value: '1888' })).toBe('The date founded of Acme is 1888.');
   });
 });

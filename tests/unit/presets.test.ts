@@ -2,7 +2,8 @@
 // holds their synthesis jobs to the data commands of docs/experiments.md).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CURRICULUM_PRESET, FEW_DEMOS_PRESET, WIZARD_PRESETS, presetConfigDifferences, type WizardPreset } from '../../main/lab/contract/presets';
+import { CURRICULUM_PRESET, FEW_DEMOS_PRESET, QUICK_WIZARD_PRESET, WIZARD_PRESETS, presetConfigDifferences, type WizardPreset } from '../../main/lab/contract/presets';
+import { presetOfRun, questionShapeDifferences, uniqueName, withPreset } from '../../main/lab/contract/preset-data';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
 
 const configOf = (p: WizardPreset): Record<string, unknown> => JSON.parse(readFileSync(p.configFile, 'utf8')) as Record<string, unknown>;
@@ -25,5 +26,49 @@ describe('the wizard presets', () => {
 
   it('mark every measured figure with the seeds it stands on', () => {
     for (const p of WIZARD_PRESETS) for (const f of p.expectation.figures) expect(f.seeds, `${p.id}: ${f.what}`).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('the preset a run is (issue 45, part 2, point 2: each run against its own preset, or none)', () => {
+  const LOOKUP = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 100_000 };
+  const made = (p: WizardPreset, k: 'train' | 'heldOut', rng = 11) => ({ ...LOOKUP, ...p.data[k], rng });
+  const dataOf = (p: WizardPreset) => ({ train: made(p, 'train'), heldOut: made(p, 'heldOut') });
+  const data = { graphId: 'g', datasetId: 'd', heldOutDatasetId: 'h' };
+  const configOf = (p: WizardPreset) => {
+    const { name: _name, ...rest } = JSON.parse(readFileSync(p.configFile, 'utf8')) as Record<string, unknown>;
+    return parseRunConfig({ ...rest, data });
+  };
+
+  it('tells a question set\'s shape by count, edges and style; its seed is free', () => {
+    expect(questionShapeDifferences(made(QUICK_WIZARD_PRESET, 'train', 99), QUICK_WIZARD_PRESET.data.train)).toEqual([]);
+    expect(questionShapeDifferences(made(QUICK_WIZARD_PRESET, 'train'), CURRICULUM_PRESET.data.train)).toEqual(['count', 'edges']);
+    expect(questionShapeDifferences({ count: 300, maxEdges: 1 }, QUICK_WIZARD_PRESET.data.heldOut)).toEqual(['style']);
+  });
+
+  it('places each preset\'s own run, shortened too, against that preset', () => {
+    for (const p of WIZARD_PRESETS) expect(presetOfRun(configOf(p), dataOf(p)), p.id).toBe(p.id);
+    // The curriculum run the third walk judged against the quick preset: the quick config with an RL stage.
+    const shortCurriculum = parseRunConfig({ data, sft: { steps: 60 }, rl: { steps: 4, evalEvery: 2 } });
+    expect(presetOfRun(shortCurriculum, dataOf(CURRICULUM_PRESET))).toBe('curriculum');
+    expect(presetOfRun(shortCurriculum, dataOf(QUICK_WIZARD_PRESET))).toBe('quick');
+  });
+
+  it('places a run of one preset\'s config on another\'s data, or of unknown data that two fit, against none', () => {
+    expect(presetOfRun(configOf(QUICK_WIZARD_PRESET), dataOf(CURRICULUM_PRESET))).toBeNull();
+    expect(presetOfRun(configOf(FEW_DEMOS_PRESET), dataOf(QUICK_WIZARD_PRESET))).toBeNull();
+    expect(presetOfRun(configOf(CURRICULUM_PRESET), {})).toBeNull(); // quick with RL or the curriculum: cannot tell
+    expect(presetOfRun(configOf(QUICK_WIZARD_PRESET), {})).toBe('quick'); // SFT only: only the quick preset
+    expect(presetOfRun(parseRunConfig({ data, rl: { algorithm: 'grpo' } }), dataOf(CURRICULUM_PRESET))).toBeNull();
+  });
+});
+
+describe('run names that can be told apart (issue 45, part 2, point 5)', () => {
+  it('carry the preset, and a number when another run has the name', () => {
+    const name = 'base model SFT 3000 + DUPO 40 steps, rng 1';
+    expect(withPreset(name, 'curriculum')).toBe('curriculum: base model SFT 3000 + DUPO 40 steps, rng 1');
+    expect(withPreset(name, null)).toBe(name);
+    expect(uniqueName(name, ['other'])).toBe(name);
+    expect(uniqueName(name, [name])).toBe(`${name} #2`);
+    expect(uniqueName(name, [name, `${name} #2`])).toBe(`${name} #3`);
   });
 });

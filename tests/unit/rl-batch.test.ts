@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dapoFill, dropTooEasy, planDapo, planDupo, planGrpo, type RolloutGroup } from '../../main/lab/rl/batch';
+import { dapoFill, dropTooEasy, hasSignal, planDapo, planDupo, planGrpo, type RolloutGroup } from '../../main/lab/rl/batch';
 import { createRng } from '../../main/lab/util/rng';
 
 const g = (qaId: string, rewards: number[], answers?: number[]): RolloutGroup => (answers ? { qaId, rewards, answers } : { qaId, rewards });
@@ -128,5 +128,34 @@ describe('GRPO dynamic filtering', () => {
     expect(p).toMatchObject({ slots: [0, 2], dropped: [1], duplicated: [], skip: false });
     expect(p.metrics).toEqual({ 'batch/zero_std_frac': 1 / 3, 'batch/duplicated_frac': 0 });
     expect(planGrpo([g('a', [0, 0])])).toMatchObject({ skip: true, reason: 'all_zero_std' });
+  });
+});
+
+describe('signal is a difference in the answer reward (issue 45, part 2, point 8)', () => {
+  // R = 0.1 format + 0.9 answer. 'format-only': every answer wrong, one format broken (total std 0.05): the
+  // third walk saw DUPO keep such groups and copy one. 'answers-differ': one right answer.
+  const formatOnly = g('format-only', [0.1, 0.1, 0, 0.1], [0, 0, 0, 0]);
+  const answersDiffer = g('answers-differ', [1, 0.1, 0.1, 0], [1, 0, 0, 0]);
+  const allWrong = g('all-wrong', [0.1, 0.1, 0.1, 0.1], [0, 0, 0, 0]);
+
+  it('counts a group whose answers differ, not one whose formats alone differ', () => {
+    expect([formatOnly, answersDiffer, allWrong].map((x) => hasSignal(x))).toEqual([false, true, false]);
+    // Without answer rewards the totals decide, as before.
+    expect(hasSignal(g('totals', [0.1, 0.1, 0, 0.1]))).toBe(true);
+  });
+
+  it('DUPO gives the format-only group\'s slot to a copy of the group whose answers differ', () => {
+    const p = planDupo([formatOnly, answersDiffer, allWrong], 3, createRng(1));
+    expect(p.kept).toEqual([1]);
+    expect(p.dropped).toEqual([0, 2]);
+    expect(p.slots).toEqual([1, 1, 1]);
+    expect(p.duplicated).toEqual([1, 1]);
+    expect(p.metrics['batch/zero_std_frac']).toBeCloseTo(2 / 3, 12);
+  });
+
+  it('GRPO and DAPO drop it; a batch of format-only groups is skipped', () => {
+    expect(planGrpo([formatOnly, answersDiffer]).kept).toEqual([1]);
+    expect(planDapo([formatOnly, answersDiffer], 2).kept).toEqual([1]);
+    expect(planDupo([formatOnly, allWrong], 2, createRng(1))).toMatchObject({ skip: true, reason: 'all_zero_std', slots: [] });
   });
 });

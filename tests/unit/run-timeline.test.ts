@@ -1,10 +1,10 @@
 // A run's progress and time left over every stage, by time: hand-checked plans, rates and timelines.
 import { describe, expect, it } from 'vitest';
-import { filterQuestions, planStages, stageRates, timeline, type PlanConfig, type PlanCounts } from '../../main/lab/contract/run-timeline';
+import { filterQuestions, paceScale, planStages, stageRates, timeline, type PlanConfig, type PlanCounts } from '../../main/lab/contract/run-timeline';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
 import { estimateRun } from '../../main/lab/train/act/estimate';
 import { evalsBy, priorRates, RunClock } from '../../main/lab/train/policy/run-clock';
-import type { RunMeasurements } from '../../main/lab/contract';
+import { busyNote, type RunMeasurements } from '../../main/lab/contract';
 
 // The quick preset's shape: 3000 SFT steps evaluated every 1000, then 40 DUPO steps of 8 × 8 evaluated every 20.
 const quick: PlanConfig = {
@@ -134,5 +134,64 @@ describe('the run clock', () => {
     expect(evalsBy(config, 101)).toBe(2);
     expect(evalsBy(config, 102)).toBe(3);
     expect(evalsBy(config, 104)).toBe(4);
+  });
+});
+
+describe('estimates under load (issue 45, part 2, point 4)', () => {
+  const plan = planStages(quick, counts);
+
+  it('re-estimates every stage from the run’s own pace as soon as it has one: a warm-up 3× slow under load', () => {
+    // The warm-up said 0.6 s an SFT step, 0.3 s an episode, 18 s an RL step; the run's first 10 SFT steps take 0.2 s each.
+    const prior = { rft: 0.1, sft: 0.6, eval: 0.3, filter: 0.3, rl: 18 };
+    const done = { rft: { units: 1600, seconds: 160 }, sft: { units: 10, seconds: 2 } };
+    // Measured 160 + 2 s where the estimate said 160 + 6: the pace is 162 / 166.
+    expect(paceScale(done, prior)).toBeCloseTo(162 / 166, 12);
+    expect(paceScale({ sft: { units: 10, seconds: 2 } }, prior)).toBeCloseTo(1 / 3, 12);
+    const rates = stageRates({ sft: { units: 10, seconds: 2 } }, prior, 64);
+    expect(rates.eval).toEqual({ rate: expect.closeTo(0.1, 12), basis: 'estimate' });
+    expect(rates.rl.rate).toBeCloseTo(6, 12);
+    // Too few units to trust say nothing: the estimate stands.
+    expect(paceScale({ sft: { units: 4, seconds: 0.8 } }, prior)).toBe(1);
+    // The time left follows: 2990 × 0.2 + 1500 × 0.1 + 2112 × 0.1 + 40 × 6 where the warm-up alone said three times that.
+    const t = timeline(plan, { rft: { units: 1600, seconds: 160, untimed: 1600 }, sft: { units: 10, seconds: 2 } }, prior);
+    expect(t.secondsLeft).toBeCloseTo(2990 * 0.2 + 1500 * 0.1 + 2112 * 0.1 + 40 * 6, 6);
+  });
+
+  it('never moves the progress bar back when an evaluation turns out slower than estimated', () => {
+    const config = parseRunConfig({ data: { graphId: 'g', datasetId: 't', heldOutDatasetId: 'h' }, sft: { steps: 100 }, eval: { every: 50, questions: 100, samples: 1 }, rft: { attempts: 1, forcedAnswers: false } });
+    const c = { trainQuestions: 40, heldOutQuestions: 100, rlQuestions: 40, trainsTokenizer: false };
+    let now = 0;
+    // The estimate: 0.1 s an evaluation episode; they take 1 s. Until 20 are done (MIN_MEASURED) the estimate stands.
+    const clock = new RunClock(planStages(config, c), { rft: 0.1, sft: 0.5, eval: 0.1 }, () => now);
+    clock.add('rft', 40, 4);
+    for (let s = 1; s <= 50; s++) clock.record(s, 100, { 'timing/update_s': 0.5 });
+    clock.begin('eval');
+    now = 19_000;
+    clock.soFar('eval', 19);
+    const before = clock.progress('step 50: evaluating 19 of 100', 0);
+    // Done 4 + 25 + 19 s, left 25 + 181 × 0.1 s: 48 / 91.1.
+    expect(before.fraction).toBeCloseTo(48 / 91.1, 9);
+    now = 20_000;
+    clock.soFar('eval', 20);
+    // Now measured at 1 s an episode: by time alone the run is less far along (49 / 254) ...
+    expect(clock.timeline().fraction!).toBeCloseTo(49 / 254, 9);
+    // ... but the bar holds, and moves on from there once the run passes it.
+    const during = clock.progress('step 50: evaluating 20 of 100', 0);
+    expect(during.fraction).toBe(before.fraction);
+    expect(during.secondsLeft).toBeCloseTo(205, 9); // the time left is the re-estimate's, not held
+    now = 200_000;
+    clock.soFar('eval', 200);
+    for (let s = 51; s <= 100; s++) clock.record(s, 100, { 'timing/update_s': 0.5 });
+    expect(clock.progress('step 100', 0).fraction).toBeGreaterThan(before.fraction);
+  });
+});
+
+describe('a warm-up measured on busy cores', () => {
+  it('is called likely inflated, by how much, above one unit of load per core; not on idle cores or without a load', () => {
+    expect(busyNote({ load: { average: 8.2, cores: 2 } })).toBe(
+      'measured while the machine was busy (load 8.2 on 2 cores): likely inflated, by up to 4.1× if that work ends; a run re-estimates from its own pace after its first steps',
+    );
+    expect(busyNote({ load: { average: 1.9, cores: 2 } })).toBeNull();
+    expect(busyNote({})).toBeNull();
   });
 });

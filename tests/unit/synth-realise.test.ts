@@ -167,3 +167,17 @@ describe('style figures (bench/question-style.ts)', () => {
     expect(r.meanWords).toBeCloseTo((9 + 15) / 2);
   });
 });
+
+describe('years read as years (issue 45, part 2, point 9)', () => {
+  it('"between 1928 and 1930", "before" and "after", never "1,928"; other counts keep their separators', () => {
+    for (let seed = 0; seed < 40; seed++) {
+      const rng = createRng(seed);
+      const a = amount(1929, undefined, 'between', rng, 0.01, 'born');
+      if (a) expect(a.text).toMatch(/^between \d{4} and \d{4}$/);
+    }
+    expect(amt(1929, undefined, 'between', 'born').text).not.toContain(',');
+    expect(amt(1929, undefined, 'lt', 'year_founded').text).toMatch(/^before \d{4}$/);
+    expect(amt(1929, undefined, 'gt', 'inception').text).toMatch(/^after \d{3,4}$/);
+    expect(amt(1929, undefined, 'between', 'population').text).toContain(',');
+  });
+});

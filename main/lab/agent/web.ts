@@ -86,7 +86,18 @@ export function relationSentence(relation: string, source: string, target: strin
   return `${source} ${relationPhrase(relation)} ${target}.`;
 }
 
+/** Past verbs that read without "was" ("died in 1974"); other one-word participles take it ("was born in 1901"). */
+const INTRANSITIVE_PAST = new Set(['died', 'retired', 'ended', 'closed', 'started', 'began', 'debuted']);
+
+/**
+ * An attribute as a sentence: "The population of Lyon is 513,275." An attribute named by one participle reads as
+ * what happened, not as a noun: "Louis Isadore Kahn was born in 1901." (not "The born of … is 1901.").
+ */
 export function attrSentence(attr: string, name: string, value: AttrValue): string {
+  const ws = labelWords(attr).toLowerCase().split(' ').filter(Boolean);
+  const only = ws.length === 1 ? ws[0]! : '';
+  const participle = only !== '' && (IRREGULAR_PARTICIPLES.has(only) || INTRANSITIVE_PAST.has(only) || (only.length > 4 && only.endsWith('ed')));
+  if (participle) return `${name} ${INTRANSITIVE_PAST.has(only) ? '' : 'was '}${only} in ${formatAttrValue(value)}.`;
   return `The ${labelWords(attr)} of ${name} is ${formatAttrValue(value)}.`;
 }
 

@@ -1,9 +1,9 @@
 // Reading the artefacts the store lists (graphs, datasets) for the app. Parsed files are cached by
 // path and modification time, so browsing a dataset does not re-read and re-validate it every click.
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ArtefactRecord, ComparisonFile, ComparisonView, DatasetView, GraphView, QaDetail } from '../contract';
-import { readJsonFile } from '../store/files';
+import type { ArtefactRecord, ComparisonFile, ComparisonView, DatasetView, GraphLayout, GraphView, QaDetail } from '../contract';
+import { readJsonFile, writeJsonAtomic } from '../store/files';
 import type { Graph } from '../formats';
 import { LabError } from '../base/errors';
 import type { StoreData } from '../store/db';
@@ -80,6 +80,29 @@ export class ArtefactReader {
 
   graph(id: string): GraphView {
     return this.loadGraph(id).view;
+  }
+
+  /** Where a graph's layout is kept: beside its file. */
+  private layoutFile(id: string): string {
+    return join(this.home, `${this.find('graphs', id).path}.layout.json`);
+  }
+
+  /** The graph's kept layout; null when none was saved or it no longer fits the graph's nodes. */
+  layout(id: string): GraphLayout | null {
+    const file = this.layoutFile(id);
+    if (!existsSync(file)) return null;
+    const saved = readJsonFile(file) as Partial<GraphLayout>;
+    const nodes = this.graph(id).graph.nodes.length;
+    const fits = saved.nodes === nodes && Array.isArray(saved.xy) && saved.xy.length === 2 * nodes && saved.xy.every((v) => typeof v === 'number' && Number.isFinite(v));
+    return fits ? { nodes, xy: saved.xy! } : null;
+  }
+
+  /** Keeps a computed layout with the graph (x then y of each node, in the file's node order). */
+  saveLayout(id: string, xy: readonly number[]): { nodes: number } {
+    const nodes = this.graph(id).graph.nodes.length;
+    if (xy.length !== 2 * nodes) throw new LabError('bad_request', `xy: graph ${id} has ${nodes} nodes, so a layout has ${2 * nodes} numbers (x then y of each); got ${xy.length}`);
+    writeJsonAtomic(this.layoutFile(id), { nodes, xy });
+    return { nodes };
   }
 
   dataset(id: string): DatasetView {

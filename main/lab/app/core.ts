@@ -151,6 +151,8 @@ export class LabCore {
       'jobs.stream': ({ id, offset, limit }) => this.jobs.stream(id, offset, limit),
       'graphs.list': () => [...this.db.data.graphs].reverse(),
       'graphs.get': ({ id }) => this.artefacts.graph(id),
+      'graphs.layout': ({ id }) => this.artefacts.layout(id),
+      'graphs.saveLayout': ({ id, xy }) => this.artefacts.saveLayout(id, xy),
       'datasets.list': () => [...this.db.data.datasets].reverse(),
       'datasets.get': ({ id }) => this.artefacts.dataset(id),
       'datasets.qa': ({ id, qaId }) => this.artefacts.qa(id, qaId),

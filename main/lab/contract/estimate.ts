@@ -22,6 +22,22 @@ export interface RunMeasurements {
   rlQuestions?: number;
   /** The fastest and slowest of the short samples behind stepSeconds and turnSeconds (their medians). */
   spread?: { stepSeconds: [number, number]; turnSeconds: [number, number]; samples: number };
+  /** The machine's one-minute load average and its cores when the warm-up ran: other work on the cores slows it. */
+  load?: { average: number; cores: number };
+}
+
+/** Load per core above which a warm-up's figures are called inflated. */
+export const BUSY_LOAD_PER_CORE = 1;
+
+/**
+ * A warm-up measured while other work held the cores is slower than the run will be once that work is done (the
+ * third walk: the same config 23 min, then 49 min a minute later; other presets at 3× their real time while a run
+ * trained). Null on a machine not busier than its cores.
+ */
+export function busyNote(m: Pick<RunMeasurements, 'load'>): string | null {
+  const l = m.load;
+  if (!l || l.cores <= 0 || l.average <= l.cores * BUSY_LOAD_PER_CORE) return null;
+  return `measured while the machine was busy (load ${l.average.toFixed(1)} on ${l.cores} cores): likely inflated, by up to ${(l.average / l.cores).toFixed(1)}× if that work ends; a run re-estimates from its own pace after its first steps`;
 }
 
 const seconds = z.number().finite().nonnegative();
@@ -37,6 +53,7 @@ export const runMeasurementsSchema = z.object({
   heldOutQuestions: z.number().int().nonnegative(),
   rlQuestions: z.number().int().nonnegative().optional(),
   spread: z.object({ stepSeconds: z.tuple([seconds, seconds]), turnSeconds: z.tuple([seconds, seconds]), samples: z.number().int().positive() }).optional(),
+  load: z.object({ average: seconds, cores: z.number().int().positive() }).optional(),
 });
 
 export interface EstimatePart {

@@ -15,6 +15,19 @@ export function headroomMetrics(set: HeadroomSet, curve: readonly PassAtKPoint[]
   return Object.fromEntries(curve.map((p) => [`headroom/${set}/pass@${p.k}`, p.passAtK]));
 }
 
+/** The same questions played under the evaluation's own protocol (greedy, as the dashboard's pass@1): `headroom/<set>/eval_pass@1`. */
+export const evaluationMetric = (set: HeadroomSet): string => `headroom/${set}/eval_pass@1`;
+
+/** The evaluation-protocol pass@1 beside each curve, where the run measured it. */
+export function evaluationFromMetrics(metrics: Readonly<Record<string, number | undefined>>): Partial<Record<HeadroomSet, number>> {
+  const out: Partial<Record<HeadroomSet, number>> = {};
+  for (const set of Object.keys(HEADROOM_SETS) as HeadroomSet[]) {
+    const v = metrics[evaluationMetric(set)];
+    if (v !== undefined && Number.isFinite(v)) out[set] = v;
+  }
+  return out;
+}
+
 /** The curves a run's metrics hold (last value of each key), by set; sets without points are left out. */
 export function headroomFromMetrics(metrics: Readonly<Record<string, number | undefined>>): Partial<Record<HeadroomSet, PassAtKPoint[]>> {
   const out: Partial<Record<HeadroomSet, PassAtKPoint[]>> = {};

@@ -16,6 +16,8 @@ export interface PresetFigure {
 export interface WizardPreset {
   id: PresetId;
   label: string;
+  /** What a run's default name starts with ("curriculum: …"). */
+  shortLabel: string;
   /** One line: the graph, the question sets, the stages. */
   summary: string;
   /** The config file the preset is (configs/, relative to the repository). */
@@ -47,6 +49,7 @@ const lookup = (count: number, rng: number, minEdges: number, maxEdges: number):
 export const QUICK_WIZARD_PRESET: WizardPreset = {
   id: 'quick',
   label: QUICK_PRESET.label,
+  shortLabel: 'quick preset',
   summary: QUICK_PRESET.summary,
   configFile: 'configs/quick.json',
   data: { graph: { ...QUICK_PRESET.data.graph }, train: { ...QUICK_PRESET.data.train }, heldOut: { ...QUICK_PRESET.data.heldOut }, rl: { ...QUICK_PRESET.data.rl } },
@@ -65,6 +68,7 @@ export const QUICK_WIZARD_PRESET: WizardPreset = {
 export const FEW_DEMOS_PRESET: WizardPreset = {
   id: 'fewDemos',
   label: 'few demonstrations, then RL',
+  shortLabel: 'few demonstrations',
   summary: 'the quick preset’s graph, 400 demonstrated one-hop lookups, 300 held-out, up to 1400 answer-only lookups for RL; 1000 SFT steps, then 40 DUPO steps (G 16) with the data-policy loop',
   configFile: 'configs/few-demos-rl.json',
   data: { graph: { ...QUICK_PRESET.data.graph }, train: lookup(400, 1, 1, 1), heldOut: lookup(300, 2, 1, 1), rl: lookup(1400, 3, 1, 1) },
@@ -105,6 +109,7 @@ const CHAINS_EXPECTATION: WizardPreset['expectation'] = {
 export const CURRICULUM_PRESET: WizardPreset = {
   id: 'curriculum',
   label: 'curriculum: lookups, then two-hop chains',
+  shortLabel: 'curriculum',
   summary: 'the quick preset’s graph, 2400 demonstrated lookups of one or two edges, 300 held-out and up to 300 answer-only two-edge lookups; 3000 SFT steps, then DUPO on the two-edge ones',
   configFile: 'configs/curriculum.json',
   data: { graph: { ...QUICK_PRESET.data.graph }, train: lookup(2400, 1, 1, 2), heldOut: lookup(300, 2, 2, 2), rl: lookup(300, 3, 2, 2) },

@@ -46,6 +46,8 @@ export const QUICK_PRESET = {
       { step: 3000, passAt1: 0.58 },
     ] as MeasuredPoint[],
     sftMinutes: 10,
+    /** The same SFT on the same 2 cores shared with other work (the third walk, 2026-11-28). */
+    sftMinutesShared: 22,
     /** The default RL stage (DUPO, 40 steps) after those 3000 SFT steps: its change on each seed, and the median final figure. */
     rl: { steps: 40, gainLow: -0.014, gainHigh: 0.006, final: 0.577 },
     /** The final held-out pass@1 after SFT and RL, one figure per data seed measured (seed-range.ts). */
@@ -74,7 +76,8 @@ function flatten(x: unknown, prefix = '', out = new Map<string, unknown>()): Map
   } else out.set(prefix, x);
   return out;
 }
-const free = (path: string): boolean => FREE_PATHS.some((f) => path === f || path.startsWith(f + '.'));
+/** A config field a run may change and still be a preset's. */
+export const isFreeConfigPath = (path: string): boolean => FREE_PATHS.some((f) => path === f || path.startsWith(f + '.'));
 
 /**
  * The config fields by which a run's config is not the quick preset ([] when it is): anything but the free
@@ -91,7 +94,7 @@ export function presetDifferences(config: unknown): string[] {
   const mine = flatten(parsed.data);
   const theirs = flatten(defaults.data);
   const paths = new Set([...mine.keys(), ...theirs.keys()]);
-  return [...paths].filter((p) => !free(p) && mine.get(p) !== theirs.get(p)).sort();
+  return [...paths].filter((p) => !isFreeConfigPath(p) && mine.get(p) !== theirs.get(p)).sort();
 }
 
 export const matchesQuickPreset = (config: unknown): boolean => presetDifferences(config).length === 0;

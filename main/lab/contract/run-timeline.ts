@@ -116,19 +116,39 @@ function measuredRate(d: StageDone | undefined, key: StageKey): number | null {
 }
 
 /**
- * The rate for each stage: the run's own once it has measured enough units; else the estimate's, with
- * policy-episode stages (filter, RL) scaled by measured ÷ estimated evaluation episodes once evaluations are
- * measured (RL steps are mostly rollouts); else, without an estimate, a filter rollout at an evaluation
- * episode's rate and an RL step at its rollouts' (`rlEpisodes` per step). Null: not known yet.
+ * How far the run runs from its estimate over the stages it has measured: their measured seconds over what the
+ * estimate's rates said for the same units (1 with none). The warm-up is a few seconds of samples, often taken
+ * while other work held the cores; the run's own SFT steps say at once how far off it was for every stage.
+ */
+export function paceScale(done: Partial<Record<StageKey, StageDone>>, prior: StageRates, keys: readonly StageKey[] = STAGE_KEYS): number {
+  let measured = 0;
+  let estimated = 0;
+  for (const k of keys) {
+    const d = done[k];
+    const timed = d ? d.units - (d.untimed ?? 0) : 0;
+    if (!d || prior[k] === undefined || measuredRate(d, k) === null) continue;
+    measured += d.seconds;
+    estimated += prior[k]! * timed;
+  }
+  return measured > 0 && estimated > 0 ? measured / estimated : 1;
+}
+
+/**
+ * The rate for each stage: the run's own once it has measured enough units; else the estimate's, scaled by how
+ * far the run runs from it: policy-episode stages (filter, RL) by measured ÷ estimated evaluation episodes once
+ * evaluations are measured (RL steps are mostly rollouts), every stage by the measured stages together before
+ * that (paceScale); else, without an estimate, a filter rollout at an evaluation episode's rate and an RL step at
+ * its rollouts' (`rlEpisodes` per step). Null: not known yet.
  */
 export function stageRates(done: Partial<Record<StageKey, StageDone>>, prior: StageRates, rlEpisodes = 0): Record<StageKey, { rate: number | null; basis: StageTime['basis'] }> {
   const measured = Object.fromEntries(STAGE_KEYS.map((k) => [k, measuredRate(done[k], k)])) as Record<StageKey, number | null>;
-  const episodeScale = measured.eval !== null && prior.eval ? measured.eval / prior.eval : 1;
+  const pace = paceScale(done, prior);
+  const episodeScale = measured.eval !== null && prior.eval ? measured.eval / prior.eval : pace;
   const out = {} as Record<StageKey, { rate: number | null; basis: StageTime['basis'] }>;
   for (const k of STAGE_KEYS) {
     const own = measured[k];
     const fromEpisodes = measured.eval === null ? null : k === 'filter' ? measured.eval : k === 'rl' && rlEpisodes > 0 ? rlEpisodes * measured.eval : null;
-    const estimate = prior[k] !== undefined ? prior[k]! * (k === 'filter' || k === 'rl' ? episodeScale : 1) : fromEpisodes;
+    const estimate = prior[k] !== undefined ? prior[k]! * (k === 'filter' || k === 'rl' ? episodeScale : pace) : fromEpisodes;
     out[k] = own !== null ? { rate: own, basis: 'measured' } : estimate !== null ? { rate: estimate, basis: 'estimate' } : { rate: null, basis: 'unknown' };
   }
   return out;

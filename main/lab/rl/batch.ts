@@ -19,8 +19,11 @@
 //   GRPO (ASearcher) dynamic filtering
 //     planGrpo drops zero-std groups, no refill and no copies: the batch shrinks.
 //
-// "Zero-std" is the criterion everywhere (not "all answers right or all wrong"): with R = 0.1 format + 0.9
-// answer, a group whose answers are all wrong but whose formats differ still has a gradient (on format).
+// The criterion everywhere is a difference in the ANSWER reward (hasSignal; the total reward where answers
+// are not given). With R = 0.1 format + 0.9 answer, a group whose answers are all wrong but whose formats differ
+// has a total-reward std of 0.01-0.02 and a gradient on format alone: counted as signal (as it was before issue
+// 45), such groups kept their slots and were even copied into others', so DUPO spent its batch pushing the
+// format of wrong answers. They are zero-signal groups now, and their slots go to groups whose answers differ.
 //
 // When no group has signal (all zero-std, or no groups at all) every planner returns skip: true with a reason
 // and no slots: the run loop must not call the optimiser for that batch (an update on zero advantages would
@@ -79,10 +82,15 @@ function batchMetrics(groups: number, zeroStd: number, duplicated: number, batch
   return { 'batch/zero_std_frac': groups === 0 ? 0 : zeroStd / groups, 'batch/duplicated_frac': duplicated / batchSize };
 }
 
+/** Whether a group carries a learning signal: its answer rewards differ (its total rewards when answers are not given). */
+export function hasSignal(g: RolloutGroup, tol?: number): boolean {
+  return !isZeroStd(g.answers ?? g.rewards, tol);
+}
+
 function splitByStd(groups: readonly RolloutGroup[], tol?: number): { informative: number[]; zero: number[] } {
   const informative: number[] = [];
   const zero: number[] = [];
-  groups.forEach((g, i) => (isZeroStd(g.rewards, tol) ? zero : informative).push(i));
+  groups.forEach((g, i) => (hasSignal(g, tol) ? informative : zero).push(i));
   return { informative, zero };
 }
 

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { RUN_STATUS_OF_JOB, canResume, summarise, type ArtefactRecord, type ParsedParams, type VerlImportSource, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunMeasurements, type RunSummary } from '../contract';
+import { RUN_STATUS_OF_JOB, canResume, summarise, type ArtefactRecord, type DatasetInfo, type ParsedParams, type VerlImportSource, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunMeasurements, type RunSummary } from '../contract';
 import type { MetricRecord } from '../formats';
 import { LabError } from '../base/errors';
 import type { StoreDb } from '../store/db';
@@ -16,6 +16,7 @@ import { errorMessage } from '../base/errors';
 import { readVerlRun, VerlFollower, writeVerlRun } from './verl-import';
 import type { JobManager } from '../jobs/manager';
 import { checkpointInWords, defaultRunName, parseRunConfig } from '../contract/run-config';
+import { presetOfRun, uniqueName, withPreset } from '../contract/preset-data';
 import { readMetrics } from './metrics';
 import { claimLock } from '../store/lockfile';
 import type { TrainParams } from '../contract/jobs';
@@ -81,7 +82,10 @@ export class RunsService {
         throw new LabError('not_found', `init.checkpoint: ${err instanceof Error ? err.message : String(err)}`);
       }
     }
-    const name = config.name ?? defaultRunName(config, from);
+    // The default name says the preset (by the config and its data's recorded shape) and is never another run's.
+    const params = (id: string | undefined) => (id ? (this.db.data.datasets.find((d) => d.id === id)?.info as DatasetInfo | undefined)?.params : undefined);
+    const preset = presetOfRun(config, { train: params(config.data.datasetId), heldOut: params(config.data.heldOutDatasetId) });
+    const name = config.name ?? uniqueName(withPreset(defaultRunName(config, from), preset), this.db.data.runs.map((r) => r.name));
     mkdirSync(runDir(this.home, id), { recursive: true });
     writeJsonAtomic(runFile(this.home, id), { format: RUN_FORMAT, id, name, config, createdAt }, true);
     if (measured) writeJsonAtomic(estimateFile(this.home, id), { measured }, true);

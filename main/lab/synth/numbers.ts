@@ -92,6 +92,15 @@ export interface Amount {
   width: number;
 }
 
+/**
+ * A calendar year (an attribute of when: born, founded, year …, a whole number 1000-2100 without a unit). Only its
+ * text differs: "between 1928 and 1930", "before 1950", never "between 1,928 and 1,930".
+ */
+export function isYearValue(attr: string | undefined, unit: string | undefined, value: number): boolean {
+  const when = /(^|_)(year|born|birth|died|death|founded|established|inception|opened|built|released|formed|dissolved|launched)(_|$)/i;
+  return !unit && Number.isInteger(value) && value >= 1000 && value <= 2100 && when.test(attr ?? '');
+}
+
 /** The comparison words of an open bound, by kind. */
 function cmpWord(kind: QuantityKind, op: 'lt' | 'gt'): string {
   if (kind === 'latitude') return op === 'lt' ? 'south of' : 'north of';
@@ -156,7 +165,11 @@ export function amount(value: number, unit: string | undefined, style: NumberSty
     if (!(lo <= value && value <= hi) || lo === hi) return null;
     const w = (hi - lo) / mag;
     if (w > maxWidth) return null;
-    const bare = kind === 'count' || kind === 'measure' || kind === 'percent' ? betweenText(lo, hi) : `between ${oneText(kind, lo)} and ${oneText(kind, hi)}`;
+    const bare = isYearValue(attr, unit, value)
+      ? `between ${lo} and ${hi}`
+      : kind === 'count' || kind === 'measure' || kind === 'percent'
+        ? betweenText(lo, hi)
+        : `between ${oneText(kind, lo)} and ${oneText(kind, hi)}`;
     return assemble(kind, unit, bare, { op: 'between', value: [lo, hi] }, w);
   }
   if (maxWidth !== Infinity) return null;
@@ -172,5 +185,6 @@ export function amount(value: number, unit: string | undefined, style: NumberSty
   }
   // a bound at or past the kind's limit says nothing ("more than -10 percent", "north of 95°S")
   if (bound >= max || bound <= min) return null;
-  return assemble(kind, unit, `${cmpWord(kind, style)} ${oneText(kind, bound)}`, { op: style, value: bound }, Infinity);
+  const bareBound = isYearValue(attr, unit, value) ? `${style === 'lt' ? 'before' : 'after'} ${bound}` : `${cmpWord(kind, style)} ${oneText(kind, bound)}`;
+  return assemble(kind, unit, bareBound, { op: style, value: bound }, Infinity);
 }

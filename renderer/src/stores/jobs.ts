@@ -77,6 +77,8 @@ export function useJobLauncher<K extends JobKind>(kind: K, onSucceeded: (job: Jo
   const running = computed(() => starting.value || job.value?.status === 'running' || job.value?.status === 'queued');
 
   async function start(params: JobParamsInput<K>): Promise<JobRecord | null> {
+    // A second click while the first start is on its way starts nothing (two synth jobs came from one form).
+    if (starting.value) return null;
     error.value = null;
     issues.value = null;
     starting.value = true;

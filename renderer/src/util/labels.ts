@@ -81,12 +81,27 @@ export function datasetCount(d: ArtefactRecord<DatasetInfo>): number | null {
 }
 
 /**
+ * Why a set holds fewer questions than asked, in words ("264 of 300 asked: …"); null when it holds them all.
+ * An RL set takes what is left of the graph's facts off the earlier sets' edges (`allowFewer`).
+ */
+export function datasetShortfall(d: ArtefactRecord<DatasetInfo>): string | null {
+  const asked = d.info.params?.count;
+  const got = d.info.stats?.published;
+  if (asked === undefined || got === undefined || got >= asked) return null;
+  const why = d.info.params?.allowFewer
+    ? 'the graph has no more facts of this shape off the earlier sets’ edges (an RL set takes what is left)'
+    : 'synthesis could verify no more on this graph';
+  return `${got} of ${asked} asked: ${why}`;
+}
+
+/**
  * "1600 one-hop lookups · training · graph g12k": size and style, role, and graph (by name; left out when
- * `graphName` is null, where the graph is said elsewhere).
+ * `graphName` is null, where the graph is said elsewhere). A set that came out short says so ("264 of 300").
  */
 export function datasetLabel(d: ArtefactRecord<DatasetInfo>, runs: readonly RunUse[], graphName?: ((id: string) => string | undefined) | null): string {
   const n = datasetCount(d);
-  const what = `${n ?? '?'} ${n === 1 ? questionStyle(d).replace(/s( \(|$)/, '$1') : questionStyle(d)}`;
+  const short = datasetShortfall(d) ? ` of ${d.info.params!.count}` : '';
+  const what = `${n ?? '?'}${short} ${n === 1 ? questionStyle(d).replace(/s( \(|$)/, '$1') : questionStyle(d)}`;
   const roles = datasetRoles(d, runs);
   const gName = d.info.graphId && graphName !== null ? (graphName?.(d.info.graphId) ?? d.info.graphId) : '';
   // A graph's default name already starts with "graph" ("graph rng 7, 300 edges").

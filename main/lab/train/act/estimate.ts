@@ -4,6 +4,7 @@
 // corpus) on the backend the run would use; `estimateRun` turns those measurements and the config into a
 // duration, part by part. The arithmetic is a pure function (tested); the measurement is the `estimate` job,
 // off the main thread.
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { RunConfig } from '../../contract/run-config';
 import type { RunEstimate, RunMeasurements } from '../../contract';
@@ -165,6 +166,7 @@ export async function measureRun(config: RunConfig, home: string, ctx?: Pick<Job
       heldOutQuestions: heldOut.length,
       ...(rlQuestions !== undefined ? { rlQuestions } : {}),
       spread: { stepSeconds: step.range, turnSeconds: turn.range, samples: Math.min(SAMPLES, TURN_BATCH_SAMPLES) },
+      load: { average: loadavg()[0]!, cores: availableParallelism() },
     };
   } finally {
     await replicas?.close();

@@ -77,11 +77,18 @@ export class RunClock {
     return timeline(this.plan, this.done, this.prior);
   }
 
-  /** The progress record for a message: fraction and time left by the timeline, or `fallback` while a stage has no rate yet. */
+  /** The largest fraction shown so far: a re-estimate (an evaluation slower than estimated) holds the bar, never moves it back. */
+  private shown = 0;
+
+  /**
+   * The progress record for a message: fraction and time left by the timeline, or `fallback` while a stage has no
+   * rate yet. The fraction never goes back (the third walk saw 20 % -> 16 % -> 19 % around an evaluation).
+   */
   progress(message: string, fallback: number, extra: Pick<JobProgress, 'done' | 'total'> = {}): JobProgress {
     const t = this.timeline();
+    this.shown = Math.max(this.shown, Math.min(1, t.fraction ?? fallback));
     return {
-      fraction: t.fraction ?? fallback,
+      fraction: this.shown,
       message,
       ...extra,
       ...(t.secondsLeft !== null ? { secondsLeft: t.secondsLeft } : {}),

@@ -84,20 +84,32 @@ export function openRunMetrics(ctx: JobContext, runId: string, step: number): { 
   return { emit, close: () => metrics.close() };
 }
 
-/** Rollouts of the current policy on the held-out QAs; trajectories saved to evals/step-N.jsonl. */
-export async function evaluatePolicy(run: TrainRun, step: number): Promise<Record<string, number>> {
-  const { ctx, runId, config, model, tok } = run;
-  const t0 = performance.now();
-  const spec = `ckpt:${runId}/${step}`;
+/** The current weights under the evaluation's protocol (its temperature), every episode in flight decoded in one batch. */
+async function evaluationFactory(run: TrainRun, spec: string): Promise<PolicyFactory> {
+  const { config, model, tok } = run;
   // Every episode in flight decodes its turns in one batch, the batches on every core: the same trajectories
   // as one at a time, sooner.
   const decoder = await runActing(run);
-  const factory: PolicyFactory = {
+  return {
     spec,
     kind: 'ckpt',
     forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS, decoder }),
     inFlight: EPISODES_IN_FLIGHT,
   };
+}
+
+/** pass@1 of the current weights on `qas` under the evaluation's own protocol (what the dashboard reports), without recording it. */
+export async function evaluationPassAt1(run: TrainRun, qas: readonly QA[], spec: string): Promise<number> {
+  const trajs = await rolloutDataset(qas, await evaluationFactory(run, spec), run.tools, { n: run.config.eval.samples, seed: evalSeed(run.config.rng), limits: run.limits });
+  return evaluate(trajs.map((t) => sampleFromTrajectory(t)), run.config.eval.samples)['pass@1'];
+}
+
+/** Rollouts of the current policy on the held-out QAs; trajectories saved to evals/step-N.jsonl. */
+export async function evaluatePolicy(run: TrainRun, step: number): Promise<Record<string, number>> {
+  const { ctx, runId, config } = run;
+  const t0 = performance.now();
+  const spec = `ckpt:${runId}/${step}`;
+  const factory = await evaluationFactory(run, spec);
   run.clock?.begin('eval');
   const trajs: Trajectory[] = await rolloutDataset(run.heldOut, factory, run.tools, { n: config.eval.samples, seed: evalSeed(config.rng), limits: run.limits }, (done, total) => {
     run.clock?.soFar('eval', done);

@@ -1,13 +1,15 @@
 // The RL stage's headroom, before its first update (issue #31): the starting policy's pass@k, k = 1, 2, 4, ... G,
 // on a seeded sample of the RL questions and the first held-out ones, G rollouts each at the RL temperature.
-// RL with verifiable rewards reweights what the policy already samples, so pass@G bounds what it can lift pass@1
-// to (docs/learning.md §4b); the log says so in a sentence and RL step 1's metrics carry the curves.
-import { headroomMetrics, type HeadroomSet } from '../../contract/headroom';
+// RL with verifiable rewards reweights what the policy already samples, so pass@G is the room it has for the
+// SAMPLED pass@1 (docs/learning.md §4b), not a bound on the evaluation's greedy figure: the same questions are
+// also played once under the evaluation's own protocol, and both go in the sentence and RL step 1's metrics.
+import { evaluationMetric, headroomMetrics, type HeadroomSet } from '../../contract/headroom';
 import { headroomSentence, passAtKCurve } from '../../contract/stats';
 import type { QA } from '../../formats';
 import { createRng, seedFrom } from '../../util/rng';
 import { rolloutGroups } from './rl-rollouts';
-import { progress, type RlStage } from './rl-stage';
+import { evaluationPassAt1 } from '../policy/run';
+import { policyName, progress, type RlStage } from './rl-stage';
 import { isCorrect } from '../../contract/correct';
 
 /** The questions each curve is measured on: a seeded sample of the RL set, the first of the held-out set. */
@@ -33,8 +35,13 @@ export async function measureHeadroom(stage: RlStage): Promise<Record<string, nu
       progress(stage, stage.step, `headroom before RL (${set === 'rl' ? 'RL' : 'held-out'} questions): rollouts ${done} of ${total}`),
     );
     const curve = passAtKCurve(groups.map((g) => ({ n: g.rollouts.length, correct: g.rollouts.filter((r) => isCorrect(r.traj.reward)).length })));
-    ctx.log(`headroom on ${qs.length} ${set === 'rl' ? 'RL' : 'held-out'} questions × ${stage.rl.groupSize}: ${curve.map((p) => `pass@${p.k} ${p.passAtK.toFixed(3)}`).join(', ')}; ${headroomSentence(curve)}`);
-    Object.assign(out, headroomMetrics(set, curve));
+    const evaluated = await evaluationPassAt1(stage.run, qs, policyName(stage, stage.version));
+    const right = groups.reduce((a, g) => a + g.rollouts.filter((r) => isCorrect(r.traj.reward)).length, 0);
+    ctx.log(
+      `headroom on ${qs.length} ${set === 'rl' ? 'RL' : 'held-out'} questions × ${stage.rl.groupSize} at temperature ${stage.rl.temperature} ` +
+        `(${right} of ${qs.length * stage.rl.groupSize} samples right): ${curve.map((p) => `pass@${p.k} ${p.passAtK.toFixed(3)}`).join(', ')}; ${headroomSentence(curve, evaluated)}`,
+    );
+    Object.assign(out, headroomMetrics(set, curve), { [evaluationMetric(set)]: evaluated });
   }
   out['timing/headroom_s'] = (performance.now() - t0) / 1000;
   return out;

@@ -10,7 +10,7 @@
 // run config's enum makes the table incomplete until it does.
 import type { RlConfig } from '../../contract/run-config';
 import { createRng, seedFrom } from '../../util/rng';
-import { dapoFill, planDapo, planDupo, planGrpo } from '../../rl/batch';
+import { dapoFill, hasSignal, planDapo, planDupo, planGrpo } from '../../rl/batch';
 import type { Group } from './rl-rollouts';
 
 /** What a step's plan made of its groups. */
@@ -96,7 +96,7 @@ export const PLANNERS: Record<RlConfig['algorithm'], Planner> = {
     dropsTooEasy: false,
     sync: sampleDapo,
     // Enough signal, or dapoMaxRounds x batchQuestions groups looked at (the sync refill's bound).
-    enough: (taken, rl) => taken.filter((g) => !g.adv.zeroStd).length >= rl.batchQuestions || taken.length >= rl.batchQuestions * rl.dapoMaxRounds,
+    enough: (taken, rl) => taken.filter((g) => hasSignal(g)).length >= rl.batchQuestions || taken.length >= rl.batchQuestions * rl.dapoMaxRounds,
     plan: planDapoStep,
   },
   grpo: { dropsTooEasy: false, sync: sampleOnce(planGrpoStep), enough: batchFull, plan: planGrpoStep },

@@ -4,6 +4,7 @@
 // checkpointEvery and at the end.
 import type { PgStats } from '../../rl/loss';
 import { rlMetrics } from '../../rl/metrics';
+import { hasSignal } from '../../rl/batch';
 import { saveCheckpoint } from '../../model/checkpoint';
 import { writeTrajectorySet } from '../../store/traj-set';
 import { checkpointDir, rolloutsFile } from '../../runs/layout';
@@ -96,7 +97,7 @@ function writeRollouts(stage: RlStage, o: StepOutcome, summary: Record<string, n
         status: copies[i] === 0 ? 'dropped' : copies[i]! > 1 ? 'duplicated' : 'kept',
         copies: copies[i],
       })),
-      zero_std: groups.filter((g) => g.adv.zeroStd).length,
+      zero_std: groups.filter((g) => !hasSignal(g)).length,
       duplicated: copies.reduce((a, c) => a + Math.max(0, c - 1), 0),
       refilled: plan.refilled,
       skip: o.trained === null,

@@ -10,11 +10,12 @@ import type { Toolset } from '../../agent/runtime';
 import type { ExpertOptions } from '../../agent/expert';
 import type { Reconstructor } from '../../agent/thoughts';
 import { exactMatch, goldAnswers } from '../../agent/reward';
+import { isCorrect } from '../../contract/correct';
 import { expertFinish, expertNextTurn, sameAction, TURN_KINDS, turnKind, type ExpertTurn, type TurnKind } from '../../agent/expert-label';
 import type { Tokenizer } from '../../model/tokenizer';
 import { buildMaskedTokens, type MaskedTokens } from '../../model/mask';
 import { policyView, turnWindows } from '../policy/view';
-import { mentions } from '../policy/chain';
+import { mentions } from '../../agent/mentions';
 import { TURN_TOKENS } from '../policy/eval-setup';
 
 /** The expert's label of the state before a step, kept on the relabeled trajectory beside the policy's action. */
@@ -108,7 +109,7 @@ export function roundMetrics(trajs: readonly Trajectory[]): Record<string, numbe
     'relabel/states': labels.length,
     'relabel/kept': labels.filter((l) => l.kept).length,
     'relabel/agree': share(labels),
-    'relabel/rollout_pass@1': trajs.length ? trajs.filter((t) => t.reward.answer >= 1).length / trajs.length : 0,
+    'relabel/rollout_pass@1': trajs.length ? trajs.filter((t) => isCorrect(t.reward)).length / trajs.length : 0,
   };
   for (const kind of TURN_KINDS) {
     const of = labels.filter((l) => l.kind === kind);

@@ -124,7 +124,12 @@ export interface MetricRow {
   sub?: boolean;
   /** Termination rows draw a bar for the fraction. */
   bar?: boolean;
+  /** Why the row marks no side better although it has a direction (the paired test found no difference). */
+  unsure?: string;
 }
+
+/** The rows judged by the paired test: with two checkpoints, their accuracy differs only where McNemar says so. */
+const PAIRED_ROWS = new Set(['pass@1', 'pass@k', 'cons@k', 'solved']);
 
 /** The columns with the best value; none when every value is the same (nothing to point at). */
 export function bestOf(values: ReadonlyArray<number | null>, better: Better): number[] {
@@ -146,12 +151,18 @@ function terminationHint(t: string): string {
   return `trajectories cut off by ${t.replace(/_/g, ' ')}`;
 }
 
-export function metricRows(stats: readonly CheckpointStats[]): MetricRow[] {
+/**
+ * The table's rows. `pairedP`: the exact McNemar p of A against B where the comparison holds those two only; at
+ * p >= 0.05 the accuracy rows mark no side better (the third walk saw B coloured better at p = 0.81).
+ */
+export function metricRows(stats: readonly CheckpointStats[], pairedP: number | null = null): MetricRow[] {
   const rows: MetricRow[] = [];
+  const unsure = pairedP !== null && pairedP >= 0.05 ? `no side marked better: McNemar ${formatP(pairedP)}, no significant difference` : undefined;
   const add = (r: Omit<MetricRow, 'best' | 'better'>): void => {
     if (r.values.every((v) => v === null)) return;
     const better = betterOf(r.key);
-    rows.push({ ...r, better, best: r.sub ? [] : bestOf(r.values, better) });
+    const judged = unsure !== undefined && PAIRED_ROWS.has(r.key);
+    rows.push({ ...r, better, best: r.sub || judged ? [] : bestOf(r.values, better), ...(judged ? { unsure } : {}) });
   };
   const k = Math.max(1, ...stats.map((s) => s.k ?? 1));
   add({ key: 'pass@1', label: 'pass@1', hint: 'mean accuracy over the samples the model answered (infrastructure failures left out, counted under termination)', group: 'accuracy', format: 'pct', values: stats.map((s) => s.pass1) });

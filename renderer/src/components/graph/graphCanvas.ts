@@ -1,6 +1,7 @@
 // What the Graph explorer draws, apart from the view: the cytoscape elements and stylesheet of a graph,
 // and the view state (step, explore set, cycles, type highlight, selection) applied to a drawn canvas
 // as classes, never as a new layout (a relayout of thousands of nodes would take seconds).
+import { panToShow } from './keepInView';
 import type { Core, ElementDefinition, LayoutOptions, StylesheetJson } from 'cytoscape';
 import type { LoadedGraph, Selection } from '../../stores/graph';
 import { stepOf } from '../../stores/graph';
@@ -208,4 +209,19 @@ export function centreOn(cy: Core, id: string): void {
   const fit = Math.min(cy.width() / Math.max(1, bb.w + 160), cy.height() / Math.max(1, bb.h + 160));
   cy.stop();
   cy.animate({ center: { eles: n }, zoom: Math.min(2, Math.max(1.1, Math.min(fit, Math.max(cy.zoom(), 1.1)))) }, { duration: 250 });
+}
+
+/**
+ * Keeps a clicked node in view without losing the context: no move when it is inside the view already (a
+ * neighbour of the selection usually is), else the smallest pan that brings it in (keepInView.ts). The zoom stays.
+ */
+export function bringIntoView(cy: Core, id: string): void {
+  const n = cy.getElementById(id);
+  if (n.empty() || n.hidden()) return;
+  const margin = 60 / cy.zoom(); // 60 screen pixels, in model units
+  const { dx, dy } = panToShow(n.position(), cy.extent(), margin);
+  if (dx === 0 && dy === 0) return;
+  cy.stop();
+  // rendered = model × zoom + pan: moving the node by (dx, dy) model units is a pan of that times the zoom.
+  cy.animate({ panBy: { x: dx * cy.zoom(), y: dy * cy.zoom() } }, { duration: 200 });
 }

@@ -76,7 +76,10 @@ function createRunWizard(onLaunched: (runId: string) => void, prefill: WizardPre
     const p = presetById(id);
     if (!p) return;
     state.presetId = id;
-    if (!keepForms) Object.assign(data.make, presetForms(p));
+    if (!keepForms) {
+      Object.assign(data.make, presetForms(p));
+      data.repick();
+    }
     const defaults = defaultValues();
     state.values['sft.steps'] = p.config.sft?.steps ?? defaults['sft.steps'];
     state.values['checkpoint.every'] = p.config.checkpoint?.every ?? defaults['checkpoint.every'];

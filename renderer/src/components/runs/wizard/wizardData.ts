@@ -2,7 +2,7 @@
 // those lists change, and the graph build and question syntheses started right in the wizard (the quick
 // preset's forms), each followed by its own job launcher until its artefact is picked.
 import { computed, reactive, watch } from 'vue';
-import { QUICK_PRESET, type ArtefactRecord, type WizardPreset, type DatasetInfo, type GraphInfo, type JobParamsInput, type JobRecord } from '@contract';
+import { QUICK_PRESET, questionShapeDifferences, type ArtefactRecord, type PresetQuestions, type ShapeDifference, type WizardPreset, type DatasetInfo, type GraphInfo, type JobParamsInput, type JobRecord } from '@contract';
 import { useFieldChecks } from '../../../composables/useFieldChecks';
 import { useDatasets } from '../../../stores/datasets';
 import { useGraph } from '../../../stores/graph';
@@ -124,24 +124,72 @@ const excludes = (d: ArtefactRecord, id: string): boolean => {
 };
 
 /**
- * Sensible picks when the lists change, by each set's role: the newest graph; its largest training set; held
- * out, a held-out set made off that training set (else any held-out set, else the smallest other set that is not
- * an RL set: an RL set is the smallest, and evaluating on it would test on what RL trains on). Picks still in
- * the lists stay.
+ * How a dataset's recorded synthesis differs in shape from a form ([] when it fits, or when it records none).
+ * An RL set's count is "up to" (it takes what is left of the graph), so for it the count is free.
  */
-export function autoPick(d: DataChoice, graphs: readonly ArtefactRecord[], datasets: readonly ArtefactRecord[]): void {
+export function formDifferences(d: ArtefactRecord, f: QuestionForm, kind?: QuestionKind): ShapeDifference[] {
+  const p = (d.info as DatasetInfo).params;
+  if (!p) return [];
+  const num = (v: Num | undefined, fallback: number): number => (v === '' || v === undefined ? fallback : v);
+  const q: PresetQuestions = { count: num(f.count, NaN), rng: 0, minEdges: num(f.minEdges, 1), maxEdges: num(f.maxEdges, NaN), style: f.style };
+  return questionShapeDifferences(p, q).filter((k) => !(kind === 'rl' && k === 'count'));
+}
+const fits = (d: ArtefactRecord, f: QuestionForm | undefined, kind?: QuestionKind): boolean => !f || formDifferences(d, f, kind).length === 0;
+
+/**
+ * Sensible picks when the lists change, by each set's role and, given the forms, of their shape (a preset's
+ * counts, edges and style: another preset's sets are never picked for it): the newest graph; its largest
+ * training set; held out, a held-out set made off that training set (else any held-out set, else the smallest
+ * other set that is not an RL set: an RL set is the smallest, and evaluating on it would test on what RL trains
+ * on); for RL, an RL set made off both. Picks still in the lists stay.
+ */
+export function autoPick(d: DataChoice, graphs: readonly ArtefactRecord[], datasets: readonly ArtefactRecord[], forms?: MakeForms): void {
   if (!graphs.some((g) => g.id === d.graphId)) d.graphId = graphs[0]?.id ?? '';
   const mine = datasetsOfGraph(datasets, d.graphId);
   const has = (id: string): boolean => mine.some((x) => x.id === id);
   const bySize = [...mine].sort((a, b) => (datasetSize(b) ?? 0) - (datasetSize(a) ?? 0));
   const role = (x: ArtefactRecord) => datasetRole(x);
-  if (!has(d.datasetId)) d.datasetId = (bySize.find((x) => role(x) === 'train' || role(x) === null) ?? bySize[0])?.id ?? '';
+  if (!has(d.datasetId)) {
+    const train = bySize.filter((x) => fits(x, forms?.train));
+    d.datasetId = (train.find((x) => role(x) === 'train' || role(x) === null) ?? (forms ? undefined : train[0]))?.id ?? '';
+  }
   if (!has(d.heldOutDatasetId)) {
-    const others = bySize.filter((x) => x.id !== d.datasetId);
-    const pick = others.find((x) => role(x) === 'heldOut' && excludes(x, d.datasetId)) ?? others.find((x) => role(x) === 'heldOut') ?? [...others].reverse().find((x) => role(x) !== 'rl');
+    const others = bySize.filter((x) => x.id !== d.datasetId && fits(x, forms?.heldOut));
+    const offTraining = others.find((x) => role(x) === 'heldOut' && excludes(x, d.datasetId));
+    // For a preset, only a set kept off its own training set's edges; else the best there is.
+    const pick = forms ? offTraining : (offTraining ?? others.find((x) => role(x) === 'heldOut') ?? [...others].reverse().find((x) => role(x) !== 'rl'));
     d.heldOutDatasetId = pick?.id ?? '';
   }
   if (d.rlDatasetId && !has(d.rlDatasetId)) d.rlDatasetId = '';
+  if (!d.rlDatasetId && forms && d.datasetId && d.heldOutDatasetId) {
+    const rl = mine.find((x) => role(x) === 'rl' && excludes(x, d.datasetId) && excludes(x, d.heldOutDatasetId) && fits(x, forms.rl, 'rl'));
+    d.rlDatasetId = rl?.id ?? '';
+  }
+}
+
+/**
+ * Drops the picks whose sets are not of the forms' shape (a preset just chosen), and with a set the later sets
+ * made off it (held out, RL: they keep off its edges, not the new one's). autoPick then fills them.
+ */
+export function dropUnfitPicks(d: DataChoice, datasets: readonly ArtefactRecord[], forms: MakeForms): void {
+  let dropped = false;
+  for (const row of QUESTION_ROWS) {
+    const set = datasets.find((x) => x.id === d[row.field]);
+    if (dropped || (set && !fits(set, forms[row.kind], row.kind))) {
+      dropped ||= !!d[row.field];
+      d[row.field] = '';
+    }
+  }
+}
+
+/** The picked sets that are not of the forms' shape, in words ("demonstrated questions: count, edges"). */
+export function unfitPicks(d: DataChoice, datasets: readonly ArtefactRecord[], forms: MakeForms): string[] {
+  const words: Record<ShapeDifference, string> = { count: 'count', edges: 'edges per question', style: 'question style' };
+  return QUESTION_ROWS.flatMap((row) => {
+    const set = datasets.find((x) => x.id === d[row.field]);
+    const diff = set ? formDifferences(set, forms[row.kind], row.kind) : [];
+    return diff.length ? [`${row.label}: ${diff.map((k) => words[k]).join(', ')}`] : [];
+  });
 }
 
 export function graphLabel(g: ArtefactRecord<GraphInfo>): string {
@@ -167,13 +215,19 @@ export function useWizardData(data: DataChoice, remembered: MakeForms | null = n
     await Promise.all([graphStore.load(), datasetStore.load()]);
   }
 
-  // Only once both lists are in: picks checked against a graph list without its datasets yet would all be
-  // dropped (and an RL set, which autoPick never picks, lost), e.g. Train further's choices on a fresh page.
-  watch([graphs, datasets, () => data.graphId], () => {
-    if (graphStore.listLoaded && datasetStore.listLoaded) autoPick(data, graphs.value, datasets.value);
-  });
-
   const make = reactive(remembered ? structuredClone(remembered) : quickPreset());
+
+  // Only once both lists are in: picks checked against a graph list without its datasets yet would all be
+  // dropped (and the RL set lost), e.g. Train further's choices on a fresh page.
+  const listsIn = (): boolean => graphStore.listLoaded && datasetStore.listLoaded;
+  watch([graphs, datasets, () => data.graphId], () => {
+    if (listsIn()) autoPick(data, graphs.value, datasets.value, make);
+  });
+  /** A preset just chosen (its forms in `make`): the picks of another shape go, and sets of its own are picked. */
+  function repick(): void {
+    dropUnfitPicks(data, datasets.value, make);
+    if (listsIn()) autoPick(data, graphs.value, datasets.value, make);
+  }
 
   // When one of the wizard's jobs finishes, its artefact joins the lists and is picked (once per job).
   const finished = new Set<string>();
@@ -187,7 +241,7 @@ export function useWizardData(data: DataChoice, remembered: MakeForms | null = n
     await loadLists();
     if (!id || kind !== 'graph') return;
     Object.assign(data, { graphId: id, datasetId: '', heldOutDatasetId: '', rlDatasetId: '' });
-    autoPick(data, graphs.value, datasets.value);
+    autoPick(data, graphs.value, datasets.value, make);
   }
   const launcherOf = (kind: QuestionKind) =>
     useJobLauncher('synth', (job, mine) => {
@@ -214,7 +268,8 @@ export function useWizardData(data: DataChoice, remembered: MakeForms | null = n
 
   const makeJob = (kind: MakeKind): JobRecord | null => launchers[kind].job.value;
   const makeError = (kind: MakeKind): string | null => launchers[kind].error.value;
-  const isBusy = (kind: MakeKind): boolean => ['queued', 'running'].includes(makeJob(kind)?.status ?? '');
+  // Busy from the click on (the start call included), so a second click cannot start a second job.
+  const isBusy = (kind: MakeKind): boolean => launchers[kind].running.value;
 
   async function startMake(kind: MakeKind): Promise<void> {
     if (!checks[kind].check()) return;
@@ -222,5 +277,5 @@ export function useWizardData(data: DataChoice, remembered: MakeForms | null = n
     else await launchers[kind].start(makeParams(kind, make, data));
   }
 
-  return { graphs, datasets, graphDatasets, listError, loadLists, make, makeJob, makeError, makeFieldError, makeTouch, isBusy, startMake };
+  return { graphs, datasets, graphDatasets, listError, loadLists, make, repick, makeJob, makeError, makeFieldError, makeTouch, isBusy, startMake };
 }
