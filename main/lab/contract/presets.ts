@@ -135,6 +135,7 @@ export const CURRICULUM_PRESET: WizardPreset = {
 export const CHAINS_PRESET: WizardPreset = {
   id: 'chains',
   label: 'chains: the curriculum, then relabeling',
+  shortLabel: 'chains',
   summary: 'the curriculum preset’s data; 3000 SFT steps, then 3 rounds of relabeling (the policy’s own states on 200 two-edge training lookups labelled by the expert, 300 SFT steps each), then DUPO on the two-edge ones',
   configFile: 'configs/chains.json',
   data: { ...CURRICULUM_PRESET.data },

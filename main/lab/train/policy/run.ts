@@ -7,7 +7,7 @@ import { writeTrajectorySet } from '../../store/traj-set';
 import type { PolicyFactory } from '../../agent/policies';
 import { rolloutDataset } from '../../agent/rollout';
 import type { Policy, Toolset } from '../../agent/runtime';
-import { sampleFromTrajectory } from '../../agent/eval';
+import { evaluate, sampleFromTrajectory } from '../../agent/eval';
 import { evaluationSummary } from '../../agent/summary';
 import { goldLookup } from '../../agent/failures';
 import type { GPT } from '../../model/gpt';
