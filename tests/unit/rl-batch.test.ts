@@ -159,3 +159,17 @@ describe('signal is a difference in the answer reward (issue 45, part 2, point 8
     expect(planDupo([formatOnly, allWrong], 2, createRng(1))).toMatchObject({ skip: true, reason: 'all_zero_std', slots: [] });
   });
 });
+
+describe('credit per turn (turnSignal)', () => {
+  it('a group whose rewards are all equal has signal when some turn advantage is not 0, and is counted apart', () => {
+    const groups: RolloutGroup[] = [{ qaId: 'flat-turns', rewards: [0, 0, 0, 0], turnSignal: true }, { qaId: 'flat', rewards: [0, 0, 0, 0], turnSignal: false }, { qaId: 'mixed', rewards: [1, 0, 0, 0], turnSignal: true }];
+    const p = planDupo(groups, 3, createRng(1));
+    expect(p.kept).toEqual([0, 2]);
+    expect(p.dropped).toEqual([1]);
+    expect(p.metrics['batch/turn_signal_frac']).toBeCloseTo(1 / 3, 9);
+    expect(planGrpo(groups).slots).toEqual([0, 2]);
+    // Without credit per turn every group is judged by its rewards alone, and the metric is absent.
+    expect(planGrpo(groups.map(({ qaId, rewards }) => ({ qaId, rewards }))).slots).toEqual([2]);
+    expect(planGrpo([g('a', [1, 0])]).metrics).not.toHaveProperty(['batch/turn_signal_frac']);
+  });
+});

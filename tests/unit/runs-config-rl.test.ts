@@ -36,6 +36,9 @@ describe('run config: rl and init', () => {
       hardPatience: 1,
       headroomQuestions: 16,
       entropyCoef: 0,
+      turnRewards: { seen: 0, hop: 0, repeat: 0, gamma: 1 },
+      credit: 'episode',
+      positiveWeight: 1,
     });
   });
 

@@ -8,6 +8,7 @@ import { fieldIssues } from './field-issues';
 
 const id = z.string().min(1).max(200).regex(/^[A-Za-z0-9._:-]+$/, 'letters, digits and . _ : - only');
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const weight = z.number().min(0).max(1);
 
 export const BACKEND_CHOICES = ['auto', 'tensorflow-gpu', 'tensorflow', 'wasm', 'cpu'] as const;
 export const MODEL_PRESETS = ['tiny', 'small', 'base'] as const;
@@ -126,6 +127,19 @@ export const rlConfigSchema = z
      * policy's entropy (rl/loss.ts). ProRL-style values are about 0.001-0.01.
      */
     entropyCoef: z.number().min(0).max(1).default(0),
+    /**
+     * Turn rewards from the graph on chained questions (train/policy/turn-rewards.ts): a potential over the chain's bridges,
+     * seen (an observation showed one) and hop (a later search or visit named it), and a cost per repeated query.
+     * Off (all 0) by default: measured in docs/learning.md, "Turn rewards on chains".
+     */
+    turnRewards: z
+      .object({ seen: weight.default(0), hop: weight.default(0), repeat: weight.default(0), gamma: z.number().gt(0).max(1).default(1) })
+      .strict()
+      .default({ seen: 0, hop: 0, repeat: 0, gamma: 1 }),
+    /** turn: each turn's advantage is its episode's plus its own turn reward; episode: turn rewards join the episode's reward. */
+    credit: z.enum(['episode', 'turn']).default('episode'),
+    /** Negative-sample reinforcement (W-REINFORCE, arXiv 2506.01347): positive advantages are scaled by this (1: off). */
+    positiveWeight: z.number().min(0).max(1).default(1),
   })
   .strict();
 

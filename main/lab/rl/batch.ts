@@ -40,6 +40,8 @@ export interface RolloutGroup {
   rewards: readonly number[];
   /** Answer reward of each rollout, when known: what dropTooEasy calls solved (else the total reward). */
   answers?: readonly number[];
+  /** Credit per turn (turn-rewards.ts): some turn's advantage is not 0 even when every reward is equal. */
+  turnSignal?: boolean;
 }
 
 export type PlanMethod = 'dupo' | 'dapo' | 'grpo';
@@ -78,20 +80,34 @@ function checkBatchSize(batchSize: number): void {
   if (!(Number.isInteger(batchSize) && batchSize > 0)) throw new LabError('bad_request', `batchSize must be a positive integer, got ${batchSize}`);
 }
 
-function batchMetrics(groups: number, zeroStd: number, duplicated: number, batchSize: number): Record<string, number> {
-  return { 'batch/zero_std_frac': groups === 0 ? 0 : zeroStd / groups, 'batch/duplicated_frac': duplicated / batchSize };
+/**
+ * batch/zero_std_frac: groups without signal / groups looked at (1 - the share with signal); with credit per
+ * turn, batch/turn_signal_frac: the groups whose only signal is per turn (every reward equal).
+ */
+function batchMetrics(groups: number, zeroStd: number, duplicated: number, batchSize: number, turnOnly: number | null = null): Record<string, number> {
+  const of = (n: number): number => (groups === 0 ? 0 : n / groups);
+  return { 'batch/zero_std_frac': of(zeroStd), 'batch/duplicated_frac': duplicated / batchSize, ...(turnOnly === null ? {} : { 'batch/turn_signal_frac': of(turnOnly) }) };
 }
 
-/** Whether a group carries a learning signal: its answer rewards differ (its total rewards when answers are not given). */
+/** Whether a group carries a learning signal in its outcome: its answer rewards differ (its total rewards when answers are not given). */
 export function hasSignal(g: RolloutGroup, tol?: number): boolean {
   return !isZeroStd(g.answers ?? g.rewards, tol);
 }
 
-function splitByStd(groups: readonly RolloutGroup[], tol?: number): { informative: number[]; zero: number[] } {
+/**
+ * A group with signal: its answer rewards differ (hasSignal), or (credit per turn) some turn's advantage is not 0.
+ * turnOnly: how many have only the latter; null when no group is scored per turn.
+ */
+function splitByStd(groups: readonly RolloutGroup[], tol?: number): { informative: number[]; zero: number[]; turnOnly: number | null } {
   const informative: number[] = [];
   const zero: number[] = [];
-  groups.forEach((g, i) => (hasSignal(g, tol) ? informative : zero).push(i));
-  return { informative, zero };
+  let turnOnly: number | null = groups.some((g) => g.turnSignal !== undefined) ? 0 : null;
+  groups.forEach((g, i) => {
+    const flat = !hasSignal(g, tol);
+    if (flat && g.turnSignal && turnOnly !== null) turnOnly++;
+    (flat && !g.turnSignal ? zero : informative).push(i);
+  });
+  return { informative, zero, turnOnly };
 }
 
 /**
@@ -129,10 +145,10 @@ export function planDupo(groups: readonly RolloutGroup[], batchSize: number, rng
   checkGroups(groups);
   checkBatchSize(batchSize);
   if (groups.length > batchSize) throw new LabError('bad_request', `planDupo got ${groups.length} groups for a batch of ${batchSize}`);
-  const { informative, zero } = splitByStd(groups, opts.zeroStdTol);
+  const { informative, zero, turnOnly } = splitByStd(groups, opts.zeroStdTol);
   const base = { method: 'dupo' as const, kept: informative, dropped: zero, unused: [], batchSize };
   if (informative.length === 0) {
-    return { ...base, slots: [], duplicated: [], skip: true, reason: groups.length === 0 ? 'empty' : 'all_zero_std', metrics: batchMetrics(groups.length, zero.length, 0, batchSize) };
+    return { ...base, slots: [], duplicated: [], skip: true, reason: groups.length === 0 ? 'empty' : 'all_zero_std', metrics: batchMetrics(groups.length, zero.length, 0, batchSize, turnOnly) };
   }
   let deck: number[] = [];
   const draw = (): number => {
@@ -150,14 +166,14 @@ export function planDupo(groups: readonly RolloutGroup[], batchSize: number, rng
       duplicated.push(src);
     }
   }
-  return { ...base, slots, duplicated, skip: false, reason: null, metrics: batchMetrics(groups.length, zero.length, duplicated.length, batchSize) };
+  return { ...base, slots, duplicated, skip: false, reason: null, metrics: batchMetrics(groups.length, zero.length, duplicated.length, batchSize, turnOnly) };
 }
 
 /** DAPO: drop zero-std groups, keep the first batchSize of the others (in order); the rest are unused. */
 export function planDapo(groups: readonly RolloutGroup[], batchSize: number, opts: { zeroStdTol?: number } = {}): BatchPlan & { full: boolean; need: number } {
   checkGroups(groups);
   checkBatchSize(batchSize);
-  const { informative, zero } = splitByStd(groups, opts.zeroStdTol);
+  const { informative, zero, turnOnly } = splitByStd(groups, opts.zeroStdTol);
   const kept = informative.slice(0, batchSize);
   const skip = kept.length === 0;
   return {
@@ -170,7 +186,7 @@ export function planDapo(groups: readonly RolloutGroup[], batchSize: number, opt
     skip,
     reason: skip ? (groups.length === 0 ? 'empty' : 'all_zero_std') : null,
     batchSize,
-    metrics: batchMetrics(groups.length, zero.length, 0, batchSize),
+    metrics: batchMetrics(groups.length, zero.length, 0, batchSize, turnOnly),
     full: kept.length === batchSize,
     need: batchSize - kept.length,
   };
@@ -179,7 +195,7 @@ export function planDapo(groups: readonly RolloutGroup[], batchSize: number, opt
 /** GRPO dynamic filtering: drop zero-std groups; the batch is what is left (no refill, no copies). */
 export function planGrpo(groups: readonly RolloutGroup[], opts: { zeroStdTol?: number } = {}): BatchPlan {
   checkGroups(groups);
-  const { informative, zero } = splitByStd(groups, opts.zeroStdTol);
+  const { informative, zero, turnOnly } = splitByStd(groups, opts.zeroStdTol);
   const skip = informative.length === 0;
   return {
     method: 'grpo',
@@ -191,7 +207,7 @@ export function planGrpo(groups: readonly RolloutGroup[], opts: { zeroStdTol?: n
     skip,
     reason: skip ? (groups.length === 0 ? 'empty' : 'all_zero_std') : null,
     batchSize: groups.length,
-    metrics: batchMetrics(groups.length, zero.length, 0, Math.max(1, groups.length)),
+    metrics: batchMetrics(groups.length, zero.length, 0, Math.max(1, groups.length), turnOnly),
   };
 }
 

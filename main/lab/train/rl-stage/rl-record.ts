@@ -5,6 +5,7 @@
 import type { PgStats } from '../../rl/loss';
 import { rlMetrics } from '../../rl/metrics';
 import { hasSignal } from '../../rl/batch';
+import { turnRewardMetrics } from '../policy/turn-rewards';
 import { saveCheckpoint } from '../../model/checkpoint';
 import { writeTrajectorySet } from '../../store/traj-set';
 import { checkpointDir, rolloutsFile } from '../../runs/layout';
@@ -56,6 +57,7 @@ export async function recordStep(stage: RlStage, o: StepOutcome, first: Record<s
     'timing/update_s': o.updateSeconds,
     'perf/tokens_per_s': sampledTokens / Math.max(1e-9, o.rolloutSeconds + o.updateSeconds),
     'rl/policy_version': stage.version,
+    ...turnRewardMetrics(o.groups.flatMap((g) => g.turnRewards ?? [])),
     ...(k === 1 ? first : {}),
     ...every,
   };
@@ -113,6 +115,9 @@ function writeRollouts(stage: RlStage, o: StepOutcome, summary: Record<string, n
       steps: r.traj.steps.map((st, j) => (r.turns[j] ? { ...st, gen: { ids: r.turns[j]!.tokens, logprobs: r.turns[j]!.logProbs.map(round4) } } : st)),
       group: g.id,
       advantage: round4(g.adv.advantages[i]!),
+      // Credit per turn / turn rewards (train/policy/turn-rewards.ts), when on: one per step.
+      ...(g.turnRewards ? { turn_rewards: g.turnRewards[i]!.map((t) => round4(t.reward)) } : {}),
+      ...(g.turnAdvantages ? { turn_advantages: g.turnAdvantages[i]!.map(round4) } : {}),
       weight: g.adv.weights[i],
       policy_version: r.version,
       staleness: o.startVersion - r.version,

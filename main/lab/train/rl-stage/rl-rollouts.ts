@@ -14,7 +14,9 @@ import { createRng, seedFrom } from '../../util/rng';
 import { graphFile } from '../../store/layout';
 import type { PolicyFactory } from '../../agent/policies';
 import { rolloutDataset, rolloutOne, type RolloutOptions } from '../../agent/rollout';
-import { groupAdvantages, isTruncatedNoAnswer, type GroupAdvantages } from '../../rl/advantages';
+import type { GroupAdvantages } from '../../rl/advantages';
+import type { TurnReward } from '../policy/turn-rewards';
+import { scoreGroup } from './rl-turns';
 import type { RolloutGroup } from '../../rl/batch';
 import { AsyncBuffer, GroupAssembler } from '../../rl/async';
 import { throwIfCancelled } from '../../jobs/context';
@@ -40,6 +42,9 @@ export interface Group extends RolloutGroup {
   /** Oldest start version of its rollouts. */
   version: number;
   adv: GroupAdvantages;
+  /** Turn rewards and per-turn advantages (rl-turns.ts; null when off). */
+  turnRewards: TurnReward[][] | null;
+  turnAdvantages: number[][] | null;
 }
 
 function rolloutOptions(stage: RlStage, seed: number): RolloutOptions {
@@ -80,12 +85,11 @@ function recording(stage: RlStage, name: string, turns: Map<string, SampledTurn[
 }
 
 export function makeGroup(stage: RlStage, id: string, qa: QA, rollouts: Rollout[]): Group {
-  const rewards = rollouts.map((r) => r.traj.reward.total);
-  const adv = groupAdvantages(
-    rewards, { mode: stage.rl.advantage, excludeTruncatedNegatives: stage.rl.excludeTruncatedNegatives },
-    rollouts.map((r) => isTruncatedNoAnswer(r.traj)),
-  );
-  return { id, qaId: qa.id, qa, rewards, answers: rollouts.map((r) => r.traj.reward.answer), rollouts, version: Math.min(...rollouts.map((r) => r.version)), adv };
+  const { rewards, adv, turnRewards, turnAdvantages, turnSignal } = scoreGroup(stage, qa, rollouts.map((r) => r.traj));
+  return {
+    id, qaId: qa.id, qa, rewards, answers: rollouts.map((r) => r.traj.reward.answer), rollouts, version: Math.min(...rollouts.map((r) => r.version)), adv,
+    turnRewards, turnAdvantages, turnSignal,
+  };
 }
 
 /**

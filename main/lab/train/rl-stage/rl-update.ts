@@ -190,7 +190,7 @@ export async function trainOnBatch(stage: RlStage, batch: readonly Group[]): Pro
   const { rl, opt, trainCfg, pad } = stage;
   const { model } = stage.run;
   const U = Math.min(rl.updatesPerBatch, batch.length);
-  const per = batch.map((g) => g.rollouts.flatMap((r, i) => (g.adv.weights[i] === 0 ? [] : samplesOf(stage, g.qa, r, g.adv.advantages[i]!))));
+  const per = batch.map((g) => g.rollouts.flatMap((r, i) => (g.adv.weights[i] === 0 ? [] : samplesOf(stage, g.qa, r, g.turnAdvantages?.[i] ?? [g.adv.advantages[i]!]))));
   let all = per.flat();
   // Old log-probs (see the top of this file): async keeps the sampling ones (when the policy reported them),
   // several updates per batch compute them once now, one update per batch is on-policy (none needed).
@@ -229,9 +229,10 @@ export async function trainOnBatch(stage: RlStage, batch: readonly Group[]): Pro
 /**
  * One sample per generated turn: the context the policy was given followed by what it sampled, the loss
  * on the sampled ids. A policy that reports no turns (a scripted one) gets its turns as the model would
- * have been given and would have written them: the same prompt, the turn's text tokenised.
+ * have been given and would have written them: the same prompt, the turn's text tokenised. `advantages`:
+ * per turn (credit per turn), or one for every turn; a turn past the list takes its last.
  */
-function samplesOf(stage: RlStage, qa: QA, r: Rollout, advantage: number): PgSample[] {
+function samplesOf(stage: RlStage, qa: QA, r: Rollout, advantages: readonly number[]): PgSample[] {
   const { model, tok } = stage.run;
   const turns: Array<Pick<SampledTurn, 'prompt' | 'tokens'> & { logProbs?: number[] }> = r.turns.length
     ? r.turns
@@ -240,13 +241,14 @@ function samplesOf(stage: RlStage, qa: QA, r: Rollout, advantage: number): PgSam
         return { prompt: policyPrompt(tok, qa.question, steps.slice(0, j), model.config.blockSize, TURN_TOKENS), tokens: [...tok.encode(think), ...tok.encode(action)] };
       });
   return turns
+    .map((t, j) => ({ ...t, advantage: advantages[Math.min(j, advantages.length - 1)]! }))
     .filter((t) => t.tokens.length > 0)
     .map((t) => {
       const tokens = t.tokens.slice(0, model.config.blockSize + 1 - t.prompt.length);
       return {
         ids: [...t.prompt, ...tokens],
         mask: [...t.prompt.map(() => 0), ...tokens.map(() => 1)],
-        advantage,
+        advantage: t.advantage,
         ...(t.logProbs ? { oldLogProbs: [...new Array<number>(t.prompt.length - 1).fill(0), ...t.logProbs.slice(0, tokens.length)] } : {}),
       };
     });

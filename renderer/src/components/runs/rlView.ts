@@ -30,7 +30,15 @@ export const RL_CHARTS: ChartDef[] = [
   { id: 'rl-tool-calls', title: 'rollout/tool_calls_mean', metrics: ['rollout/tool_calls_mean'], rlPhase: true },
   { id: 'rl-response-tokens', title: 'rollout/response_tokens_mean', metrics: ['rollout/response_tokens_mean'], rlPhase: true },
   { id: 'rl-turns', title: 'rollout/num_turns_mean', metrics: ['rollout/num_turns_mean'], rlPhase: true },
-  { id: 'rl-batch', title: 'batch: zero-std, duplicated fraction', metrics: ['batch/zero_std_frac', 'batch/duplicated_frac'], rlPhase: true },
+  { id: 'rl-batch', title: 'batch: no signal, duplicated, signal per turn only', metrics: ['batch/zero_std_frac', 'batch/duplicated_frac', 'batch/turn_signal_frac'], rlPhase: true },
+  // Turn rewards from the graph (rl.turnRewards): mean per rollout by kind; what a wrong answer gives back is negative.
+  {
+    id: 'rl-turn-rewards',
+    title: 'turn rewards by kind (per rollout)',
+    metrics: ['turn/seen', 'turn/hop', 'turn/answer', 'turn/answered_bridge', 'turn/dropped', 'turn/repeat'],
+    rlPhase: true,
+    unitRange: false,
+  },
   // The data-policy loop's pool (rl.pool frontier): questions made fresh, kept at the frontier, dropped either way.
   {
     id: 'rl-pool',
