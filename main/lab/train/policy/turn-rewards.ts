@@ -20,7 +20,8 @@
 import type { QA } from '../../formats/index';
 import type { AgentStep } from '../../agent/react';
 import { normalizeAnswer } from '../../agent/text';
-import { actionText, bridgeIds, mentions } from './chain';
+import { bridgeIds } from './chain';
+import { actionText, mentions } from '../../agent/mentions';
 
 export interface TurnRewardWeights {
   /** Potential for each bridge an observation showed (shared over the bridges). */
