@@ -3,6 +3,7 @@
 // Lives in the main thread: it validates, creates, lists and reads; it never trains.
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { totalmem } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { RUN_STATUS_OF_JOB, canResume, summarise, type ArtefactRecord, type ParsedParams, type VerlImportSource, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunMeasurements, type RunSummary } from '../contract';
 import type { MetricRecord } from '../formats';
@@ -17,6 +18,7 @@ import { readVerlRun, VerlFollower, writeVerlRun } from './verl-import';
 import type { JobManager } from '../jobs/manager';
 import { checkpointInWords, defaultRunName, parseRunConfig } from '../contract/run-config';
 import { readMetrics } from './metrics';
+import { tooBigForMachine } from '../contract/model-footprint';
 import { claimLock } from '../store/lockfile';
 import type { TrainParams } from '../contract/jobs';
 import { checkpointRef, checkpointSteps, estimateFile, evalFile, evalSteps, metricsFile, resolveCheckpoint, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
@@ -65,6 +67,8 @@ export class RunsService {
 
   async start(rawConfig: unknown, measured?: RunMeasurements): Promise<RunSummary> {
     const config = parseRunConfig(rawConfig);
+    const tooBig = tooBigForMachine(config, totalmem());
+    if (tooBig) throw new LabError('bad_request', tooBig);
     this.requireArtefact('graphs', config.data.graphId, 'data.graphId');
     this.requireArtefact('datasets', config.data.datasetId, 'data.datasetId');
     this.requireArtefact('datasets', config.data.heldOutDatasetId, 'data.heldOutDatasetId');
