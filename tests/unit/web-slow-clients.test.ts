@@ -80,5 +80,4 @@ describe('web serve: slow clients', () => {
     const second = c.received().slice(first);
     expect(second).toMatch(/^HTTP\/1\.1 200 [^]*connection: close[^]*"result"/i);
   }, 60_000);
-
 });
