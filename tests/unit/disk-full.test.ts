@@ -5,7 +5,7 @@
 // error, and fails the next write with EFBIG), which needs no privilege.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as tf from '@tensorflow/tfjs';
@@ -105,6 +105,23 @@ describe.skipIf(!mounted)('a real full disk (a 4 MiB tmpfs)', () => {
     rmSync(home, { recursive: true });
   });
 
+  it('a full disk while taking the store lock is one line naming the lock holder file, and the lock is given back', async () => {
+    const home = join(disk, 'lock-store');
+    await paddedStore(home, 100);
+    const db = await openStoreDb(home);
+    fillLeaving(disk, 0);
+    try {
+      const err = await failure(() => db.update((d) => void d.comparisons.pop()));
+      expectDiskFull(err, 'db.json.lock.holder.json');
+    } finally {
+      unfill(disk);
+    }
+    const t0 = Date.now();
+    await db.update((d) => void d.comparisons.pop()); // not held by the failed attempt: no 5 s stale wait
+    expect(Date.now() - t0).toBeLessThan(4000);
+    rmSync(home, { recursive: true });
+  });
+
   it('a checkpoint stays whole and old when its new weights do not fit', async () => {
     const cfg = resolveGPTConfig({ vocabSize: 300, blockSize: 32, nLayer: 2, nHead: 2, nEmbd: 64 });
     const dir = join(disk, 'ckpt', 'step-000001');
@@ -191,4 +208,18 @@ describe('a write made short by the file-size limit (ulimit -f), through the CLI
     expect(readFileSync(file)).toEqual(before);
     expect(noTemps(home)).toEqual([]);
   }, 150_000);
+});
+
+describe('a read-only db.json (issue #44, item 8)', () => {
+  it('is refused, naming it, and left as it was', async () => {
+    const home = join(root, 'ro-home');
+    const file = await paddedStore(home, 100);
+    chmodSync(file, 0o444);
+    const before = readFileSync(file);
+    const db = await openStoreDb(home);
+    const err = await failure(() => db.update((d) => void d.comparisons.pop()));
+    expect((err as LabError).message).toBe(`${file}: read-only; not replaced. Make it writable (chmod u+w) to change the store`);
+    expect(readFileSync(file)).toEqual(before);
+    expect(statSync(file).mode & 0o777).toBe(0o444);
+  });
 });
