@@ -99,7 +99,7 @@ export class LabCore {
   }
 
   async close(): Promise<void> {
-    this.runs.stopFollowing();
+    await this.runs.stopFollowing();
     await this.jobs.stopAll();
   }
 

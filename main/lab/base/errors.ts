@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'unsupported'
   | 'cancelled'
   | 'busy' // a limit on work in flight (queued jobs, requests): try again later
+  | 'no_space' // the disk is full: nothing was written, what was there is kept
   | 'internal';
 
 export class LabError extends Error {

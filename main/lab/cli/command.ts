@@ -36,15 +36,25 @@ export interface CliCommand {
 }
 
 /** Resolves at the first Ctrl+C (SIGINT) or SIGTERM, for a command that serves or follows until stopped. */
-export function untilSignal(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const stop = (): void => {
+/**
+ * Resolves with the signal's name on the first SIGINT or SIGTERM (null once `cancel` aborts the wait). Keeps the
+ * process alive meanwhile: a pending promise or a signal listener does not, so a command with nothing else to
+ * wait on would otherwise end at once.
+ */
+export function untilSignal(cancel?: AbortSignal): Promise<NodeJS.Signals | null> {
+  return new Promise((resolve) => {
+    const alive = setInterval(() => {}, 1 << 30);
+    const stop = (signal: NodeJS.Signals | null): void => {
+      clearInterval(alive);
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
-      resolve();
+      cancel?.removeEventListener('abort', aborted);
+      resolve(signal);
     };
+    const aborted = (): void => stop(null);
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    cancel?.addEventListener('abort', aborted);
   });
 }
 

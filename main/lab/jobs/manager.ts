@@ -59,6 +59,8 @@ const QUEUE_POLL_MS = 1000; // a queue held back by memory alone is looked at ag
 export class JobManager {
   private readonly live = new Map<string, Live>();
   private readonly waiting: Waiting[] = [];
+  /** Jobs that just left the queue (cancelled, or the app closing) while their ended record is being stored. */
+  private readonly leaving = new Map<string, StoreJob>();
   private pollTimer?: NodeJS.Timeout;
   private readonly listeners = new Set<Listener>();
   private readonly eventListeners = new Set<EventListener>();
@@ -259,7 +261,7 @@ export class JobManager {
 
   /** The job as this process knows it now: running or waiting here; undefined for any other. */
   private current(id: string): StoreJob | undefined {
-    return this.live.get(id)?.job ?? this.waiting.find((w) => w.job.id === id)?.job;
+    return this.live.get(id)?.job ?? this.waiting.find((w) => w.job.id === id)?.job ?? this.leaving.get(id);
   }
 
   /** A waiting job leaves the queue without running (cancelled, or the app closing). */
@@ -269,10 +271,16 @@ export class JobManager {
     const [w] = this.waiting.splice(at, 1);
     w!.release?.();
     const job = endedJob(w!.job, status, error === undefined ? {} : { error });
-    await this.db.update((data) => {
-      const i = data.jobs.findIndex((j) => j.id === id);
-      if (i >= 0) data.jobs[i] = structuredClone(job);
-    });
+    // Until the store has it, a second cancel (or a get) reads the ended record here, not the queued one on disk.
+    this.leaving.set(id, job);
+    try {
+      await this.db.update((data) => {
+        const i = data.jobs.findIndex((j) => j.id === id);
+        if (i >= 0) data.jobs[i] = structuredClone(job);
+      });
+    } finally {
+      this.leaving.delete(id);
+    }
     this.emit(job);
     this.emitQueue();
     return job;

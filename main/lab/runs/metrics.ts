@@ -18,10 +18,13 @@ export interface MetricsWriter {
 }
 
 /**
- * Opens the stream for a run that continues after `fromStep` (0 for a fresh run): records with a larger
- * step are removed first (atomically), then new records append. Non-finite values are dropped so the
+ * Opens the stream for a run that continues after the checkpoint at `fromStep`, or that starts over (STARTS_OVER,
+ * a run with no checkpoint yet, fresh or resumed): records with a larger step are removed first (atomically), then
+ * new records append. A resume before the first checkpoint writes step 0 again, so its earlier records go. Non-finite values are dropped so the
  * file stays valid JSON.
  */
+export const STARTS_OVER = -1;
+
 export function openMetrics(path: string, fromStep: number): MetricsWriter {
   const existing = readMetrics(path);
   const kept = existing.filter((r) => r.step <= fromStep);

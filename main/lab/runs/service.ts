@@ -3,6 +3,7 @@
 // Lives in the main thread: it validates, creates, lists and reads; it never trains.
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
+import { totalmem } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { RUN_STATUS_OF_JOB, canResume, summarise, type ArtefactRecord, type DatasetInfo, type ParsedParams, type VerlImportSource, type JobRecord, type MetricSummary, type RunDetail, type RunInfo, type RunMeasurements, type RunSummary } from '../contract';
 import type { MetricRecord } from '../formats';
@@ -18,6 +19,7 @@ import type { JobManager } from '../jobs/manager';
 import { checkpointInWords, defaultRunName, parseRunConfig } from '../contract/run-config';
 import { presetOfRun, uniqueName, withPreset } from '../contract/preset-data';
 import { readMetrics } from './metrics';
+import { tooBigForMachine } from '../contract/model-footprint';
 import { claimLock } from '../store/lockfile';
 import type { TrainParams } from '../contract/jobs';
 import { checkpointRef, checkpointSteps, estimateFile, evalFile, evalSteps, metricsFile, resolveCheckpoint, rolloutSteps, RUN_FORMAT, runDir, runFile, trainerLockFile } from './layout';
@@ -28,9 +30,10 @@ type StoredRunInfo = RunInfo & Record<string, unknown>;
 export class RunsService {
   private readonly metricsCache = new Map<string, { mtimeMs: number; size: number; records: MetricRecord[] }>();
   /** Imported verl runs being followed in this process, and why a follow stopped with an error. */
-  private readonly following = new Map<string, () => void>();
+  private readonly following = new Map<string, { stop: (lastPoll?: boolean) => void; end: Promise<string | null> }>();
   private readonly followErrors = new Map<string, string>();
   private metricsListener: (runId: string, records: MetricRecord[]) => void = () => {};
+  private noticeListener: (runId: string, message: string) => void = () => {};
   /** How often a followed verl run's files are read (ms). */
   followEveryMs = 500;
 
@@ -65,6 +68,8 @@ export class RunsService {
 
   async start(rawConfig: unknown, measured?: RunMeasurements): Promise<RunSummary> {
     const config = parseRunConfig(rawConfig);
+    const tooBig = tooBigForMachine(config, totalmem());
+    if (tooBig) throw new LabError('bad_request', tooBig);
     this.requireArtefact('graphs', config.data.graphId, 'data.graphId');
     this.requireArtefact('datasets', config.data.datasetId, 'data.datasetId');
     this.requireArtefact('datasets', config.data.heldOutDatasetId, 'data.heldOutDatasetId');
@@ -135,29 +140,60 @@ export class RunsService {
   private follow(id: string, src: VerlImportSource, files: ReturnType<typeof readVerlRun>): void {
     const follower = new VerlFollower(src, id, this.home, { bytes: files.metricsBytes, lines: files.metricsLines, lastStep: files.records.at(-1)?.step ?? -1, dumps: files.dumps });
     const out = openJsonlAppender(metricsFile(this.home, id));
-    const stop = (): void => {
-      clearInterval(timer);
-      out.close();
-      this.following.delete(id);
-    };
-    const timer = setInterval(() => {
+    let ended!: (error: string | null) => void;
+    const end = new Promise<string | null>((resolve) => (ended = resolve));
+    const poll = (): boolean => {
       try {
-        const { records } = follower.poll();
-        if (!records.length) return;
-        for (const r of records) out.append(r);
-        this.metricsListener(id, records);
+        const { records, notes, error } = follower.poll();
+        for (const note of notes) this.noticeListener(id, note);
+        if (records.length) {
+          for (const r of records) out.append(r);
+          this.metricsListener(id, records);
+        }
+        if (error !== null) throw error;
+        return true;
       } catch (err) {
         this.followErrors.set(id, errorMessage(err));
-        stop();
+        return false;
       }
-    }, this.followEveryMs);
+    };
+    const stop = (lastPoll = false): void => {
+      if (!this.following.has(id)) return;
+      clearInterval(timer);
+      if (lastPoll) poll(); // what verl wrote up to the stop is imported, whole lines only
+      out.close();
+      this.following.delete(id);
+      ended(this.followErrors.get(id) ?? null);
+    };
+    // Unref'd: following never keeps a process alive by itself (the CLI waits for a signal, the app for its window).
+    const timer = setInterval(() => poll() || stop(), this.followEveryMs);
     timer.unref?.();
-    this.following.set(id, stop);
+    this.following.set(id, { stop, end });
   }
 
-  /** Stops following every verl run (the core closes). */
-  stopFollowing(): void {
-    for (const stop of [...this.following.values()]) stop();
+  /**
+   * Stops following a verl run, after one last read of its files; resolves to the error that stopped it
+   * earlier (a bad line, a file that cannot be read), null when it was following until now or not at all.
+   */
+  async stopFollowing(id?: string): Promise<string | null> {
+    if (id === undefined) {
+      for (const f of [...this.following.values()]) f.stop();
+      return null;
+    }
+    const f = this.following.get(id);
+    if (!f) return this.followErrors.get(id) ?? null;
+    f.stop(true);
+    return f.end;
+  }
+
+  /** Resolves when following `id` ends by itself: with the error that ended it. Never while it goes on. */
+  followEnded(id: string): Promise<string | null> {
+    return this.following.get(id)?.end ?? Promise.resolve(this.followErrors.get(id) ?? null);
+  }
+
+  /** Where notes on followed files go (a metrics file truncated, rotated or gone). */
+  onFollowNotice(listener: (runId: string, message: string) => void): void {
+    this.noticeListener = listener;
   }
 
   async resume(id: string): Promise<RunSummary> {
@@ -172,7 +208,7 @@ export class RunsService {
 
   async cancel(id: string): Promise<RunSummary> {
     const artefact = this.find(id);
-    this.following.get(id)?.();
+    this.following.get(id)?.stop();
     const jobId = lastJobId(artefact);
     if (jobId) await this.jobs.cancel(jobId);
     return this.summary(artefact);

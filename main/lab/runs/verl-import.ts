@@ -178,11 +178,23 @@ export function writeVerlRun(home: string, runId: string, name: string, src: Ver
   }
 }
 
+/** A file's device and inode, or null when there is none at `path`. */
+function fileIdentity(path: string): string | null {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
 /**
  * Reads on as a verl run's files grow: new complete lines of the metrics file (an unfinished last line waits for
  * its newline) and new dump files once they end with a newline and stopped growing. Each poll is synchronous;
  * the caller schedules it. A metrics file that shrank (verl restarted: its file logger opens with "wb") is read
- * again from the top, and steps already imported are skipped.
+ * again from the top, and steps already imported are skipped; so is a new file at its path (log rotation), and
+ * each such event is noted for the user.
  */
 export class VerlFollower {
   private offset: number;
@@ -190,6 +202,12 @@ export class VerlFollower {
   private lastStep: number;
   private readonly seenDumps = new Set<string>();
   private readonly pendingDumps = new Map<string, number>();
+  /** The metrics file being read (device and inode): another one at its path means the file was rotated. */
+  private file: string | null;
+  /** What the user should hear of since the last poll: the metrics file truncated, replaced or gone. */
+  private notes: string[] = [];
+  /** The error of the first metrics line that could not be read: following stops there. */
+  private failure: unknown = null;
 
   constructor(
     private readonly src: VerlImportSource,
@@ -200,27 +218,53 @@ export class VerlFollower {
     this.offset = from.bytes;
     this.lineNo = from.lines;
     this.lastStep = from.lastStep;
+    this.file = fileIdentity(src.metrics);
     for (const d of from.dumps) this.seenDumps.add(d);
   }
 
-  /** New metric records since the last poll (already mapped), and the steps whose dumps were added. */
-  poll(): { records: MetricRecord[]; rlSteps: number[]; evalSteps: number[] } {
-    return { records: this.pollMetrics(), ...this.pollDumps() };
+  /** New metric records since the last poll (already mapped), the steps whose dumps were added, notes, and the error of a bad line. */
+  poll(): { records: MetricRecord[]; rlSteps: number[]; evalSteps: number[]; notes: string[]; error: unknown } {
+    const out = { records: this.pollMetrics(), ...this.pollDumps() };
+    const { notes, failure } = this;
+    this.notes = [];
+    return { ...out, notes, error: failure };
   }
 
   private pollMetrics(): MetricRecord[] {
-    if (!existsSync(this.src.metrics)) return [];
-    const size = statSync(this.src.metrics).size;
-    if (size < this.offset) [this.offset, this.lineNo] = [0, 0];
+    const path = this.src.metrics;
+    const id = fileIdentity(path);
+    if (id === null) {
+      if (this.file !== null) this.notes.push(`${path}: gone (rotated or deleted); waiting for it to appear again`);
+      this.file = null;
+      return [];
+    }
+    const size = statSync(path).size;
+    if (id !== this.file || size < this.offset) {
+      const why = id !== this.file ? 'a new file at its path (rotated or recreated)' : `cut to ${size} bytes from ${this.offset} (truncated)`;
+      this.notes.push(`${path}: ${why}; reading it from the start, steps up to ${this.lastStep} already imported are skipped`);
+      [this.file, this.offset, this.lineNo] = [id, 0, 0];
+    }
     if (size === this.offset) return [];
     const { text } = readTextAt(this.src.metrics, this.offset);
     const { lines } = splitCompleteLines(text);
     if (!lines.length) return [];
-    const consumed = Buffer.byteLength(lines.join('\n') + '\n');
+    // Line by line: the lines before a bad one are imported, then the bad one is the error (thrown by poll).
+    const parsed: VerlRecord[] = [];
+    let used = 0;
+    for (const line of lines) {
+      try {
+        parsed.push(...parseVerlLines([line], path, this.lineNo + 1));
+      } catch (err) {
+        this.failure = err;
+        break;
+      }
+      this.offset += Buffer.byteLength(line) + 1;
+      this.lineNo++;
+      used++;
+    }
+    if (used === 0 && this.failure !== null) return [];
     // Only steps past the last one read: a restarted verl run logs its steps again from the start.
-    const verl = parseVerlLines(lines, this.src.metrics, this.lineNo + 1).filter((r) => r.step > this.lastStep);
-    this.offset += consumed;
-    this.lineNo += lines.length;
+    const verl = parsed.filter((r) => r.step > this.lastStep);
     const now = Date.now();
     const records = verl.map((r) => ({ step: r.step, time: new Date(now).toISOString(), metrics: mapVerlMetrics(r.data) }));
     if (records.length) this.lastStep = records.at(-1)!.step;

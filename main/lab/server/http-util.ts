@@ -17,6 +17,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   unsupported: 409,
   cancelled: 409,
   busy: 429,
+  no_space: 507,
   internal: 500,
 };
 

@@ -8,6 +8,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, sep } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { Outbox } from './outbox';
 import { EVENT_NAMES, wireErrorOf, type WireError } from '../contract';
 import type { LabCore } from '../app/core';
 import { boundedMessage, errorMessage, LabError, type ErrorCode } from '../base/errors';
@@ -207,12 +208,29 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
       ws.on('error', () => ws.terminate());
     });
   });
+  // Each subscriber's events go out as its socket takes them; a slow one's wait coalesced, a hopeless one closed.
+  const outboxes = new WeakMap<WebSocket, Outbox>();
+  const deliver = (ws: WebSocket, texts: string[] | 'hopeless'): void => {
+    if (texts === 'hopeless') ws.terminate();
+    else for (const text of texts) ws.send(text);
+  };
   const unsubscribe = EVENT_NAMES.map((event) =>
     opts.core.on(event, (payload) => {
-      const text = JSON.stringify({ event, payload });
-      for (const ws of sockets) if (ws.readyState === ws.OPEN) ws.send(text);
+      for (const ws of sockets) {
+        if (ws.readyState !== ws.OPEN) continue;
+        let box = outboxes.get(ws);
+        if (!box) outboxes.set(ws, (box = new Outbox()));
+        deliver(ws, box.offer(event, payload, ws.bufferedAmount));
+      }
     }),
   );
+  const flusher = setInterval(() => {
+    for (const ws of sockets) {
+      const box = outboxes.get(ws);
+      if (box?.waiting && ws.readyState === ws.OPEN) deliver(ws, box.flush(ws.bufferedAmount));
+    }
+  }, 250);
+  flusher.unref();
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -229,6 +247,7 @@ export async function startServer(opts: ServerOptions): Promise<RunningServer> {
     token,
     close: async () => {
       unsubscribe.forEach((off) => off());
+      clearInterval(flusher);
       for (const ws of sockets) ws.terminate();
       wss.close();
       server.closeAllConnections();

@@ -4,7 +4,7 @@
 // reads (SimWeb.search and SimWeb.visit), so a policy trained elsewhere sees the lab's tools byte for byte.
 // Loopback needs no key (verl's SearchTool sends none); any other address needs the bearer key.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { SimWeb } from '../agent/web';
 import { accessPages, pageContents, retrieve } from '../agent/retrieval';
 import { boundedMessage, errorMessage, LabError, type ErrorCode } from '../base/errors';
@@ -18,6 +18,8 @@ export interface WebServiceOptions {
   port?: number; // 0 = any free port
   /** Required unless the host is loopback; requests then need `Authorization: Bearer <apiKey>`. */
   apiKey?: string;
+  /** Limits on slow clients and requests in flight (SLOW_CLIENT_LIMITS, SERVICE_LIMITS by default; tests shorten them). */
+  limits?: Partial<typeof SLOW_CLIENT_LIMITS> & { maxInFlight?: number };
 }
 
 export interface RunningWebService {
@@ -33,6 +35,15 @@ export interface RunningWebService {
  * at once (the rest are told 503 at once, with Retry-After, rather than held in memory).
  */
 export const SERVICE_LIMITS = { maxQueries: 512, maxTopk: 100, maxUrls: 512, maxQueryChars: 4096, maxResults: 4096, maxResponseBytes: 8 << 20, maxInFlight: 16 };
+
+/**
+ * What a slow client may hold: its headers must be in within `headersMs` and its whole request within `requestMs`
+ * (Node answers 408 and closes), a socket with no traffic either way for `idleMs` is closed (a client that never
+ * reads its answer), a connection is told to close after its first answer past `connectionMs`, and at most
+ * `maxConnections` are open at once. A request counts against maxInFlight only once its body is in, so clients
+ * that send headers and part of a body cannot take every slot.
+ */
+export const SLOW_CLIENT_LIMITS = { headersMs: 10_000, requestMs: 30_000, idleMs: 30_000, connectionMs: 5 * 60_000, maxConnections: 256, checkEveryMs: 1000 };
 
 /** A request over a per-request cap: 413, naming the cap. */
 function overCap(route: string, message: string): LabError {
@@ -162,6 +173,14 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
       sendError(res, 'bad_request', `${route}: the request body is over ${MAX_BODY} bytes`, 413);
       return;
     }
+    // Counted from here, once the body is in, until the answer is sent or the client is gone.
+    if (inFlight >= limits.maxInFlight) {
+      res.setHeader('connection', 'close');
+      sendError(res, 'busy', `${route}: ${inFlight} requests are in flight, the most this service takes at once (${limits.maxInFlight}): retry shortly`, 503, { 'retry-after': '1' });
+      return;
+    }
+    inFlight++;
+    res.once('close', () => inFlight--);
     if (jsonTextTooDeep(body.text)) {
       sendError(res, 'bad_request', `${route}: the request body nests deeper than ${MAX_JSON_DEPTH} levels`);
       return;
@@ -208,18 +227,14 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
       send(res, 405, JSON.stringify({ error: { code: 'bad_request', message: `${path}: use POST with a JSON body` } }), 'application/json; charset=utf-8', { allow: 'POST' });
       return;
     }
-    if (inFlight >= SERVICE_LIMITS.maxInFlight) {
-      res.setHeader('connection', 'close');
-      sendError(res, 'busy', `${path}: ${inFlight} requests are in flight, the most this service takes at once (${SERVICE_LIMITS.maxInFlight}): retry shortly`, 503, { 'retry-after': '1' });
-      req.resume();
-      return;
-    }
-    inFlight++;
-    res.once('close', () => inFlight--);
+    const opened = openedAt.get(req.socket);
+    if (opened !== undefined && Date.now() - opened > limits.connectionMs) res.setHeader('connection', 'close');
     answer(req, res, path, handler).catch(() => res.destroy());
   }
 
-  const server: Server = createServer((req, res) => {
+  const limits = { ...SLOW_CLIENT_LIMITS, maxInFlight: SERVICE_LIMITS.maxInFlight, ...opts.limits };
+  const openedAt = new WeakMap<Socket, number>();
+  const server: Server = createServer({ headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, connectionsCheckingInterval: limits.checkEveryMs }, (req, res) => {
     try {
       route(req, res);
     } catch (err) {
@@ -229,6 +244,9 @@ export async function startWebService(opts: WebServiceOptions): Promise<RunningW
     }
   });
   server.keepAliveTimeout = 30_000;
+  server.maxConnections = limits.maxConnections;
+  server.setTimeout(limits.idleMs, (socket) => socket.destroy());
+  server.on('connection', (socket: Socket) => openedAt.set(socket, Date.now()));
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, host, opts.port ?? 0)));
     server.listen(opts.port ?? 0, host, () => resolve());

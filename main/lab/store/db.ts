@@ -129,6 +129,9 @@ export class StoreFile implements SyncAdapter<StoreData> {
   }
 
   write(data: StoreData): void {
+    // A rename would replace a file its owner made read-only (even root's writes honour this): refused instead.
+    const mode = stampOf(this.file) === null ? null : statSync(this.file).mode;
+    if (mode !== null && (mode & 0o222) === 0) throw new LabError('conflict', `${this.file}: read-only; not replaced. Make it writable (chmod u+w) to change the store`);
     writeJsonAtomic(this.file, data, true);
   }
 }

@@ -1,7 +1,7 @@
 // File primitives with crash safety. Every whole-file write goes to a temporary file in the same
 // directory, is flushed, then renamed over the target: a reader sees the old or the new file, never half.
 // JSON Lines streams are append-only; a line torn by a crash is detected on read and skipped.
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -69,20 +69,42 @@ export function removeAbandonedTemps(root: string, writerAlive: (pid: number) =>
   return removed;
 }
 
+/** What the disk could not take: no space, a quota, the process's file-size limit (ulimit -f). */
+const NO_SPACE: Record<string, string> = { ENOSPC: 'no space left on the device', EDQUOT: 'over the disk quota', EFBIG: 'over the file-size limit' };
+
+/** True for an error that says the disk (or a quota) is full. */
+export function isNoSpace(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | null)?.code !== undefined && (err as NodeJS.ErrnoException).code! in NO_SPACE;
+}
+
+/** The one-line error a full disk gives, naming the file the lab was writing and what is left as it was. */
+export function diskFullError(path: string, err: unknown, kept = 'the previous version is kept'): LabError {
+  const code = (err as NodeJS.ErrnoException).code!;
+  return new LabError('no_space', `${path}: disk full (${NO_SPACE[code]}, ${code}); not written, ${kept}. Free some space and try again`, { file: path, errno: code });
+}
+
+/**
+ * Writes `data` whole to `path` or not at all: into a temporary file beside it, flushed, renamed over it. Node's
+ * writeFileSync on the descriptor loops until every byte is in (one write(2) near a full disk writes only part
+ * and reports no error; the next one fails with ENOSPC). A full disk leaves the old file as it was and throws
+ * a `no_space` error naming `path`.
+ */
 export function writeFileAtomic(path: string, data: string | Uint8Array): void {
-  mkdirSync(dirname(path), { recursive: true });
   const tmp = tempName(path);
-  const fd = openSync(tmp, 'w');
   try {
-    writeSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
-    fsyncSync(fd);
+    mkdirSync(dirname(path), { recursive: true });
+    const fd = openSync(tmp, 'w');
+    try {
+      writeFileSync(fd, typeof data === 'string' ? Buffer.from(data) : data);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
   } catch (err) {
-    closeSync(fd);
     rmSync(tmp, { force: true });
-    throw err;
+    throw isNoSpace(err) ? diskFullError(path, err) : err;
   }
-  closeSync(fd);
-  renameSync(tmp, path);
 }
 
 export function writeJsonAtomic(path: string, value: unknown, pretty = false): void {

@@ -3,6 +3,7 @@
 // next appender trims before writing, so the stream never holds a broken line in the middle.
 import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { diskFullError, isNoSpace } from './files';
 
 export interface JsonlAppender {
   append(record: unknown): void;
@@ -39,7 +40,18 @@ export function openJsonlAppender(path: string): JsonlAppender {
     append(record) {
       if (!open) throw new Error(`stream ${path} is closed`);
       const line = Buffer.from(JSON.stringify(record) + '\n');
-      writeSync(fd, line, 0, line.length, position);
+      try {
+        // One write(2) may write part of the line (a nearly full disk): write the rest until all is in.
+        let done = 0;
+        while (done < line.length) done += writeSync(fd, line, done, line.length - done, position + done);
+      } catch (err) {
+        try {
+          ftruncateSync(fd, position); // no part of the line stays: the stream ends at its last whole record
+        } catch {
+          // a reader skips a torn last line, and the next appender trims it
+        }
+        throw isNoSpace(err) ? diskFullError(path, err, 'the records before it are kept') : err;
+      }
       position += line.length;
     },
     close() {

@@ -8,6 +8,7 @@
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
+import { diskFullError, isNoSpace } from './files';
 
 export interface LockHolder {
   pid: number;
@@ -72,7 +73,14 @@ function settings(path: string, staleMs: number) {
 function held(path: string, note: string | undefined, release: () => void): () => void {
   const holder: LockHolder = { pid: process.pid, since: new Date().toISOString(), ...(note ? { note } : {}) };
   const text = JSON.stringify(holder);
-  writeFileSync(holderFile(path), text);
+  try {
+    writeFileSync(holderFile(path), text);
+  } catch (err) {
+    // A full disk: the lock is given back and the user told which file could not be written, in one line.
+    rmSync(holderFile(path), { force: true });
+    release();
+    throw isNoSpace(err) ? diskFullError(holderFile(path), err, 'nothing was changed') : err;
+  }
   let released = false;
   return () => {
     if (released) return;

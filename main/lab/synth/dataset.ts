@@ -240,6 +240,20 @@ export function checkDataset(graph: Graph | QueryIndex, all: readonly Pick<QA, '
 }
 
 /**
+ * Whether a dataset fits `graph`: the queries of up to `sample` of its QAs, spread over the set, re-evaluated on it.
+ * Null when at least half give their answer (a set made on this graph gives every one); else how many failed. A
+ * set made on another graph names entities or relations this one lacks, and its expert would play every rollout
+ * in vain. Imported published QAs have no query and are not checked.
+ */
+export function graphMismatch(graph: Graph | QueryIndex, qas: readonly QA[], sample = 64): { checked: number; failed: number } | null {
+  const own = qas.filter((qa) => qa.source !== 'external');
+  const step = Math.max(1, own.length / sample);
+  const picked = Array.from({ length: Math.min(sample, own.length) }, (_, i) => own[Math.floor(i * step)]!);
+  const report = checkDataset(graph, picked);
+  return report.total > 0 && report.ok * 2 < report.total ? { checked: report.total, failed: report.total - report.ok } : null;
+}
+
+/**
  * Throughput of exact verification, for bench/synth.ts: evaluates the queries of `qas` over the graph in
  * rounds until at least `minSeconds` have passed. Returns QAs verified per second.
  */

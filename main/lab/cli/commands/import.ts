@@ -2,7 +2,34 @@
 // lab'), through the same `runs.importVerl` the app's "Import a verl run" button calls.
 import { LabCore } from '../../app/core';
 import { defaultHome } from '../../base/home';
-import { type CliCommand, flag, optString, reqString, untilSignal } from '../command';
+import { type CliCommand, type CliIO, flag, optString, reqString, untilSignal } from '../command';
+
+/**
+ * Reads on until Ctrl+C or SIGTERM (then one last read, exit 0) or until following fails (exit 1, the error
+ * said). Every step imported, and every note on the files (truncated, rotated), goes to stderr.
+ */
+async function followUntilStopped(core: LabCore, runId: string, io: CliIO): Promise<number> {
+  io.err('following the files; Ctrl+C stops\n');
+  core.runs.onFollowNotice((id, message) => id === runId && io.err(`${message}\n`));
+  const off = core.on('run.metrics', (e) => {
+    if (e.runId === runId) for (const r of e.records) io.err(`step ${r.step}: ${Object.keys(r.metrics).length} metrics\n`);
+  });
+  const waiting = new AbortController();
+  try {
+    const how = await Promise.race([untilSignal(waiting.signal).then((signal) => ({ signal })), core.runs.followEnded(runId).then((error) => ({ error }))]);
+    const error = 'signal' in how ? await core.runs.stopFollowing(runId) : how.error;
+    const lastStep = core.runs.get(runId).lastStep;
+    if (error !== null) {
+      io.err(`following stopped: ${error}\nrun ${runId} keeps the steps up to ${lastStep}; import again with --follow to read on\n`);
+      return 1;
+    }
+    io.err(`stopped following (${'signal' in how ? how.signal : 'done'}); run ${runId} keeps the steps up to ${lastStep}\n`);
+    return 0;
+  } finally {
+    waiting.abort();
+    off();
+  }
+}
 
 const importVerl: CliCommand = {
   path: ['import', 'verl'],
@@ -31,12 +58,7 @@ const importVerl: CliCommand = {
           `${detail.rlSteps.length} rollout steps, ${detail.evals.length} evaluations\n`,
       );
       if (!follow) return;
-      ctx.io.err('following the files; Ctrl+C stops\n');
-      const off = core.on('run.metrics', ({ runId, records }) => {
-        if (runId === run.artefact.id) for (const r of records) ctx.io.err(`step ${r.step}: ${Object.keys(r.metrics).length} metrics\n`);
-      });
-      await untilSignal();
-      off();
+      return await followUntilStopped(core, run.artefact.id, ctx.io);
     } finally {
       await core.close();
     }

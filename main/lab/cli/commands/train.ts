@@ -9,6 +9,8 @@ import { defaultHome } from '../../base/home';
 import { readJsonFile } from '../../store/files';
 import { importArtefact } from '../import';
 import { inputError } from '../../base/errors';
+import { graphMismatch, readDataset } from '../../synth/dataset';
+import { buildQueryIndex } from '../../synth/query';
 import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { JobRecord, RunSummary } from '../../contract';
@@ -29,6 +31,28 @@ function follow(core: LabCore, jobId: string, err: (t: string) => void): Promise
       }
     });
   });
+}
+
+/**
+ * Refuses, before anything is imported or started, a question set made on another graph than the config's: its
+ * header names the graph it was made on, and its queries do not give their answers on this one.
+ */
+function refuseOtherGraphs(configPath: string, graphFile: string, sets: Record<string, string | undefined>): void {
+  const files = Object.entries(sets).filter((e): e is [string, string] => e[1] !== undefined);
+  if (!files.length) return;
+  const index = buildQueryIndex(readGraphFile(graphFile));
+  for (const [key, file] of files) {
+    const { header, qas } = readDataset(file);
+    const miss = graphMismatch(index, qas);
+    if (!miss) continue;
+    const madeOn = typeof header.graph === 'string' ? `graph ${JSON.stringify(header.graph)} (its header)` : 'another graph';
+    throw inputError(
+      configPath,
+      `${file} was made on ${madeOn}, not on data.graphFile ${graphFile}: ${miss.failed} of ${miss.checked} of its questions checked do not have their answer on that graph. ` +
+        'Use the graph the questions were synthesised on, or synthesise questions on this one (sailor synth --graph)',
+      { field: `data.${key}` },
+    );
+  }
 }
 
 /**
@@ -56,6 +80,7 @@ async function withImportedData(core: LabCore, configPath: string): Promise<Reco
   // Named by the key a CLI config uses (the schema's own message would say data.datasetId, which it never had).
   if (!datasetFile && data.datasetId === undefined) throw inputError(configPath, 'missing: the training questions, a sailor.qa/1 file (path relative to this config), or data.datasetId', { field: 'data.datasetFile' });
   if (!graphFile && data.graphId === undefined) throw inputError(configPath, 'missing: the graph, a sailor.graph/1 file (path relative to this config), or data.graphId', { field: 'data.graphFile' });
+  if (graphFile) refuseOtherGraphs(configPath, graphFile, { datasetFile, heldOutFile, rlFile });
   if (graphFile) data.graphId = (await importArtefact(core.db, core.home, 'graphs', graphFile)).id;
   if (datasetFile) data.datasetId = (await importArtefact(core.db, core.home, 'datasets', datasetFile, { graphId: data.graphId })).id;
   if (heldOutFile) data.heldOutDatasetId = (await importArtefact(core.db, core.home, 'datasets', heldOutFile, { graphId: data.graphId })).id;

@@ -74,7 +74,10 @@ export function stepFraction(step: number, totalSteps: number): number {
   return Math.min(1, Math.max(0, step / totalSteps));
 }
 
-/** The run's metrics stream from `step` on (a resume truncates what came after it), and its emitter. */
+/**
+ * The run's metrics stream after the checkpoint at `step` (a resume truncates what came after it; STARTS_OVER when
+ * the run has no checkpoint and begins at step 0), and its emitter.
+ */
 export function openRunMetrics(ctx: JobContext, runId: string, step: number): { emit: TrainRun['emit']; close: () => void } {
   const metrics = openMetrics(metricsFile(ctx.home, runId), step);
   const emit = (s: number, m: Record<string, number>): void => {

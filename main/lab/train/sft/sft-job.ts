@@ -45,6 +45,7 @@ import { answerInWindow, TURN_TOKENS } from '../policy/policy';
 import { runLimits } from '../policy/eval-setup';
 import { runRlStage } from '../rl-stage/rl-job';
 import { evaluatePolicy, openRunMetrics, stepFraction, type TrainHooks, type TrainRun } from '../policy/run';
+import { STARTS_OVER } from '../../runs/metrics';
 import { rftExpert } from '../policy/rft-expert';
 import { loadNewestVerifiedCheckpoint } from '../policy/checkpoints';
 import { modelStart, startsFresh } from '../policy/base-model';
@@ -229,7 +230,7 @@ export async function runTrain(raw: unknown, jobCtx: JobContext, hooks: TrainHoo
     rng = createRng(seedFrom(`${runId}/batches`));
     step = 0;
   }
-  const metrics = openRunMetrics(ctx, runId, step);
+  const metrics = openRunMetrics(ctx, runId, resumed !== undefined && last !== undefined ? step : STARTS_OVER);
   if (step > 0) resumedOnClock(clock, config, step, heldOut.length);
   const emit = clockedEmit(metrics.emit, clock, sftEnd);
   const run: TrainRun = { ...inputs, model, tok, emit, fraction };
@@ -345,7 +346,7 @@ async function runFromCheckpoint(inputs: RunInputs, resume: boolean, init: { dir
   if (!loaded.tokenizer) throw new LabError('corrupt', `checkpoint ${last !== undefined ? checkpointRef(runId, last) : parent} has no tokenizer`);
   const step = last ?? 0;
   ctx.log(last !== undefined ? `resumed from step ${step}` : `RL from checkpoint ${parent}`);
-  const metrics = openRunMetrics(ctx, runId, step);
+  const metrics = openRunMetrics(ctx, runId, last ?? STARTS_OVER);
   const total = config.rl!.steps;
   const fraction = (s: number): number => stepFraction(s, total);
   if (step > 0) resumedOnClock(inputs.clock, config, step, inputs.heldOut.length);
