@@ -6,14 +6,9 @@ import type { AgentStep } from '../../main/lab/agent/react';
 import { carriedEntity, terseThought } from '../../main/lab/agent/thoughts';
 import { bridgeIds, chainViews, classifyChain } from '../../main/lab/train/policy/chain';
 import { nearCopy } from '../../main/lab/agent/mentions';
+import { answer, hop, s1, s2, search, visit } from '../support/chain-steps';
 
 const question = 'Vance Air Force Base serves a city. Which country contains the city?';
-const search = (q: string, obs: string): AgentStep => ({ think: '', action: { name: 'search', arguments: { query: [q] } }, observation: obs });
-const visit = (url: string, obs: string): AgentStep => ({ think: '', action: { name: 'visit', arguments: { url: [url], goal: 'g' } }, observation: obs });
-const answer = (a: string): AgentStep => ({ think: '', action: { name: 'answer', arguments: { answer: a } } });
-const s1 = search('Vance Air Force Base', '1. [Vance Air Force Base](sim://Vance_Air_Force_Base)\nVance Air Force Base is an airport.');
-const s2 = visit('sim://Vance_Air_Force_Base', 'Evidence in page:\nVance Air Force Base serves city Enid.');
-const hop = search('Enid', '1. [Enid](sim://Enid)\nEnid is located in United States.');
 const episode = (steps: AgentStep[], prediction: string | null, windows?: string[]) => ({
   steps, bridges: ['Enid'], correct: prediction === 'United States', prediction,
   // By default every window shows everything read so far.

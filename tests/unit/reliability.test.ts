@@ -3,8 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { runCli } from '../../main/lab/cli/index';
@@ -22,16 +21,9 @@ import { chatComplete } from '../../main/lab/synth/phrase';
 import { loneSurrogate } from '../../main/lab/cli/export-verl';
 import type { Trajectory } from '../../main/lab/formats/index';
 import { writeVerlRunFiles } from '../e2e/verl-fixture';
+import { tempDirs } from '../support/tmp-dirs';
 
-const dirs: string[] = [];
-const tmp = (p: string): string => {
-  const d = mkdtempSync(join(tmpdir(), p));
-  dirs.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirs();
 
 async function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];

@@ -5,13 +5,8 @@ import { describe, expect, it } from 'vitest';
 import type { AgentStep } from '../../main/lab/agent/react';
 import { combineReward } from '../../main/lab/agent/reward';
 import { chainPotentials, episodeShaping, repeatedMoves, turnAdvantages, turnRewardMetrics, turnRewards, type TurnRewardWeights } from '../../main/lab/train/policy/turn-rewards';
+import { answer, hop, s1, s2, search, visit } from '../support/chain-steps';
 
-const search = (q: string, obs: string): AgentStep => ({ think: '', action: { name: 'search', arguments: { query: [q] } }, observation: obs });
-const visit = (url: string, obs: string): AgentStep => ({ think: '', action: { name: 'visit', arguments: { url: [url], goal: 'g' } }, observation: obs });
-const answer = (a: string): AgentStep => ({ think: '', action: { name: 'answer', arguments: { answer: a } } });
-const s1 = search('Vance Air Force Base', '1. [Vance Air Force Base](sim://Vance_Air_Force_Base)\nVance Air Force Base is an airport.');
-const s2 = visit('sim://Vance_Air_Force_Base', 'Evidence in page:\nVance Air Force Base serves city Enid.');
-const hop = search('Enid', '1. [Enid](sim://Enid)\nEnid is located in United States.');
 const ep = (steps: AgentStep[], correct: boolean) => ({ steps, bridges: ['Enid'], correct });
 const W: TurnRewardWeights = { seen: 0.2, hop: 0.3, repeat: 0, gamma: 1 };
 const rewards = (steps: AgentStep[], correct: boolean, w = W) => turnRewards(ep(steps, correct), w).map((r) => Math.round(r.reward * 1e9) / 1e9);

@@ -1,25 +1,16 @@
 // `sailor import verl --follow` as a user runs it (issue #44, item 2): the real CLI in a child process keeps
 // following while the test appends to verl's metrics file, says so when the file is truncated or rotated, stops on
 // SIGINT or SIGTERM after one last read (exit 0), and ends with exit 1 and the error when a line cannot be read.
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { appendFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { appendFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readJsonl } from '../../main/lab/store/files';
 import { metricsFile } from '../../main/lab/runs/layout';
 import { appendVerlStep, metricsLine, writeVerlRunFiles } from '../e2e/verl-fixture';
+import { tempDirs } from '../support/tmp-dirs';
 
-const dirs: string[] = [];
-const tmp = (p: string): string => {
-  const d = mkdtempSync(join(tmpdir(), p));
-  dirs.push(d);
-  return d;
-};
-afterAll(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
+const tmp = tempDirs();
 
 /** A slow, loaded machine takes long to start the CLI; every wait is on what it prints, this long at most. */
 const WAIT_MS = 90_000;
