@@ -12,6 +12,7 @@ import { evalFile } from '../main/lab/runs/layout';
 import { readDataset } from '../main/lab/synth/dataset';
 import { questionHops } from '../main/lab/contract/level-breakdown';
 import { formatP, mcnemarExactP, wilsonInterval } from '../main/lab/contract/stats';
+import { isCorrect } from '../main/lab/contract/correct';
 import { join } from 'node:path';
 import type { AgentStep } from '../main/lab/agent/react';
 import { readJsonFile } from '../main/lab/store/files';
@@ -52,7 +53,7 @@ function episodes(ref: string): Map<string, EvalTraj> {
 const rows = values.rows.split(',').map((r) => {
   const [name, ref] = r.split('=') as [string, string];
   const eps = episodes(ref);
-  return { name, ref, eps, solved: new Map([...eps].map(([id, t]) => [id, t.reward.answer >= 1])) };
+  return { name, ref, eps, solved: new Map([...eps].map(([id, t]) => [id, isCorrect(t.reward)])) };
 });
 const subsets: [string, (id: string) => boolean][] = [
   ['all', () => true],
@@ -98,7 +99,7 @@ for (const r of rows) {
     const t = r.eps.get(qa.id);
     if (!t) continue;
     const windows = t.steps.map((_, i) => tok.decode(policyPrompt(tok, qa.question, t.steps.slice(0, i), blockSize, TURN_TOKENS)));
-    tally[classifyChain({ steps: t.steps, windows, bridges: bridgeIds(qa).map((id) => names.get(id) ?? id), correct: t.reward.answer >= 1, prediction: t.prediction })]++;
+    tally[classifyChain({ steps: t.steps, windows, bridges: bridgeIds(qa).map((id) => names.get(id) ?? id), correct: isCorrect(t.reward), prediction: t.prediction })]++;
   }
   console.log(`| ${r.name} | ${CHAIN_OUTCOMES.map((o) => tally[o]).join(' | ')} |`);
 }

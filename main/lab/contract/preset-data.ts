@@ -7,6 +7,7 @@ import type { SynthParams } from './jobs';
 import { WIZARD_PRESETS, presetConfigDifferences, type PresetId, type WizardPreset } from './presets';
 import { isFreeConfigPath, presetDifferences, type PresetQuestions } from './quick-preset';
 import { QUESTION_STYLES } from './question-styles';
+import { checkRunConfig } from './run-config';
 
 export type ShapeDifference = 'count' | 'edges' | 'style';
 
@@ -45,8 +46,21 @@ export function configFitsPreset(config: unknown, p: WizardPreset): boolean {
   if (p.id === 'quick') return presetDifferences(config).length === 0;
   // An empty section (the curriculum's `rl: {}`) sets nothing itself: its defaults are compared as the quick preset's.
   const own = new Set(leafPaths(p.config));
-  const others = presetDifferences(config).filter((path) => !own.has(path));
+  const added = addedSections(config, p);
+  const others = presetDifferences(config).filter((path) => !own.has(path) && !added.some((s) => path.startsWith(`${s}.`)));
   return others.length === 0 && presetConfigDifferences(p, config).every(isFreeConfigPath);
+}
+
+/**
+ * The sections a preset adds that a default config lacks, with fields of its own (the chains preset's `relabel`):
+ * the fields it leaves to their defaults are the preset's too, not differences from the quick preset.
+ */
+function addedSections(config: unknown, p: WizardPreset): string[] {
+  const parsed = checkRunConfig(config);
+  const defaults = parsed.success ? checkRunConfig({ data: parsed.data.data }) : undefined;
+  if (!defaults?.success) return [];
+  const preset = p.config as Record<string, unknown>;
+  return Object.keys(preset).filter((k) => !(k in defaults.data) && leafPaths(preset[k], k).length > 0);
 }
 
 /** The preset a run is (its config and its known data fit it, and fit no other); null when none or several do. */

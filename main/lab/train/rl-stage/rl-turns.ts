@@ -5,6 +5,7 @@ import type { QA } from '../../formats';
 import type { AgentStep } from '../../agent/react';
 import { readGraphFile } from '../../kg/io';
 import { graphFile } from '../../store/layout';
+import { isCorrect } from '../../contract/correct';
 import { groupAdvantages, isTruncatedNoAnswer, type GroupAdvantages } from '../../rl/advantages';
 import { bridgeNames, episodeShaping, turnAdvantages, turnRewards, turnRewardsOn, type TurnReward } from '../policy/turn-rewards';
 import type { Trajectory } from '../../formats';
@@ -38,7 +39,7 @@ export interface ScoredGroup {
 export function scoreGroup(stage: RlStage, qa: QA, trajs: readonly Trajectory[]): ScoredGroup {
   const { rl } = stage;
   const turns = turnRewardsOn(rl.turnRewards)
-    ? trajs.map((t) => turnRewards({ steps: t.steps as AgentStep[], bridges: bridgeNames(qa, entityNames(stage)), correct: t.reward.answer >= 1 - 1e-9 }, rl.turnRewards))
+    ? trajs.map((t) => turnRewards({ steps: t.steps as AgentStep[], bridges: bridgeNames(qa, entityNames(stage)), correct: isCorrect(t.reward) }, rl.turnRewards))
     : null;
   const episodeLevel = turns !== null && rl.credit === 'episode';
   const rewards = trajs.map((t, i) => t.reward.total + (episodeLevel ? episodeShaping(turns[i]!) : 0));
