@@ -58,6 +58,9 @@ export function evaluationSummary(trajs: readonly Trajectory[], k: number, goldO
     ...(report.failures ? failureMetrics(report.failures) : {}),
     ...rolloutSummary(trajs),
   };
+  // reward/std is an RL step's own record: the dashboard tells RL steps by it (rlView RL_MARKERS), so an
+  // evaluation that carried it would pull the RL section back to the SFT evaluations.
+  delete summary['reward/std'];
   return { report, summary };
 }
 
