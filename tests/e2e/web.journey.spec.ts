@@ -363,7 +363,7 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   await expect(dash.getByTestId(`dash-run-${made.rlRunId}`)).toContainText(made.rlRunName);
   await expect(dash.getByTestId('dash-chart-loss')).toHaveCount(0);
   await expect(dash.getByTestId('dash-evals-none')).toHaveText(`None yet: the run evaluates every ${RL_EVAL_EVERY} RL steps and at its last step.`);
-  await expect(dash.getByTestId('dash-chart-rl-pass1')).toContainText(`no evaluation yet: every ${RL_EVAL_EVERY} RL steps and at the last`);
+  await expect(dash.getByTestId('dash-chart-rl-pass1')).toContainText(`no evaluation yet: every ${RL_EVAL_EVERY} RL steps and at the last`, { timeout: 180_000 }); // after the headroom pass, which now also plays the evaluation's protocol
   await shot(page, '16-rl-dashboard-live');
   await expect(rlRow).toHaveAttribute('data-status', 'finished', { timeout: 300_000 });
   phase(`RL ${RL_STEPS} steps`);
