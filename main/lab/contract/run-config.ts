@@ -174,6 +174,17 @@ export type RelabelConfig = z.output<typeof relabelConfigSchema>;
 /** SFT steps the relabeling stage adds after SFT (0 without one). */
 export const relabelSteps = (c: { relabel?: RelabelConfig }): number => (c.relabel ? c.relabel.rounds * c.relabel.steps : 0);
 
+/**
+ * The model shape's rule between fields, written once: the width must split evenly across the heads (and into
+ * pairs for rotary positions). The run config reports it at the field (checkModel) and model/gpt.ts
+ * resolveGPTConfig throws it for a shape from anywhere else (a checkpoint, a test). null when the shape holds.
+ */
+export function modelShapeProblem(m: { nEmbd: number; nHead: number; positions?: 'learned' | 'rotary' }): string | null {
+  if (m.nEmbd % m.nHead !== 0) return `nEmbd ${m.nEmbd} must be divisible by nHead ${m.nHead}`;
+  if (m.positions === 'rotary' && (m.nEmbd / m.nHead) % 2 !== 0) return `rotary positions need an even head size, got nEmbd / nHead = ${m.nEmbd / m.nHead}`;
+  return null;
+}
+
 type ModelFields = { base: (typeof MODEL_BASES)[number]; preset: ModelPreset; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' } & Partial<Record<(typeof MODEL_SHAPE_FIELDS)[number], unknown>>;
 
 /**
@@ -190,12 +201,8 @@ function checkModel(m: ModelFields, ctx: z.RefinementCtx): void {
     return;
   }
   const { nEmbd, nHead } = { ...PRESET_SHAPES[m.preset], ...definedOnly({ nEmbd: m.nEmbd, nHead: m.nHead }) };
-  const path = [m.nEmbd !== undefined ? 'nEmbd' : 'nHead'];
-  if (nEmbd % nHead !== 0) {
-    ctx.addIssue({ code: 'custom', path, message: `nEmbd ${nEmbd} must be divisible by nHead ${nHead}` });
-  } else if (m.positions === 'rotary' && (nEmbd / nHead) % 2 !== 0) {
-    ctx.addIssue({ code: 'custom', path, message: `rotary positions need an even head size, got nEmbd / nHead = ${nEmbd / nHead}` });
-  }
+  const problem = modelShapeProblem({ nEmbd, nHead, positions: m.positions });
+  if (problem) ctx.addIssue({ code: 'custom', path: [m.nEmbd !== undefined ? 'nEmbd' : 'nHead'], message: problem });
 }
 
 function definedOnly<T extends object>(o: T): Partial<T> {

@@ -32,7 +32,7 @@
 // return tensors (forward, hidden, head) are meant to be called inside tf.tidy by the caller.
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../base/errors';
-import { MODEL_PRESETS, PRESET_SHAPES, type ModelPreset } from '../contract/run-config';
+import { MODEL_PRESETS, modelShapeProblem, PRESET_SHAPES, type ModelPreset } from '../contract/run-config';
 import { createRng, type Rng } from '../util/rng';
 import { fusedAttentionAvailable } from './kernels/attention';
 import { layerInputs, type LayerInputs } from './attention-mask';
@@ -130,16 +130,14 @@ export function resolveGPTConfig(overrides: Partial<GPTConfig> & { preset?: GPTP
   for (const k of ['vocabSize', 'blockSize', 'nLayer', 'nHead', 'nEmbd'] as const) {
     if (!Number.isInteger(cfg[k]) || cfg[k] <= 0) throw new LabError('bad_request', `model config ${k} must be a positive integer, got ${cfg[k]}`);
   }
-  if (cfg.nEmbd % cfg.nHead !== 0) throw new LabError('bad_request', `nEmbd ${cfg.nEmbd} is not divisible by nHead ${cfg.nHead}`);
   if (!(cfg.dropout >= 0 && cfg.dropout < 1)) throw new LabError('bad_request', `dropout must be in [0, 1), got ${cfg.dropout}`);
   if (!['auto', 'gather', 'onehot', 'hybrid'].includes(cfg.embedding)) throw new LabError('bad_request', 'embedding must be auto, gather, onehot or hybrid');
   for (const k of ['smearKeys', 'bidirectionalObservations', 'distanceBias'] as const) {
     if (typeof cfg[k] !== 'boolean') throw new LabError('bad_request', `${k} must be true or false, got ${String(cfg[k])}`);
   }
   if (cfg.positions !== 'learned' && cfg.positions !== 'rotary') throw new LabError('bad_request', `positions must be learned or rotary, got ${String(cfg.positions)}`);
-  if (cfg.positions === 'rotary' && (cfg.nEmbd / cfg.nHead) % 2 !== 0) {
-    throw new LabError('bad_request', `rotary positions need an even head size, got nEmbd / nHead = ${cfg.nEmbd / cfg.nHead}`);
-  }
+  const shape = modelShapeProblem(cfg);
+  if (shape) throw new LabError('bad_request', `model config: ${shape}`);
   return cfg;
 }
 
