@@ -2,6 +2,7 @@
 // and visit observations (the templates web.ts writes), and the query's filters checked against them. The
 // expert learns every fact here, from observations only, never from the graph.
 import type { QueryFilter } from '../formats/index';
+import { orderOpHolds, textOpHolds } from '../synth/query-filters';
 import { labelWords, normalizeAnswer, splitSentences } from './text';
 import { VISIT_FAILED_EVIDENCE, relationPhrase } from './web';
 
@@ -159,35 +160,14 @@ export function valueNumber(text: string): number | null {
 
 type Truth = true | false | null; // null: not known from what was read
 
+/** A filter on what was read of an entity, by the operators' one rule (synth/query-filters.ts); null when the pages read do not tell. */
 export function checkFilter(e: Entity, f: QueryFilter): Truth {
-  const op = f.op;
-  if (f.attr === 'name') {
-    const names = [e.name, ...e.aliases];
-    const v = String(f.value).toLowerCase();
-    if (op === 'eq') return names.some((n) => keyOf(n) === keyOf(String(f.value)));
-    if (op === 'prefix') return names.some((n) => n.toLowerCase().startsWith(v));
-    if (op === 'contains') return names.some((n) => n.toLowerCase().includes(v));
-    return null;
-  }
-  if (f.attr === 'type') {
-    if (e.type === undefined) return null;
-    return op === 'eq' ? keyOf(e.type) === keyOf(labelWords(String(f.value))) : null;
-  }
+  const { op, value } = f;
+  if (f.attr === 'name') return textOpHolds([e.name, ...e.aliases], op, value, keyOf);
+  if (f.attr === 'type') return e.type === undefined ? null : textOpHolds([e.type], op, typeof value === 'string' ? labelWords(value) : value, keyOf);
   const raw = e.attrs.get(labelWords(f.attr));
   if (raw === undefined) return null; // not in any extract read so far (an extract shows only what was asked)
-  if (Array.isArray(f.value) || typeof f.value === 'number') {
-    const x = valueNumber(raw);
-    if (x === null) return false;
-    if (Array.isArray(f.value)) return x >= f.value[0] && x <= f.value[1];
-    if (op === 'eq') return x === f.value;
-    if (op === 'lt') return x < f.value;
-    if (op === 'gt') return x > f.value;
-    return null;
-  }
-  const v = String(f.value).toLowerCase();
-  const r = raw.toLowerCase();
-  if (op === 'eq') return keyOf(raw) === keyOf(String(f.value));
-  if (op === 'prefix') return r.startsWith(v);
-  if (op === 'contains') return r.includes(v);
-  return null;
+  if (typeof value === 'string') return textOpHolds([raw], op, value, keyOf);
+  const x = valueNumber(raw); // a number (or a [lo, hi] pair) compares with the page's number or year
+  return x === null ? false : orderOpHolds((v) => x - Number(v), op, value);
 }

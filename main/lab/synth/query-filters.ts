@@ -3,7 +3,7 @@
 // contains (both case-insensitive); on a `date` attribute a numeric value compares with the date's year.
 // Choices the format leaves open: `eq` on a name or string attribute is case-insensitive too (`type` is
 // exact); a date string compares at the precision both dates have.
-import type { GraphNode, QueryFilter } from '../formats';
+import type { FilterOp, GraphNode, QueryFilter } from '../formats';
 
 /** The year of an ISO date `YYYY`, `YYYY-MM`, `YYYY-MM-DD` (a leading `-` for years before 1 CE), or NaN. */
 export function yearOf(date: string): number {
@@ -43,48 +43,59 @@ function compareDates(a: number[], b: number[]): number {
   return 0;
 }
 
-/** Applies an ordering op given `cmp(v)` = sign of (attribute - v); NaN (incomparable) never matches. */
-function compareOp(cmp: (v: number | string) => number, op: QueryFilter['op'], value: QueryFilter['value']): boolean {
-  if (op === 'between') {
-    if (!Array.isArray(value)) return false;
-    return cmp(value[0]) >= 0 && cmp(value[1]) <= 0;
-  }
+// ---------- the operators, once: the graph's matchesFilter below and the expert's checkFilter (agent/expert-notes.ts) ----------
+
+/** The sign of (attribute - v), NaN when the two do not compare. */
+export type Compare = (v: number | string) => number;
+
+/**
+ * An ordering op on a value that compares: eq, lt, gt, and between (inclusive; its value is a [lo, hi] pair,
+ * as the format requires). NaN (incomparable) never holds. null for a text op (prefix, contains): they say
+ * nothing of order.
+ */
+export function orderOpHolds(cmp: Compare, op: FilterOp, value: QueryFilter['value']): boolean | null {
+  if (op === 'prefix' || op === 'contains') return null;
+  if (op === 'between') return Array.isArray(value) && cmp(value[0]) >= 0 && cmp(value[1]) <= 0;
   if (Array.isArray(value)) return false;
   const c = cmp(value);
-  return op === 'eq' ? c === 0 : op === 'lt' ? c < 0 : op === 'gt' ? c > 0 : false;
+  return op === 'eq' ? c === 0 : op === 'lt' ? c < 0 : c > 0;
 }
 
-/** Does one node satisfy one filter? (Exported for tests and for the level rule.) */
+/**
+ * A text op on some texts (a node's name and aliases, or an attribute's text): eq when a text has the value's
+ * key (`key` makes the two alike: the graph lower-cases, the expert normalises as answers are), prefix and
+ * contains case-insensitive. null for an ordering op (lt, gt, between).
+ */
+export function textOpHolds(texts: readonly string[], op: FilterOp, value: QueryFilter['value'], key: (s: string) => string): boolean | null {
+  if (op !== 'eq' && op !== 'prefix' && op !== 'contains') return null;
+  if (Array.isArray(value)) return false;
+  if (op === 'eq') {
+    const k = key(String(value));
+    return texts.some((t) => key(t) === k);
+  }
+  const v = String(value).toLowerCase();
+  return op === 'prefix' ? texts.some((t) => t.toLowerCase().startsWith(v)) : texts.some((t) => t.toLowerCase().includes(v));
+}
+
+const lower = (s: string): string => s.toLowerCase();
+const exact = (s: string): string => s;
+
+/** Does one node satisfy one filter? (Exported for tests and for the level rule.) `names`: its names, lower-cased. */
 export function matchesFilter(node: GraphNode, f: QueryFilter, names?: string[]): boolean {
   const { op, value } = f;
-  if (f.attr === 'type') return textMatch([node.type], op, value, false);
-  if (f.attr === 'name') return textMatch(names ?? [node.name, ...node.aliases].map((s) => s.toLowerCase()), op, value, true);
+  if (f.attr === 'type') return textOpHolds([node.type], op, value, exact) ?? false;
+  if (f.attr === 'name') return textOpHolds(names ?? [node.name, ...node.aliases], op, value, lower) ?? false;
   const a = node.attrs[f.attr];
   if (!a) return false;
-  if (a.type === 'string') return textMatch([a.value.toLowerCase()], op, value, true);
-  if (op === 'prefix' || op === 'contains') return textMatch([String(a.value).toLowerCase()], op, value, true);
-  if (a.type === 'number') return compareOp((v) => a.value - Number(v), op, value);
+  if (a.type === 'string' || op === 'prefix' || op === 'contains') return textOpHolds([String(a.value)], op, value, lower) ?? false;
+  if (a.type === 'number') return orderOpHolds((v) => a.value - Number(v), op, value) ?? false;
   const parts = dateParts(a.value);
   if (!parts) return false;
   // a number compares with the year; a date string at the precision both dates have
-  return compareOp((v) => {
+  const cmp: Compare = (v) => {
     if (typeof v === 'number') return parts[0]! - v;
     const other = dateParts(v);
     return other ? compareDates(parts, other) : NaN;
-  }, op, value);
-}
-
-function textMatch(texts: string[], op: QueryFilter['op'], value: QueryFilter['value'], fold: boolean): boolean {
-  if (typeof value !== 'string' && typeof value !== 'number') return false;
-  const v = fold ? String(value).toLowerCase() : String(value);
-  switch (op) {
-    case 'eq':
-      return texts.some((t) => t === v);
-    case 'prefix':
-      return texts.some((t) => (fold ? t : t.toLowerCase()).startsWith(v.toLowerCase()));
-    case 'contains':
-      return texts.some((t) => (fold ? t : t.toLowerCase()).includes(v.toLowerCase()));
-    default:
-      return false;
-  }
+  };
+  return orderOpHolds(cmp, op, value) ?? false;
 }
