@@ -27,7 +27,8 @@ export const LAB_LAYERS = [
   ['runs'], // a run's files, metrics and rollouts; the runs service
   ['train/policy'], // a checkpoint as a policy, and what every training stage shares
   ['train/pretrain', 'train/rl-stage'], // `sailor pretrain`; the RL stage of the train job
-  ['train/sft'], // the train job: SFT, then the RL stage
+  ['train/sft'], // SFT's data sources (own samples, renamed episodes) and the relabeling stage
+  ['train/job'], // the train job as phases: data, RFT, filter, SFT, evaluation, relabel, RL
   ['train/act'], // the jobs that only act: rollout, compare, estimate
   ['app'], // core, artefact and trajectory readers, the job worker's entry
   ['server'], // web mode over HTTP and WebSocket

@@ -29,7 +29,7 @@ import { readJsonl } from '../main/lab/store/files';
 import { seedFrom } from '../main/lab/util/rng';
 import { readMetrics } from '../main/lab/runs/metrics';
 import { metricsFile, rolloutSteps, rolloutsFile } from '../main/lab/runs/layout';
-import { runTrain, type TrainHooks } from '../main/lab/train/sft/sft-job';
+import { runTrain, type TrainHooks } from '../main/lab/train/job/train-job';
 import { labHome, testContext, writeRun } from '../tests/support/rl-run-helpers';
 
 const { values } = parseArgs({

@@ -8,7 +8,7 @@ import type { Trajectory } from '../../main/lab/formats';
 import type { ComparisonFile } from '../../main/lab/contract';
 import { readJsonFile, readJsonl } from '../../main/lab/store/files';
 import { evalFile } from '../../main/lab/runs/layout';
-import { runTrain } from '../../main/lab/train/sft/sft-job';
+import { runTrain } from '../../main/lab/train/job/train-job';
 import { runCompare } from '../../main/lab/train/act/compare-job';
 import { labHome, SMALL, testContext, writeRun } from '../support/rl-run-helpers';
 

@@ -111,7 +111,7 @@ describe('infrastructure failures', () => {
   });
 
   it('resuming a run whose last checkpoint is truncated falls back to the newest that verifies, saying so', { timeout: 300_000 }, async () => {
-    const { runTrain } = await import('../../main/lab/train/sft/sft-job');
+    const { runTrain } = await import('../../main/lab/train/job/train-job');
     const logs: string[] = [];
     const result = await runTrain({ runId, resume: true }, testContext(home, undefined, logs));
     expect(result.step).toBe(4);

@@ -22,21 +22,21 @@ const importing = (spec: string): string => `import { x } from '${spec}';\nexpor
 
 // The order the architecture documents, bottom first: each entry may import the ones before it.
 const ORDER = ['base', 'formats', 'contract', 'store', 'kb', 'kg', 'synth', 'agent', 'kbsource', 'model/kernels', 'model', 'rl', 'jobs', 'runs',
-  'train/policy', 'train/rl-stage', 'train/sft', 'train/act', 'app', 'server', 'cli'];
+  'train/policy', 'train/rl-stage', 'train/sft', 'train/job', 'train/act', 'app', 'server', 'cli'];
 
 /** The specifier from main/lab/<from>/new.ts to main/lab/<to>/x. */
 const specTo = (from: string, to: string): string => `${'../'.repeat(from.split('/').length)}${to}/x`;
 
 describe('layering lint', () => {
   it('fails an upward import: store importing train (the kind of tie there was)', { timeout: 60_000 }, async () => {
-    const errors = await layerErrors('main/lab/store/new.ts', importing('../train/sft/sft-job'));
+    const errors = await layerErrors('main/lab/store/new.ts', importing('../train/job/train-job'));
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/main\/lab\/store may import only from the layers below/);
   });
 
   it('fails type-only and dynamic upward imports, re-exports, and imports of a peer', { timeout: 60_000 }, async () => {
     expect(await layerErrors('main/lab/runs/new.ts', "import type { RlStage } from '../train/rl-stage/rl-stage';\nexport type S = RlStage;\n")).toHaveLength(1);
-    expect(await layerErrors('main/lab/jobs/new.ts', "export const load = () => import('../train/sft/sft-job');\n")).toHaveLength(1);
+    expect(await layerErrors('main/lab/jobs/new.ts', "export const load = () => import('../train/job/train-job');\n")).toHaveLength(1);
     expect(await layerErrors('main/lab/jobs/new.ts', "export { x } from '../train/act/estimate';\n")).toHaveLength(1);
     expect(await layerErrors('main/lab/kg/new.ts', importing('../graph/wl'))).toHaveLength(1);
     expect(await layerErrors('main/lab/train/pretrain/new.ts', importing('../rl-stage/rl-job'))).toHaveLength(1);
@@ -55,12 +55,14 @@ describe('layering lint', () => {
   const CASES: Array<[string, string, boolean]> = [
     // the kernels below the rest of model/, which picks the fast path
     ['model/kernels/new.ts', '../gpt', true],
-    ['model/kernels/new.ts', '../../train/sft/sft-job', true],
+    ['model/kernels/new.ts', '../../train/job/train-job', true],
     ['model/kernels/new.ts', './fused-kernel', false],
     ['model/gpt.ts', './kernels/attention', false],
-    // the train stages in order: policy, then pretrain and rl-stage, sft, act
-    ['train/rl-stage/new.ts', '../sft/sft-job', true],
+    // the train stages in order: policy, then pretrain and rl-stage, sft, job, act
+    ['train/rl-stage/new.ts', '../job/train-job', true],
+    ['train/sft/new.ts', '../job/train-job', true],
     ['train/sft/new.ts', '../rl-stage/rl-job', false],
+    ['train/job/new.ts', '../sft/relabel-stage', false],
     ['train/policy/new.ts', '../act/rollout-job', true],
     ['train/act/new.ts', '../../../rl/loss', false],
     // base at the bottom, app below server and cli

@@ -15,7 +15,7 @@ import { readJsonFile } from '../../main/lab/store/files';
 import { writeTrajectorySet } from '../../main/lab/store/traj-set';
 import { readDataset } from '../../main/lab/synth/dataset';
 import { rftExpert } from '../../main/lab/train/policy/rft-expert';
-import { runTrain } from '../../main/lab/train/sft/sft-job';
+import { runTrain } from '../../main/lab/train/job/train-job';
 import { DATA, labHome, SMALL, testContext, writeRun } from '../support/rl-run-helpers';
 
 describe('RFT data from a trajectory set (rejection fine-tuning)', () => {

@@ -9,7 +9,7 @@ import { readMetrics } from '../../main/lab/runs/metrics';
 import { metricsFile, rolloutsFile } from '../../main/lab/runs/layout';
 import { readRlStep } from '../../main/lab/runs/rollouts';
 import { readGraphFile } from '../../main/lab/kg/io';
-import { runTrain, type TrainHooks } from '../../main/lab/train/sft/sft-job';
+import { runTrain, type TrainHooks } from '../../main/lab/train/job/train-job';
 import { bridgeNames } from '../../main/lab/train/policy/turn-rewards';
 import type { Policy } from '../../main/lab/agent/runtime';
 import { labHome, SMALL, testContext, writeRun } from '../support/rl-run-helpers';

@@ -12,7 +12,7 @@ import { readRlStep } from '../../main/lab/runs/rollouts';
 import { loadCheckpoint, readCheckpointManifest } from '../../main/lab/model/checkpoint';
 import { disposeModel } from '../../main/lab/model/gpt';
 import { readJsonFile } from '../../main/lab/store/files';
-import { runTrain, type TrainHooks } from '../../main/lab/train/sft/sft-job';
+import { runTrain, type TrainHooks } from '../../main/lab/train/job/train-job';
 import { seedFrom } from '../../main/lab/util/rng';
 import { DATA, labHome, scriptedPolicy, SMALL, testContext, writeRun } from '../support/rl-run-helpers';
 import { fixtureGraph } from '../../main/lab/synth/fixture';

@@ -16,7 +16,7 @@ const JOB_RUNNERS: { readonly [K in JobKind]: () => Promise<JobRunner> } = {
   synth: async () => (await import('../jobs/lab-jobs')).runSynth,
   rollout: async () => (await import('../train/act/rollout-job')).runRollout,
   compare: async () => (await import('../train/act/compare-job')).runCompare,
-  train: async () => (await import('../train/sft/sft-job')).runTrain,
+  train: async () => (await import('../train/job/train-job')).runTrain,
   estimate: async () => (await import('../train/act/estimate')).runEstimate,
 };
 

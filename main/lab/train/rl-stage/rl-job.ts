@@ -1,4 +1,4 @@
-// The RL stage of the `train` job (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'), readable top to bottom like sft-job:
+// The RL stage of the `train` job (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'), readable top to bottom like train-job:
 //   0. setup     the RL optimiser, fresh after SFT or restored from an RL checkpoint (rl-stage.ts), and the
 //                question pool, less DUPO's too-easy questions, or the data-policy loop's frontier pool,
 //                judged and refilled after every step (rl-pool.ts); the headroom, pass@k of the starting

@@ -36,7 +36,7 @@ import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep, type TrainC
 import { defaultWorkers, Replicas } from '../../model/replicas';
 import { loadCheckpoint, saveCheckpoint } from '../../model/checkpoint';
 import { parseRunConfig, relabelSteps, type RunConfig } from '../../contract/run-config';
-import { runRelabelStage } from './relabel-stage';
+import { runRelabelStage } from '../sft/relabel-stage';
 import { checkpointDir, checkpointRef, dataDir, rftFile as rftPath, runFile } from '../../runs/layout';
 import { trainParams } from '../../contract/jobs';
 import { throwIfCancelled, type JobContext } from '../../jobs/context';
@@ -50,8 +50,8 @@ import { rftExpert } from '../policy/rft-expert';
 import { loadNewestVerifiedCheckpoint } from '../policy/checkpoints';
 import { modelStart, startsFresh } from '../policy/base-model';
 import { evalsBy, openRunClock, runPlanCounts, timedContext, type RunClock } from '../policy/run-clock';
-import { ownSamples } from './rft-source';
-import { baseQaId, renamedRollouts, renamedText } from './renamed-episodes';
+import { ownSamples } from '../sft/rft-source';
+import { baseQaId, renamedRollouts, renamedText } from '../sft/renamed-episodes';
 import type { Trajectory } from '../../formats';
 
 /** The shape of a run's fresh model: its preset with the run's overrides, and the tokenizer's vocabulary. */
