@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MODEL_PRESETS, MODEL_SHAPE_FIELDS, parseRunConfig, PRESET_SHAPES } from '../../main/lab/contract/run-config';
 import { GPT_PRESETS, resolveGPTConfig } from '../../main/lab/model/gpt';
-import { freshModelConfig } from '../../main/lab/train/job/train-job';
+import { freshModelConfig } from '../../main/lab/train/policy/base-model';
 
 const data = { graphId: 'g1', datasetId: 'd1', heldOutDatasetId: 'd2' };
 

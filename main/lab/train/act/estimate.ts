@@ -32,7 +32,7 @@ import { estimateParams } from '../../contract/jobs';
 import { TURN_TOKENS } from '../policy/policy';
 import { EPISODES_IN_FLIGHT, runLimits } from '../policy/eval-setup';
 import { policyView, promptBudget, turnWindows } from '../policy/view';
-import { freshModelConfig } from '../job/train-job';
+import { freshModelConfig } from '../policy/base-model';
 import { rftExpert } from '../policy/rft-expert';
 import { estimateRun } from '../policy/estimate-run';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { LabError } from '../../base/errors';
 import { resourcesDir } from '../../base/paths';
 import { readCheckpointManifest } from '../../model/checkpoint';
-import type { GPTConfig } from '../../model/gpt';
+import { resolveGPTConfig, type GPTConfig } from '../../model/gpt';
 import type { RunConfig } from '../../contract/run-config';
 import { checkpointRef, resolveCheckpoint } from '../../runs/layout';
 
@@ -52,4 +52,11 @@ export function modelStart(config: Pick<RunConfig, 'init' | 'model'>, home: stri
   if (startsFresh(config)) return { kind: 'scratch' };
   const dir = requireBaseModel();
   return { kind: 'base', dir, ref: BASE_MODEL_REF, model: readCheckpointManifest(dir).model };
+}
+
+/** The shape of a run's fresh model: its preset with the run's overrides, and the tokenizer's vocabulary. */
+export function freshModelConfig(model: RunConfig['model'], vocabSize: number): GPTConfig {
+  const { preset, base: _base, ...overrides } = model;
+  const set = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  return resolveGPTConfig({ preset, vocabSize, ...set });
 }
