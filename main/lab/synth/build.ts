@@ -29,13 +29,30 @@ import { distances, makeContext, makeInstance, renderDraft, toQuery, varName, ty
 import { economise, narrowingOf } from './economy';
 import { levelOf } from './level';
 import { mentionsAny } from './obfuscate';
-import { resolveOptions, type SynthInput } from './options';
+import { resolveOptions, type SynthInput, type SynthOptions } from './options';
 import { OrbitBalancer } from './orbits';
 import { evaluateQuery } from './query';
 import { tighten } from './tighten';
 import { injectUncertainty } from './uncertainty';
 
 type Made = { ok: true; qa: Omit<QA, 'id'>; tighten: number } | { ok: false; reason: RejectReason };
+/** A QA before it is numbered. */
+type NewQa = Omit<QA, 'id'>;
+
+/** Solutions a query's verification enumerates at most (more are reported as more than one candidate). */
+const MAX_SOLUTIONS = 10_000;
+/** Answers of one orbit a group tries (a fresh member each time) before the shape is given up. */
+const ANSWERS_PER_ORBIT = 2;
+/** Sampling rounds for fresh shapes: one group per shape, or many instances per shape (a lookup set draws on every edge). */
+const ROUNDS = { onePerShape: 6, manyPerShape: 60 };
+/** Rounds in a row that publish nothing before sampling ends. */
+const MAX_STALLS = 6;
+/** Subgraphs a round samples beyond half the QAs still needed. */
+const SAMPLE_SLACK = 8;
+/** The sampler's tries per subgraph wanted. */
+const TRIES_PER_SUBGRAPH = 40;
+/** Extras on complete shapes stop after this many attempts per QA requested. */
+const EXTRA_TRIES_PER_QA = 10;
 
 /** Builds, verifies and tightens one QA for `answerId` in `inst`. */
 export function makeQa(ctx: Context, inst: Instance, answerId: string, orbit: number, rng: Rng): Made {
@@ -63,7 +80,7 @@ export function makeQa(ctx: Context, inst: Instance, answerId: string, orbit: nu
     const query = toQuery(d);
     const question = renderDraft(d, phrasing());
     if (mentionsAny(question, d.answerNames)) return { ok: false, reason: 'leaked_answer' };
-    const result = evaluateQuery(ctx.qindex, query, { maxSolutions: 10_000 });
+    const result = evaluateQuery(ctx.qindex, query, { maxSolutions: MAX_SOLUTIONS });
     if (!result.candidates.includes(answerId)) return { ok: false, reason: 'inconsistent' };
     if (result.candidates.length === 1) {
       // Constraint economy: drop what narrows nothing, then say the rest again (hardest first) and verify anew.
@@ -71,7 +88,7 @@ export function makeQa(ctx: Context, inst: Instance, answerId: string, orbit: nu
       const lean = toQuery(d);
       const said = renderDraft(d, phrasing());
       if (mentionsAny(said, d.answerNames)) return { ok: false, reason: 'leaked_answer' };
-      const check = evaluateQuery(ctx.qindex, lean, { maxSolutions: 10_000 });
+      const check = evaluateQuery(ctx.qindex, lean, { maxSolutions: MAX_SOLUTIONS });
       if (!(check.candidates.length === 1 && check.candidates[0] === answerId)) return { ok: false, reason: 'inconsistent' };
       const { level } = levelOf(ctx, d, lean);
       const obfuscations: Obfuscation[] = d.constraints.flatMap((c) => c.obfuscations);
@@ -116,171 +133,219 @@ const instanceKey = (sub: { edges: readonly string[] }): string => [...sub.edges
 /** One fact: an instance and the node asked for (rewordings of it share the key). */
 const factKey = (sub: { edges: readonly string[] }, answerId: string): string => `${instanceKey(sub)}>${answerId}`;
 
-export function synthesize(graph: Graph, input: SynthInput): SynthResult {
-  const opts = resolveOptions(input);
-  const t0 = performance.now();
-  const ctx = makeContext(graph, opts);
-  const rng = createRng(seedFrom(`synth/${opts.rng}`));
-  const balancer = new OrbitBalancer();
-  const rejections: Record<string, number> = {};
-  const reject = (r: string, n = 1): void => {
-    rejections[r] = (rejections[r] ?? 0) + n;
-  };
-  const published: Omit<QA, 'id'>[] = [];
-  const questions = new Set<string>();
-  const facts = new Set<string>();
-  const done = new Map<string, Instance>();
-  const seen = new Set<string>();
-  const deferred: Instance[] = [];
-  let attempts = 0;
-  let extras = 0;
-  let shapes = 0;
+/** One synthesis: what is published and seen so far, and the counts its stats report. */
+class Synthesis {
+  readonly published: NewQa[] = [];
+  readonly rejections: Record<string, number> = {};
+  readonly balancer = new OrbitBalancer();
+  /** Instances whose whole orbit group was published, by instanceKey. */
+  readonly done = new Map<string, Instance>();
+  /** Sampled subgraphs already used (dedupeKey). */
+  readonly seen = new Set<string>();
+  /** Shapes with more orbits than QAs still needed when sampled. */
+  readonly deferred: Instance[] = [];
+  private readonly questions = new Set<string>();
+  private readonly facts = new Set<string>();
+  attempts = 0;
+  extras = 0;
+  shapes = 0;
 
-  const progress = (): void => opts.onProgress?.({ published: published.length, target: opts.count, attempts });
-  const publish = (qa: Omit<QA, 'id'>): void => {
-    published.push(qa);
-    questions.add(qa.question);
-    facts.add(factKey(qa.subgraph, qa.answer_id));
-    balancer.record(qa.wl_hash, qa.orbit);
-    for (const k of new Set(qa.obfuscations.map((o) => o.kind))) ctx.kindCounts[k] = (ctx.kindCounts[k] ?? 0) + 1;
-  };
-  const attempt = (inst: Instance, orbit: number, avoid: Set<string>): { qa: Omit<QA, 'id'> | null; answerId: string } => {
+  constructor(
+    readonly ctx: Context,
+    readonly opts: SynthOptions,
+    readonly rng: Rng,
+  ) {}
+
+  /** QAs still to publish. */
+  get needed(): number {
+    return this.opts.count - this.published.length;
+  }
+
+  reject(reason: string, n = 1): void {
+    this.rejections[reason] = (this.rejections[reason] ?? 0) + n;
+  }
+
+  progress(): void {
+    this.opts.onProgress?.({ published: this.published.length, target: this.opts.count, attempts: this.attempts });
+  }
+
+  /** A sampled subgraph is new when its shape is (one per shape), or with perShape > 1 when its edge set is. */
+  dedupeKey(s: { hash: string; edges: readonly string[] }): string {
+    return this.opts.perShape === 1 ? s.hash : instanceKey(s);
+  }
+
+  publish(qa: NewQa): void {
+    this.published.push(qa);
+    this.questions.add(qa.question);
+    this.facts.add(factKey(qa.subgraph, qa.answer_id));
+    this.balancer.record(qa.wl_hash, qa.orbit);
+    for (const k of new Set(qa.obfuscations.map((o) => o.kind))) this.ctx.kindCounts[k] = (this.ctx.kindCounts[k] ?? 0) + 1;
+  }
+
+  /** An extra QA (beyond one group per shape), published. */
+  publishExtra(qa: NewQa): void {
+    this.publish(qa);
+    this.extras++;
+    this.progress();
+  }
+
+  /** One QA for an answer of `orbit` not in `avoid` (any member when all are), or why there is none. */
+  attempt(inst: Instance, orbit: number, avoid: Set<string>): { qa: NewQa | null; answerId: string } {
     const members = inst.orbits[orbit]!;
     const fresh = members.filter((id) => !avoid.has(id));
-    const answerId = rng.pick(fresh.length ? fresh : members);
-    attempts++;
-    const made = makeQa(ctx, inst, answerId, orbit, rng);
+    const answerId = this.rng.pick(fresh.length ? fresh : members);
+    this.attempts++;
+    const made = makeQa(this.ctx, inst, answerId, orbit, this.rng);
     if (!made.ok) {
-      reject(made.reason);
+      this.reject(made.reason);
       return { qa: null, answerId };
     }
-    if (questions.has(made.qa.question)) {
-      reject('duplicate_question');
+    if (this.questions.has(made.qa.question)) {
+      this.reject('duplicate_question');
       return { qa: null, answerId };
     }
     // With many instances per shape the volume comes from other entities, not from rewording one fact.
-    if (opts.perShape > 1 && facts.has(factKey(inst.sub, answerId))) {
-      reject('duplicate_fact');
+    if (this.opts.perShape > 1 && this.facts.has(factKey(inst.sub, answerId))) {
+      this.reject('duplicate_fact');
       return { qa: null, answerId };
     }
     return { qa: made.qa, answerId };
-  };
-  const tryGroup = (inst: Instance): void => {
-    const group: Omit<QA, 'id'>[] = [];
+  }
+
+  /** One QA per orbit of `inst`, published together, or none when an orbit fails. */
+  tryGroup(inst: Instance): void {
+    const group: NewQa[] = [];
     for (let k = 0; k < inst.orbits.length; k++) {
-      let qa: Omit<QA, 'id'> | null = null;
+      let qa: NewQa | null = null;
       const tried = new Set<string>();
-      for (let t = 0; t < 2 && !qa; t++) {
-        const r = attempt(inst, k, tried);
+      for (let t = 0; t < ANSWERS_PER_ORBIT && !qa; t++) {
+        const r = this.attempt(inst, k, tried);
         qa = r.qa;
         tried.add(r.answerId);
       }
       if (!qa) {
-        if (group.length) reject('orbit_group_incomplete', group.length);
+        if (group.length) this.reject('orbit_group_incomplete', group.length);
         return;
       }
       group.push(qa);
     }
-    for (const qa of group) publish(qa);
-    done.set(instanceKey(inst.sub), inst);
-    progress();
-  };
+    for (const qa of group) this.publish(qa);
+    this.done.set(instanceKey(inst.sub), inst);
+    this.progress();
+  }
+}
 
-  // 1. one QA per orbit of each fresh shape
-  // Many instances per shape: keep sampling while rounds still publish (a lookup set draws on every edge).
-  const rounds = opts.perShape > 1 ? 60 : 6;
-  // A sampled subgraph is new when its shape is (one per shape), or with perShape > 1 when its edge set is.
-  const dedupeKey = (s: { hash: string; edges: readonly string[] }): string => (opts.perShape === 1 ? s.hash : instanceKey(s));
-  // A round that publishes nothing is a stall: near the end of a graph's facts most draws hit used or excluded
-  // edges, so the next round samples twice as wide (up to the graph's edge count); six stalls in a row end it.
+export function synthesize(graph: Graph, input: SynthInput): SynthResult {
+  const opts = resolveOptions(input);
+  const t0 = performance.now();
+  const ctx = makeContext(graph, opts);
+  const s = new Synthesis(ctx, opts, createRng(seedFrom(`synth/${opts.rng}`)));
+  freshShapes(s);
+  deferredShapes(s);
+  extraQas(s);
+  return result(s, (performance.now() - t0) / 1000);
+}
+
+/**
+ * 1. One QA per orbit of each fresh shape. A round that publishes nothing is a stall: near the end of a graph's
+ * facts most draws hit used or excluded edges, so the next round samples twice as wide (up to the graph's
+ * edge count); MAX_STALLS stalls in a row end it.
+ */
+function freshShapes(s: Synthesis): void {
+  const { ctx, opts } = s;
+  const rounds = opts.perShape > 1 ? ROUNDS.manyPerShape : ROUNDS.onePerShape;
   let stalled = 0;
-  for (let round = 0; published.length < opts.count && round < rounds && stalled < 6; round++) {
-    const before = published.length;
-    const base = Math.ceil((opts.count - published.length) / 2) + 8;
+  for (let round = 0; s.needed > 0 && round < rounds && stalled < MAX_STALLS; round++) {
+    const before = s.published.length;
+    const base = Math.ceil(s.needed / 2) + SAMPLE_SLACK;
     const want = Math.min(base * 2 ** stalled, Math.max(base, ctx.index.edgeCount));
     const sampled = sampleDistinct(ctx.index, createRng(seedFrom(`synth/${opts.rng}/sample/${round}`)), {
       perHash: opts.perShape,
       minEdges: opts.minEdges,
       maxEdges: opts.maxEdges,
       count: want,
-      maxTries: want * 40,
+      maxTries: want * TRIES_PER_SUBGRAPH,
     });
-    reject('duplicate_hash', sampled.stats.duplicates);
-    const fresh = sampled.subgraphs.filter((s) => {
-      if (opts.excludeEdges && s.edges.some((e) => opts.excludeEdges!.has(e))) {
-        reject('excluded_edge');
+    s.reject('duplicate_hash', sampled.stats.duplicates);
+    const fresh = sampled.subgraphs.filter((sub) => {
+      if (opts.excludeEdges && sub.edges.some((e) => opts.excludeEdges!.has(e))) {
+        s.reject('excluded_edge');
         return false;
       }
-      const dup = seen.has(dedupeKey(s));
-      if (dup) reject(opts.perShape === 1 ? 'duplicate_hash' : 'duplicate_subgraph');
+      const dup = s.seen.has(s.dedupeKey(sub));
+      if (dup) s.reject(opts.perShape === 1 ? 'duplicate_hash' : 'duplicate_subgraph');
       return !dup;
     });
-    for (const s of fresh) {
-      if (published.length >= opts.count) break;
-      seen.add(dedupeKey(s));
-      shapes++;
-      const inst = makeInstance(ctx.index, s);
-      if (inst.orbits.length > opts.count - published.length) deferred.push(inst);
-      else tryGroup(inst);
+    for (const sub of fresh) {
+      if (s.needed <= 0) break;
+      s.seen.add(s.dedupeKey(sub));
+      s.shapes++;
+      const inst = makeInstance(ctx.index, sub);
+      if (inst.orbits.length > s.needed) s.deferred.push(inst);
+      else s.tryGroup(inst);
     }
-    stalled = published.length > before ? 0 : stalled + 1;
+    stalled = s.published.length > before ? 0 : stalled + 1;
   }
-  // 2. deferred shapes that now fit, smallest first
-  deferred.sort((a, b) => a.orbits.length - b.orbits.length);
-  for (const inst of deferred) {
-    if (published.length >= opts.count) break;
-    if (inst.orbits.length <= opts.count - published.length) tryGroup(inst);
+}
+
+/** 2. Deferred shapes that now fit, smallest first. */
+function deferredShapes(s: Synthesis): void {
+  s.deferred.sort((a, b) => a.orbits.length - b.orbits.length);
+  for (const inst of s.deferred) {
+    if (s.needed <= 0) break;
+    if (inst.orbits.length <= s.needed) s.tryGroup(inst);
   }
-  // 3. extras. With many instances per shape, the last slots take one orbit of an instance whose whole group
-  //    did not fit (a new fact, where another QA on a complete instance would only reword a published one);
-  //    otherwise on complete shapes: a shape whose least used orbit is least used overall, then that orbit.
-  for (const inst of opts.perShape > 1 ? deferred : []) {
-    if (published.length >= opts.count) break;
-    if (done.has(instanceKey(inst.sub))) continue;
-    const { qa } = attempt(inst, balancer.choose(inst.hash, inst.orbits.length, rng), new Set());
-    if (qa) {
-      publish(qa);
-      extras++;
-      progress();
-    }
+}
+
+/**
+ * 3. Extras. With many instances per shape, the last slots take one orbit of an instance whose whole group
+ * did not fit (a new fact, where another QA on a complete instance would only reword a published one);
+ * otherwise on complete shapes: a shape whose least used orbit is least used overall, then that orbit.
+ */
+function extraQas(s: Synthesis): void {
+  const { opts, balancer, rng } = s;
+  for (const inst of opts.perShape > 1 ? s.deferred : []) {
+    if (s.needed <= 0) break;
+    if (s.done.has(instanceKey(inst.sub))) continue;
+    const { qa } = s.attempt(inst, balancer.choose(inst.hash, inst.orbits.length, rng), new Set());
+    if (qa) s.publishExtra(qa);
   }
-  const complete = [...done.values()];
-  for (let guard = 0; published.length < opts.count && complete.length && guard < opts.count * 10; guard++) {
-    const minOf = (inst: Instance): number => Math.min(...balancer.countsOf(inst.hash, inst.orbits.length));
+  const complete = [...s.done.values()];
+  const minOf = (inst: Instance): number => Math.min(...balancer.countsOf(inst.hash, inst.orbits.length));
+  for (let guard = 0; s.needed > 0 && complete.length && guard < opts.count * EXTRA_TRIES_PER_QA; guard++) {
     const low = Math.min(...complete.map(minOf));
     const inst = rng.pick(complete.filter((x) => minOf(x) === low));
     const orbit = balancer.choose(inst.hash, inst.orbits.length, rng);
-    const used = new Set(published.filter((q) => q.wl_hash === inst.hash && q.orbit === orbit).map((q) => q.answer_id));
-    const { qa } = attempt(inst, orbit, used);
-    if (qa) {
-      publish(qa);
-      extras++;
-      progress();
-    }
+    const used = new Set(s.published.filter((q) => q.wl_hash === inst.hash && q.orbit === orbit).map((q) => q.answer_id));
+    const { qa } = s.attempt(inst, orbit, used);
+    if (qa) s.publishExtra(qa);
   }
-  const unusedDeferred = deferred.filter((inst) => !done.has(instanceKey(inst.sub))).length;
-  if (unusedDeferred) reject('group_too_large', unusedDeferred);
+  const unusedDeferred = s.deferred.filter((inst) => !s.done.has(instanceKey(inst.sub))).length;
+  if (unusedDeferred) s.reject('group_too_large', unusedDeferred);
+}
 
-  const qas: QA[] = published.map((qa, i) => ({ id: `qa-${String(i + 1).padStart(6, '0')}`, ...qa }));
+/** The published QAs with their ids, and the stats. */
+function result(s: Synthesis, seconds: number): SynthResult {
+  const qas: QA[] = s.published.map((qa, i) => ({ id: `qa-${String(i + 1).padStart(6, '0')}`, ...qa }));
   const count = (f: (qa: QA) => string[]): Record<string, number> => {
     const out: Record<string, number> = {};
     for (const qa of qas) for (const k of f(qa)) out[k] = (out[k] ?? 0) + 1;
     return out;
   };
   const stats: SynthStats = {
-    requested: opts.count,
+    requested: s.opts.count,
     published: qas.length,
-    attempts,
-    shapes,
-    extras,
-    tighten_steps: ctx.counters.tightenSteps,
-    fragments_dropped_for_leak: ctx.counters.fragmentsLeaked,
-    rejections,
+    attempts: s.attempts,
+    shapes: s.shapes,
+    extras: s.extras,
+    tighten_steps: s.ctx.counters.tightenSteps,
+    fragments_dropped_for_leak: s.ctx.counters.fragmentsLeaked,
+    rejections: s.rejections,
     topologies: count((qa) => [qa.topology]),
     kinds: count((qa) => [...new Set(qa.obfuscations.map((o) => o.kind))]),
     levels: count((qa) => [String(qa.level)]),
-    orbit_coverage: balancer.coverage(),
-    seconds: (performance.now() - t0) / 1000,
+    orbit_coverage: s.balancer.coverage(),
+    seconds,
   };
   return { qas, stats };
 }
