@@ -8,7 +8,6 @@
 import * as tf from '@tensorflow/tfjs';
 import { selectBackend } from '../main/lab/model/backend';
 import { ATTENTION, ATTENTION_GRAD } from '../main/lab/model/kernels/attention';
-import { causalReach } from '../main/lab/model/positions';
 import { XENT, XENT_GRAD_BOTH } from '../main/lab/model/kernels/xent';
 import { flag } from './args';
 
@@ -45,13 +44,12 @@ tf.dispose([logits, targets, dy, ...saved]);
 
 const [B, T, H, D] = [8, 256, 4, 16];
 const [q, k, v, dyA] = [1, 2, 3, 4].map((seed) => tf.randomNormal([B, T, H, D], 0, 1, 'float32', seed)) as tf.Tensor4D[];
-const reach = tf.tensor2d(causalReach(B, T), [B, T], 'int32');
 const attrs = { scale: 1 / Math.sqrt(D), slopes: [] } as unknown as tf.NamedAttrMap;
-const [, probs] = tf.engine().runKernel(ATTENTION, { q: q!, k: k!, v: v!, reach }, attrs) as tf.Tensor[];
-time('attention forward [8, 256, 4, 16]', () => tf.engine().runKernel(ATTENTION, { q: q!, k: k!, v: v!, reach }, attrs) as tf.Tensor[]);
-time('attention backward', () => tf.engine().runKernel(ATTENTION_GRAD, { q: q!, k: k!, v: v!, probs: probs!, reach, dy: dyA! }, attrs) as tf.Tensor[]);
+const [, probs] = tf.engine().runKernel(ATTENTION, { q: q!, k: k!, v: v! }, attrs) as tf.Tensor[];
+time('attention forward [8, 256, 4, 16]', () => tf.engine().runKernel(ATTENTION, { q: q!, k: k!, v: v! }, attrs) as tf.Tensor[]);
+time('attention backward', () => tf.engine().runKernel(ATTENTION_GRAD, { q: q!, k: k!, v: v!, probs: probs!, dy: dyA! }, attrs) as tf.Tensor[]);
 
-tf.dispose([q!, k!, v!, dyA!, reach, probs!]);
+tf.dispose([q!, k!, v!, dyA!, probs!]);
 
 // The products of a `tiny` step, [M, K] @ [K, N] and how many a step runs: per layer the four linear layers
 // forward (qkv, attention out, MLP in, MLP out), each one's input gradient (dY W^T) and weight gradient

@@ -30,8 +30,8 @@ describe('continuous batching of episodes', () => {
   it.each([
     ['plain, greedy', {}, 0],
     ['plain, sampled', {}, 1],
-    ['every model option, greedy', { bidirectionalObservations: true, distanceBias: true, positions: 'rotary' as const }, 0],
-    ['every model option, sampled', { bidirectionalObservations: true, distanceBias: true, positions: 'rotary' as const }, 1],
+    ['every model option, greedy', { bidirectionalObservations: true, distanceBias: true }, 0],
+    ['every model option, sampled', { bidirectionalObservations: true, distanceBias: true }, 1],
     // 16-wide heads: the slots' attention runs in SIMD (slot-cache.ts), narrower heads in plain loops.
     ['16-wide heads, distance penalties, sampled', { nEmbd: 32, distanceBias: true }, 1],
   ])('every turn equals generate() alone with its stream (%s), with no tensor left behind', async (_, options, temperature) => {

@@ -1,10 +1,11 @@
 import * as tf from '@tensorflow/tfjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Decoder, generate, sampleFromLogits } from '../../main/lab/model/generate';
-import { createModel, disposeModel, flopsPerToken, forward, paramCount, paramSpecs, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
+import { createModel, disposeModel, fastPath, flopsPerToken, forward, paramCount, paramSpecs, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
 import { loss, sequenceLogProbs, tokenLogProbs } from '../../main/lab/model/logprobs';
 import { matmul } from '../../main/lab/model/kernels/matmul';
-import { distanceSlopes, observationReach, rotaryAngle, rotaryTables, rotate } from '../../main/lab/model/positions';
+import { distanceSlopes, observationReach } from '../../main/lab/model/positions';
+import { fusedAttentionAvailable } from '../../main/lab/model/kernels/attention';
 import { createRng } from '../../main/lab/util/rng';
 
 const cfg = resolveGPTConfig({ vocabSize: 50, blockSize: 16, nLayer: 2, nHead: 2, nEmbd: 32 });
@@ -261,63 +262,19 @@ describe('bidirectional observations', () => {
   afterAll(() => disposeModel(on));
 });
 
-describe('rotary positions', () => {
-  const rcfg = resolveGPTConfig({ ...cfg, positions: 'rotary' });
-  const rot = createModel(rcfg, { seed: 13 });
-  afterAll(() => disposeModel(rot));
-
-  it('angles by hand: channel d and d + D/2 turn together, each pair slower by ROTARY_BASE^(2/D)', () => {
-    // D = 4: pairs (0, 2) at 1 radian per position and (1, 3) at 10000^(-1/2) = 0.01.
-    const [a0, a1, a2, a3] = [0, 1, 2, 3].map((d) => rotaryAngle(3, d, 4));
-    expect([a0, a2]).toEqual([3, 3]);
-    expect(a1).toBeCloseTo(0.03, 12);
-    expect(a3).toBe(a1);
-    expect(rotaryAngle(0, 1, 4)).toBe(0);
-    expect(() => resolveGPTConfig({ ...cfg, nEmbd: 30, nHead: 10, positions: 'rotary' })).toThrow(/even head size/);
-    expect(() => resolveGPTConfig({ ...cfg, positions: 'absolute' as 'learned' })).toThrow(/positions must be learned or rotary/);
+describe('retired and reference-only options', () => {
+  it('rotary positions were retired: a config or checkpoint that asks for them is refused, saying so', () => {
+    expect(() => resolveGPTConfig({ ...cfg, positions: 'rotary' as 'learned' })).toThrow(/positions must be learned, got rotary: rotary positions were retired/);
+    expect(() => resolveGPTConfig({ ...cfg, positions: 'absolute' as 'learned' })).toThrow(/positions must be learned, got absolute$/);
+    const learned = createModel(cfg, { seed: 1 });
+    expect(learned.params.has('wpe')).toBe(true);
+    disposeModel(learned);
   });
 
-  it('a rotated query and key score by their distance, not their place; a rotation keeps the length', () => {
-    const D = 8;
-    const rng = createRng(4);
-    const q = Array.from({ length: D }, () => rng.next() - 0.5);
-    const k = Array.from({ length: D }, () => rng.next() - 0.5);
-    const at = (x: number[], pos: number): number[] =>
-      tf.tidy(() => {
-        const r = rotaryTables(pos, 1, D);
-        return Array.from(rotate(tf.tensor4d(x, [1, 1, 1, D]), r).dataSync());
-      });
-    const dot = (a: number[], b: number[]): number => a.reduce((s, x, i) => s + x * b[i]!, 0);
-    const norm = (a: number[]): number => Math.sqrt(dot(a, a));
-    expect(dot(at(q, 9), at(k, 4))).toBeCloseTo(dot(at(q, 5), at(k, 0)), 5);
-    expect(dot(at(q, 9), at(k, 4))).toBeCloseTo(dot(at(q, 105), at(k, 100)), 4);
-    expect(dot(at(q, 9), at(k, 4))).not.toBeCloseTo(dot(at(q, 9), at(k, 6)), 3);
-    expect(norm(at(q, 37))).toBeCloseTo(norm(q), 5);
-    expect(at(q, 0).map((x, i) => x - q[i]!).every((x) => Math.abs(x) < 1e-6)).toBe(true); // position 0 is unturned
-  });
-
-  it('has no position embedding, and still knows the order of its context', () => {
-    expect(rot.params.has('wpe')).toBe(false);
-    expect(paramCount(rcfg)).toBe(paramCount(cfg) - cfg.blockSize * cfg.nEmbd);
-    // Without smeared keys nothing else carries order: a model that ignored positions would score a swapped prefix the same.
-    const plain = createModel({ ...rcfg, smearKeys: false }, { seed: 13 });
-    const last = (row: number[]): number[] => tf.tidy(() => Array.from(forward(plain, ids2d([row])).slice([0, 3, 0], [1, 1, cfg.vocabSize]).dataSync()));
-    const a = last([1, 5, 9, 13]);
-    const b = last([5, 1, 9, 13]);
-    expect(a.some((x, i) => Math.abs(x - b[i]!) > 1e-4)).toBe(true);
-    disposeModel(plain);
-  });
-
-  it('the KV cache, the full pass and sequenceLogProbs agree', async () => {
-    const before = tf.memory().numTensors;
-    const prompt = [1, 5, 9, 13, 17];
-    const a = await generate(rot, prompt, { maxNewTokens: 8, temperature: 1, rng: createRng(6) });
-    const b = await generate(rot, prompt, { maxNewTokens: 8, temperature: 1, rng: createRng(6), useCache: false });
-    expect(a.tokens).toEqual(b.tokens);
-    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(b.logProbs[i]!, 4));
-    const { logProbs } = await sequenceLogProbs(rot, [[...prompt, ...a.tokens]]);
-    a.logProbs.forEach((x, i) => expect(x).toBeCloseTo(logProbs[0]![prompt.length - 1 + i]!, 4));
-    expect(tf.memory().numTensors).toBe(before);
+  it('bidirectionalObservations leaves the fused attention out: the reference path takes it', () => {
+    const ctx = (bidirectionalObservations: boolean) => ({ cfg: { ...cfg, bidirectionalObservations }, training: false, decode: false, seed: 0, site: 0 });
+    expect(fastPath(ctx(true), 0).attention).toBe(false);
+    expect(fastPath(ctx(false), 0).attention).toBe(fusedAttentionAvailable());
   });
 });
 

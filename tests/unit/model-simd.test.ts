@@ -8,7 +8,6 @@ import { installFastKernels, matmulKernel, simdKernelsActive, restoreStockKernel
 import { softmaxXentGradRows, softmaxXentRows, XENT, XENT_GRAD, XENT_GRAD_BOTH } from '../../main/lab/model/kernels/xent';
 import { readFileSync } from 'node:fs';
 import { ATTENTION, ATTENTION_GRAD, attentionBackward, attentionForward, paddedWidth } from '../../main/lab/model/kernels/attention';
-import { causalReach } from '../../main/lab/model/positions';
 import { createRng } from '../../main/lab/util/rng';
 import { LAYER_NORM, LAYER_NORM_GRAD, layerNormGradRows, layerNormRows } from '../../main/lab/model/kernels/layernorm';
 
@@ -46,25 +45,20 @@ describe('SIMD row kernels', () => {
   it.each([
     [2, 3, 13, 16, false],
     [1, 2, 24, 32, true],
-  ])('the wasm attention equals the JavaScript rows (B %i, H %i, T %i, D %i, bidirectional reach and slopes %s)', async (B, H, T, D, wide) => {
+  ])('the wasm attention equals the JavaScript rows (B %i, H %i, T %i, D %i, slopes %s)', async (B, H, T, D, sloped) => {
     await selectBackend({ only: ['wasm'] });
     const rng = createRng(T * D);
-    const reach = causalReach(B, T);
-    if (wide) for (let t = 3; t < 9; t++) reach[t] = 8; // positions 3 .. 8 of row 0 read one another, as a tool response does
-    const slopes = wide ? Array.from({ length: H }, (_, h) => 0.5 / (h + 1)) : [];
+    const slopes = sloped ? Array.from({ length: H }, (_, h) => 0.5 / (h + 1)) : [];
     const [q, k, v, dy] = [0, 1, 2, 3].map(() => Float32Array.from({ length: B * H * T * D }, () => rng.next() * 4 - 2));
     const shape: [number, number, number, number] = [B, T, H, D];
     const [qt, kt, vt, dyt] = [q, k, v, dy].map((a) => tf.tensor4d(a!, shape));
-    const reachT = tf.tensor2d(reach, [B, T], 'int32');
-    const [y, probs] = tf.engine().runKernel(ATTENTION, { q: qt!, k: kt!, v: vt!, reach: reachT }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap) as tf.Tensor[];
-    const grads = tf.engine().runKernel(
-      ATTENTION_GRAD, { q: qt!, k: kt!, v: vt!, probs: probs!, reach: reachT, dy: dyt! }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap,
-    ) as tf.Tensor[];
+    const [y, probs] = tf.engine().runKernel(ATTENTION, { q: qt!, k: kt!, v: vt! }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap) as tf.Tensor[];
+    const grads = tf.engine().runKernel(ATTENTION_GRAD, { q: qt!, k: kt!, v: vt!, probs: probs!, dy: dyt! }, { scale: 0.3, slopes } as unknown as tf.NamedAttrMap) as tf.Tensor[];
     const dims = { B, H, T, D };
     const want = { y: new Float32Array(B * H * T * D), probs: new Float32Array(B * H * T * paddedWidth(T)) };
-    attentionForward(q!, k!, v!, reach, dims, 0.3, slopes.length ? slopes : null, want.y, want.probs);
+    attentionForward(q!, k!, v!, dims, 0.3, slopes.length ? slopes : null, want.y, want.probs);
     const wantGrads = [0, 1, 2].map(() => new Float32Array(B * H * T * D)) as [Float32Array, Float32Array, Float32Array];
-    attentionBackward(q!, k!, v!, want.probs, reach, dy!, dims, 0.3, ...wantGrads);
+    attentionBackward(q!, k!, v!, want.probs, dy!, dims, 0.3, ...wantGrads);
     const close = (got: tf.Tensor, exp: Float32Array): void => {
       const g = got.dataSync();
       exp.forEach((x, i) => expect(Math.abs(g[i]! - x), `index ${i}`).toBeLessThan(1e-5 * Math.max(1, Math.abs(x))));
@@ -72,7 +66,7 @@ describe('SIMD row kernels', () => {
     close(y!, want.y);
     close(probs!, want.probs);
     grads.forEach((g, i) => close(g, wantGrads[i]!));
-    tf.dispose([qt!, kt!, vt!, dyt!, reachT, y!, probs!, ...grads]);
+    tf.dispose([qt!, kt!, vt!, dyt!, y!, probs!, ...grads]);
   });
 
   it('the wasm layer norm equals the JavaScript rows', async () => {

@@ -19,7 +19,7 @@ describe('slot cache', () => {
 
   it.each([
     ['plain', {}],
-    ['distance penalties, rotary, no smearing', { distanceBias: true, positions: 'rotary' as const, smearKeys: false }],
+    ['distance penalties, no smearing', { distanceBias: true, smearKeys: false }],
   ])('SIMD equals the plain loops over rows of different lengths in slots that grow (%s)', (_, options) => {
     const cfg = resolveGPTConfig({ ...CFG, ...options });
     const rng = createRng(3);

@@ -69,21 +69,19 @@ describe('sailor train --config refuses up front', () => {
 });
 
 describe('model footprint (pure)', () => {
-  it('counts the parameters model/gpt.ts creates, for every preset and both position kinds', () => {
+  it('counts the parameters model/gpt.ts creates, for every preset', () => {
     for (const preset of ['tiny', 'small', 'base'] as const) {
-      for (const positions of ['learned', 'rotary'] as const) {
-        const g = resolveGPTConfig({ preset, vocabSize: 1024, positions });
-        const shape: ModelShape = { vocabSize: 1024, blockSize: g.blockSize, nLayer: g.nLayer, nHead: g.nHead, nEmbd: g.nEmbd, positions, smearKeys: g.smearKeys };
-        expect(modelParams(shape)).toBe(paramCount(g));
-      }
+      const g = resolveGPTConfig({ preset, vocabSize: 1024 });
+      const shape: ModelShape = { vocabSize: 1024, blockSize: g.blockSize, nLayer: g.nLayer, nHead: g.nHead, nEmbd: g.nEmbd, smearKeys: g.smearKeys };
+      expect(modelParams(shape)).toBe(paramCount(g));
     }
   });
 
   it('by hand: a 1-layer model of width 8, vocab 10, context 4', () => {
     // wte 80 + wpe 32 + layer (12*64 + 13*8 + 2 heads) + ln_f 16
-    expect(modelParams({ vocabSize: 10, blockSize: 4, nLayer: 1, nHead: 2, nEmbd: 8, positions: 'learned', smearKeys: true })).toBe(80 + 32 + 768 + 104 + 2 + 16);
+    expect(modelParams({ vocabSize: 10, blockSize: 4, nLayer: 1, nHead: 2, nEmbd: 8, smearKeys: true })).toBe(80 + 32 + 768 + 104 + 2 + 16);
     // 16 bytes a parameter, then one window's activations: 16*4*8 + 2*2*16 per layer, 2*4*10 logits, 4 bytes each
-    expect(trainingBytes({ vocabSize: 10, blockSize: 4, nLayer: 1, nHead: 2, nEmbd: 8, positions: 'learned', smearKeys: true })).toBe(16 * 1002 + 4 * (512 + 64 + 80));
+    expect(trainingBytes({ vocabSize: 10, blockSize: 4, nLayer: 1, nHead: 2, nEmbd: 8, smearKeys: true })).toBe(16 * 1002 + 4 * (512 + 64 + 80));
   });
 
   it('lets the presets train where they are meant to, and only fresh models are checked', () => {

@@ -36,17 +36,17 @@ describe('run config', () => {
     const deeper = freshModelConfig(parseRunConfig({ data, model: { base: 'none', preset: 'small', blockSize: 384, nLayer: 3, bidirectionalObservations: true } }).model, 999);
     expect(deeper).toMatchObject({ nLayer: 3, nEmbd: 384, blockSize: 384, vocabSize: 999, bidirectionalObservations: true, smearKeys: true });
     expect(() => parseRunConfig({ data, model: { bidirectionalObservations: 'yes' } })).toThrow(/model\.bidirectionalObservations/);
-    const wider = freshModelConfig(parseRunConfig({ data, model: { base: 'none', nEmbd: 128, nHead: 8, positions: 'rotary' } }).model, 1024);
-    expect(wider).toMatchObject({ nLayer: 2, nEmbd: 128, nHead: 8, blockSize: 256, positions: 'rotary' });
+    const wider = freshModelConfig(parseRunConfig({ data, model: { base: 'none', nEmbd: 128, nHead: 8, positions: 'learned' } }).model, 1024);
+    expect(wider).toMatchObject({ nLayer: 2, nEmbd: 128, nHead: 8, blockSize: 256, positions: 'learned' });
     expect(freshModelConfig(parseRunConfig({ data }).model, 1024).positions).toBe('learned');
     expect(() => parseRunConfig({ data, model: { positions: 'absolute' } })).toThrow(/model\.positions/);
+    expect(() => parseRunConfig({ data, model: { base: 'none', positions: 'rotary' } })).toThrow(/model\.positions: rotary positions were retired/);
   });
 
   it('refuses a width that does not split across the heads when the config is read, naming the field', () => {
     expect(() => parseRunConfig({ data, model: { base: 'none', nEmbd: 100, nHead: 8 } })).toThrow(/model\.nEmbd: nEmbd 100 must be divisible by nHead 8/);
     expect(() => parseRunConfig({ data, model: { base: 'none', nHead: 6 } })).toThrow(/model\.nHead: nEmbd 64 must be divisible by nHead 6/);
     expect(() => parseRunConfig({ data, model: { base: 'none', preset: 'small', nEmbd: 512 } })).toThrow(/model\.nEmbd: nEmbd 512 must be divisible by nHead 6/);
-    expect(() => parseRunConfig({ data, model: { base: 'none', nEmbd: 100, positions: 'rotary' } })).toThrow(/model\.nEmbd: rotary positions need an even head size/);
     expect(parseRunConfig({ data, model: { base: 'none', preset: 'small', nHead: 8 } }).model.nHead).toBe(8);
   });
 

@@ -10,7 +10,6 @@ export interface ModelShape {
   nLayer: number;
   nHead: number;
   nEmbd: number;
-  positions: 'learned' | 'rotary';
   /** One gate per head and layer (model/gpt.ts smearKeys); on in every fresh model. */
   smearKeys: boolean;
 }
@@ -19,7 +18,7 @@ export interface ModelShape {
 export function modelParams(s: ModelShape): number {
   const C = s.nEmbd;
   const perLayer = 12 * C * C + 13 * C + (s.smearKeys ? s.nHead : 0); // attention, MLP, two norms
-  return s.vocabSize * C + (s.positions === 'learned' ? s.blockSize * C : 0) + s.nLayer * perLayer + 2 * C;
+  return s.vocabSize * C + s.blockSize * C + s.nLayer * perLayer + 2 * C;
 }
 
 const FLOAT = 4;
@@ -47,7 +46,6 @@ export function freshShape(config: Pick<RunConfig, 'init' | 'model' | 'tokenizer
     nLayer: m.nLayer ?? preset.nLayer,
     nHead: m.nHead ?? preset.nHead,
     nEmbd: m.nEmbd ?? preset.nEmbd,
-    positions: m.positions ?? preset.positions,
     smearKeys: true,
   };
 }

@@ -19,7 +19,7 @@ export const MODEL_SHAPE_FIELDS = ['blockSize', 'nLayer', 'nEmbd', 'nHead', 'bid
 export type ModelPreset = (typeof MODEL_PRESETS)[number];
 
 /** A preset's shape: its value of every field in MODEL_SHAPE_FIELDS. */
-export type PresetShape = { blockSize: number; nLayer: number; nHead: number; nEmbd: number; bidirectionalObservations: boolean; positions: 'learned' | 'rotary'; distanceBias: boolean } & Record<
+export type PresetShape = { blockSize: number; nLayer: number; nHead: number; nEmbd: number; bidirectionalObservations: boolean; positions: 'learned'; distanceBias: boolean } & Record<
   (typeof MODEL_SHAPE_FIELDS)[number],
   unknown
 >;
@@ -175,21 +175,19 @@ export type RelabelConfig = z.output<typeof relabelConfigSchema>;
 export const relabelSteps = (c: { relabel?: RelabelConfig }): number => (c.relabel ? c.relabel.rounds * c.relabel.steps : 0);
 
 /**
- * The model shape's rule between fields, written once: the width must split evenly across the heads (and into
- * pairs for rotary positions). The run config reports it at the field (checkModel) and model/gpt.ts
- * resolveGPTConfig throws it for a shape from anywhere else (a checkpoint, a test). null when the shape holds.
+ * The model shape's rule between fields, written once: the width must split evenly across the heads. The run
+ * config reports it at the field (checkModel) and model/gpt.ts resolveGPTConfig throws it for a shape from
+ * anywhere else (a checkpoint, a test). null when the shape holds.
  */
-export function modelShapeProblem(m: { nEmbd: number; nHead: number; positions?: 'learned' | 'rotary' }): string | null {
-  if (m.nEmbd % m.nHead !== 0) return `nEmbd ${m.nEmbd} must be divisible by nHead ${m.nHead}`;
-  if (m.positions === 'rotary' && (m.nEmbd / m.nHead) % 2 !== 0) return `rotary positions need an even head size, got nEmbd / nHead = ${m.nEmbd / m.nHead}`;
-  return null;
+export function modelShapeProblem(m: { nEmbd: number; nHead: number }): string | null {
+  return m.nEmbd % m.nHead !== 0 ? `nEmbd ${m.nEmbd} must be divisible by nHead ${m.nHead}` : null;
 }
 
-type ModelFields = { base: (typeof MODEL_BASES)[number]; preset: ModelPreset; nEmbd?: number; nHead?: number; positions?: 'learned' | 'rotary' } & Partial<Record<(typeof MODEL_SHAPE_FIELDS)[number], unknown>>;
+type ModelFields = { base: (typeof MODEL_BASES)[number]; preset: ModelPreset; nEmbd?: number; nHead?: number } & Partial<Record<(typeof MODEL_SHAPE_FIELDS)[number], unknown>>;
 
 /**
  * A base model brings its own shape, so a run from it sets none (the preset stays `tiny`, the default).
- * Otherwise the width must split evenly across the heads (and into pairs for rotary positions): caught here,
+ * Otherwise the width must split evenly across the heads: caught here,
  * with the field, rather than when the model is built at step 0. A field left out takes the preset's value.
  */
 function checkModel(m: ModelFields, ctx: z.RefinementCtx): void {
@@ -201,7 +199,7 @@ function checkModel(m: ModelFields, ctx: z.RefinementCtx): void {
     return;
   }
   const { nEmbd, nHead } = { ...PRESET_SHAPES[m.preset], ...definedOnly({ nEmbd: m.nEmbd, nHead: m.nHead }) };
-  const problem = modelShapeProblem({ nEmbd, nHead, positions: m.positions });
+  const problem = modelShapeProblem({ nEmbd, nHead });
   if (problem) ctx.addIssue({ code: 'custom', path: [m.nEmbd !== undefined ? 'nEmbd' : 'nHead'], message: problem });
 }
 
@@ -385,10 +383,10 @@ const runConfigShape = z
         /** Width and attention heads (the preset's when left out); the width must divide by the heads. */
         nEmbd: int(8, 8192).optional(),
         nHead: int(1, 128).optional(),
-        /** Bidirectional attention within tool responses (model/gpt GPTConfig); off in the presets. */
+        /** Bidirectional attention within tool responses (model/gpt GPTConfig); off in the presets; on the reference path only (slower). */
         bidirectionalObservations: z.boolean().optional(),
-        /** `learned` position embeddings or `rotary` (RoPE) queries and keys (model/gpt GPTConfig); the preset's when left out. */
-        positions: z.enum(['learned', 'rotary']).optional(),
+        /** `learned` position embeddings, the only mode: `rotary` was retired (model/gpt GPTConfig). */
+        positions: z.literal('learned', { error: 'rotary positions were retired (no preset or base model used them; docs/learning.md has their measurement): learned is the only mode' }).optional(),
         /** ALiBi-style distance penalties per head (model/gpt GPTConfig); off in the presets. */
         distanceBias: z.boolean().optional(),
       })

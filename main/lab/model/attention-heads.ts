@@ -3,17 +3,18 @@
 // reach or the mask) and projects in and out; here is the arithmetic of the two paths that take whole
 // sequences (a batch decoder's one-token step reads its own slots instead: slot-cache.ts):
 // - fusedHeads: the fused kernels (kernels/attention.ts) in the [B, T, H, D] layout the projection makes, for
-//   training, scoring and a prefill from position 0, which hands back its cache;
-// - opHeads: tf ops in the [B, H, T, D] layout under the additive mask, for backends without the kernels and
-//   for decoding after a KV cache, whose keys and values it extends.
-// Smeared keys (GPTConfig.smearKeys) take the layer's smear weight; rotary queries and keys take `rot`.
+//   training, scoring and a prefill from position 0, which hands back its cache; causal, with the options a
+//   shipped model uses (smeared keys, distance penalties);
+// - opHeads: tf ops in the [B, H, T, D] layout under the additive mask, the reference: for backends without
+//   the kernels, for decoding after a KV cache, whose keys and values it extends, and for bidirectionalObservations.
+// Smeared keys (GPTConfig.smearKeys) take the layer's smear weight.
 import * as tf from '@tensorflow/tfjs';
 import type { LayerInputs } from './attention-mask';
 import type { Ctx } from './gpt';
 import { fusedAttention } from './kernels/attention';
 import { matmul, transposeLast } from './kernels/matmul';
 import { fusedSmearKeys, smearKeys } from './kernels/smear';
-import { distanceSlopes, rotate, type Rotary } from './positions';
+import { distanceSlopes } from './positions';
 
 // A type alias (not an interface) so it is a tf.TensorContainer and can be returned from tf.tidy.
 export type LayerKV = {
@@ -30,22 +31,17 @@ function splitHeads(x: tf.Tensor, B: number, T: number, H: number, D: number): t
 }
 
 /** The heads through the fused kernels, in the [B, T, H, D] layout the projection makes: no transposes. */
-export function fusedHeads([q0, k0, v0]: tf.Tensor[], smear: tf.Tensor | undefined, ctx: Ctx, reach: tf.Tensor2D, rot: Rotary | undefined): { y: tf.Tensor; kv?: LayerKV } {
+export function fusedHeads([q0, k0, v0]: tf.Tensor[], smear: tf.Tensor | undefined, ctx: Ctx): { y: tf.Tensor; kv?: LayerKV } {
   const { nHead: H, nEmbd: C } = ctx.cfg;
   const D = C / H;
   const [B, T] = q0!.shape as [number, number, number];
   const heads = (t: tf.Tensor): tf.Tensor4D => tf.reshape(t, [B, T, H, D]) as tf.Tensor4D;
-  let q = heads(q0!);
+  const q = heads(q0!);
   const raw = heads(k0!);
   // installFastKernels registers the smear kernels with the attention ones.
-  let k = smear ? fusedSmearKeys(raw, smear) : raw;
-  if (rot) {
-    const perPosition = { cos: tf.reshape(rot.cos, [T, 1, D]), sin: tf.reshape(rot.sin, [T, 1, D]) };
-    q = rotate(q, perPosition);
-    k = rotate(k, perPosition);
-  }
+  const k = smear ? fusedSmearKeys(raw, smear) : raw;
   const v = heads(v0!);
-  const y = fusedAttention(q, k, v, reach, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []);
+  const y = fusedAttention(q, k, v, 1 / Math.sqrt(D), ctx.cfg.distanceBias ? distanceSlopes(H) : []);
   if (!ctx.decode) return { y };
   // A prefill (decoding from position 0): the cache as opHeads keeps it, and each row's last raw key.
   const kv: LayerKV = { kT: tf.transpose(k, [0, 2, 3, 1]) as tf.Tensor4D, v: tf.transpose(v, [0, 2, 1, 3]) as tf.Tensor4D };
@@ -56,20 +52,15 @@ export function fusedHeads([q0, k0, v0]: tf.Tensor[], smear: tf.Tensor | undefin
 
 /** The heads as tf ops in the [B, H, T, D] layout, with the KV cache when decoding; y comes back [B, T, H, D]. */
 export function opHeads(
-  [q0, k0, v0]: tf.Tensor[], smear: tf.Tensor | undefined, ctx: Ctx, past: LayerKV | undefined, { bias, rot }: LayerInputs, dropout: (weights: tf.Tensor) => tf.Tensor,
+  [q0, k0, v0]: tf.Tensor[], smear: tf.Tensor | undefined, ctx: Ctx, past: LayerKV | undefined, { bias }: LayerInputs, dropout: (weights: tf.Tensor) => tf.Tensor,
 ): { y: tf.Tensor; kv?: LayerKV } {
   const { nHead: H, nEmbd: C } = ctx.cfg;
   const D = C / H;
   const [B, T] = q0!.shape as [number, number, number];
-  let q = splitHeads(q0!, B, T, H, D);
+  const q = splitHeads(q0!, B, T, H, D);
   let k = splitHeads(k0!, B, T, H, D);
   let kLast: tf.Tensor4D | undefined;
   if (smear) ({ k, last: kLast } = smearKeys(k, past?.kLast, smear, ctx.lastPositions));
-  if (rot) {
-    // After smearing: the smeared key stands at its own position (its predecessor's part is content, not place).
-    q = rotate(q, rot);
-    k = rotate(k, rot);
-  }
   let kT = transposeLast(k) as tf.Tensor4D; // [B, H, D, T]
   let v = splitHeads(v0!, B, T, H, D);
   if (past) {

@@ -49,8 +49,8 @@ import { fusedLayerNormAvailable, layerNorm } from './kernels/layernorm';
 
 export type EmbeddingMode = 'auto' | 'gather' | 'onehot' | 'hybrid';
 
-/** How a token's position enters the model (see GPTConfig.positions). */
-export type PositionMode = 'learned' | 'rotary';
+/** How a token's position enters the model (see GPTConfig.positions): learned only, rotary was retired. */
+export type PositionMode = 'learned';
 
 export interface GPTConfig {
   vocabSize: number;
@@ -83,17 +83,17 @@ export interface GPTConfig {
    * the whole response: in "Irrawaddy River flows into Andaman Sea." the key of "Irrawaddy" then also says
    * what it flows into, and a question about what flows into the Andaman Sea can find the name before
    * writing it. A causal model must pick the name's first token before reading what identifies it. What the
-   * policy writes stays causal, so sampling and the loss see the same thing. Off in the presets: it did not
-   * raise held-out pass@1 (docs/learning.md, 'Before the base model: from random weights', has the figures).
-   * Checkpoints from before this option load with it off.
+   * policy writes stays causal, so sampling and the loss see the same thing. Off in the presets and the base
+   * model: it did not raise held-out pass@1 (docs/learning.md, 'Before the base model: from random weights',
+   * has the figures). So it runs on the reference path only (tf ops; fastPath leaves the fused attention out),
+   * slower but the same arithmetic. Checkpoints from before this option load with it off.
    */
   bidirectionalObservations: boolean;
   /**
-   * 'learned': GPT-2's position embedding `wpe` [blockSize, C], added to the token embedding. 'rotary' (RoPE,
-   * Su et al. 2021): no wpe; each head's queries and keys are rotated by their position, so attention scores
-   * depend on how far apart two tokens are, not where they stand. A training row shows a turn's context
-   * wherever the window cut falls, and a name is copied from a page at any offset: with learned positions the
-   * model must learn every offset separately. Checkpoints from before this option load as 'learned'.
+   * 'learned': GPT-2's position embedding `wpe` [blockSize, C], added to the token embedding. The only mode:
+   * 'rotary' (RoPE) was retired, as no preset or base model used it and it did not pay (docs/learning.md,
+   * 'Before the base model'); a checkpoint that asks for it is refused by resolveGPTConfig with that reason.
+   * Checkpoints from before this field load as 'learned'.
    */
   positions: PositionMode;
   /**
@@ -135,7 +135,10 @@ export function resolveGPTConfig(overrides: Partial<GPTConfig> & { preset?: GPTP
   for (const k of ['smearKeys', 'bidirectionalObservations', 'distanceBias'] as const) {
     if (typeof cfg[k] !== 'boolean') throw new LabError('bad_request', `${k} must be true or false, got ${String(cfg[k])}`);
   }
-  if (cfg.positions !== 'learned' && cfg.positions !== 'rotary') throw new LabError('bad_request', `positions must be learned or rotary, got ${String(cfg.positions)}`);
+  if (cfg.positions !== 'learned') {
+    const why = (cfg.positions as string) === 'rotary' ? ': rotary positions were retired (no preset or base model used them; docs/learning.md has their measurement)' : '';
+    throw new LabError('bad_request', `positions must be learned, got ${String(cfg.positions)}${why}`);
+  }
   const shape = modelShapeProblem(cfg);
   if (shape) throw new LabError('bad_request', `model config: ${shape}`);
   return cfg;
@@ -165,7 +168,7 @@ export function paramSpecs(cfg: GPTConfig): ParamSpec[] {
   const specs: ParamSpec[] = [
     { name: 'wte', shape: [cfg.vocabSize, C], init: { kind: 'normal', std }, decay: false },
   ];
-  if (cfg.positions === 'learned') specs.push({ name: 'wpe', shape: [cfg.blockSize, C], init: { kind: 'normal', std }, decay: false });
+  specs.push({ name: 'wpe', shape: [cfg.blockSize, C], init: { kind: 'normal', std }, decay: false });
   const norm = (name: string): void => {
     specs.push({ name: `${name}.weight`, shape: [C], init: { kind: 'ones' }, decay: false });
     specs.push({ name: `${name}.bias`, shape: [C], init: { kind: 'zeros' }, decay: false });
@@ -291,10 +294,9 @@ function linear(x: tf.Tensor, w: tf.Tensor, b: tf.Tensor, ctx: Ctx): tf.Tensor {
 
 /**
  * Self-attention, the heads by one of three paths: a batch decoder's step over its slots (slot-cache.ts), the
- * fused kernels when the forward pass has each query's reach (set exactly when fastPath takes the fused
- * attention), else tf ops under the additive mask `bias` (attentionBias); both in attention-heads.ts. Queries
- * and keys are rotated by `rot` (rotary positions); with `past` (decoding), the new keys/values are appended to
- * the cached ones (cached keys are stored rotated). The new KV is returned when decoding only.
+ * fused kernels when fastPath takes them (`shared.fused`), else tf ops under the additive mask `bias`
+ * (attentionBias), the reference; both in attention-heads.ts. With `past` (decoding), the new keys/values are
+ * appended to the cached ones. The new KV is returned when decoding only.
  */
 function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | undefined, shared: LayerInputs): { y: tf.Tensor; kv?: LayerKV } {
   const C = ctx.cfg.nEmbd;
@@ -304,8 +306,8 @@ function attention(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV 
   const smear = (): tf.Variable | undefined => (ctx.cfg.smearKeys ? p(model, `h.${i}.attn.smear`) : undefined);
   const { y, kv } = ctx.slots
     ? { y: slotAttention(qkv, i, model.params.get(`h.${i}.attn.smear`), ctx.slots) }
-    : shared.reach
-      ? fusedHeads(heads(), smear(), ctx, shared.reach, shared.rot)
+    : shared.fused
+      ? fusedHeads(heads(), smear(), ctx)
       : opHeads(heads(), smear(), ctx, past, shared, (weights) => dropout(weights, ctx));
   const out = dropout(linear(tf.reshape(y, [B, T, C]), p(model, `h.${i}.attn.c_proj.weight`), p(model, `h.${i}.attn.c_proj.bias`), ctx), ctx);
   return kv ? { y: out, kv } : { y: out };
@@ -332,7 +334,7 @@ function block(model: GPT, i: number, x: tf.Tensor, ctx: Ctx, past: LayerKV | un
  * (tests/unit/model-kernels.test.ts); tfjs-node registers none and runs tf ops throughout.
  */
 export interface FastPath {
-  /** Attention with smeared keys, one kernel per head: needs each query's reach, so no KV cache and no dropout. */
+  /** Attention with smeared keys, one kernel per head: causal from position 0, so no KV cache, no dropout, no bidirectionalObservations. */
   attention: boolean;
   layerNorm: boolean;
   gelu: boolean;
@@ -342,7 +344,8 @@ export interface FastPath {
 export function fastPath(ctx: Ctx, pos0: number): FastPath {
   return {
     // From position 0 only (the kernels take no KV cache in; a prefill gets its cache back), and no dropout.
-    attention: pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && fusedAttentionAvailable(),
+    // Causal only: bidirectionalObservations, which no preset or base model uses, stays on the reference path.
+    attention: pos0 === 0 && !(ctx.training && ctx.cfg.dropout > 0) && !ctx.cfg.bidirectionalObservations && fusedAttentionAvailable(),
     layerNorm: fusedLayerNormAvailable(),
     gelu: fusedGeluAvailable(),
   };
@@ -380,7 +383,6 @@ function embed(model: GPT, ids: tf.Tensor2D, pos0: number, ctx: Ctx): tf.Tensor 
   const [B, T] = ids.shape;
   const flat = tf.reshape(ids, [B * T]) as tf.Tensor1D;
   const tok = tf.reshape(lookup(p(model, 'wte'), flat, embeddingMode(ctx.cfg), V), [B, T, C]);
-  if (ctx.cfg.positions === 'rotary') return dropout(tok, ctx); // positions enter in attention
   if (ctx.slots) return tf.add(tok, tf.reshape(tf.gather(p(model, 'wpe'), tf.tensor1d(ctx.slots.positions, 'int32')), [B, 1, C]));
   return dropout(tf.add(tok, tf.slice(p(model, 'wpe'), [pos0, 0], [T, C])), ctx);
 }

@@ -1,16 +1,8 @@
-// Which keys each query may see and where each token stands: the causal reach and the reach under
-// bidirectionalObservations, the additive mask the tf-op attention takes, ALiBi-style distance penalties and
-// the rotary tables (GPTConfig documents each option). Shared by gpt.ts, generate.ts and the fused
-// attention kernels (attention.ts), which take the reach instead of a mask.
+// Which keys each query may see and where each token stands: the reach under bidirectionalObservations, the
+// additive mask the tf-op attention takes, and ALiBi-style distance penalties (GPTConfig documents each
+// option). Shared by gpt.ts, generate.ts and the batch decoder's slots.
 import * as tf from '@tensorflow/tfjs';
 import { SPECIAL_TOKENS, type SpecialToken } from './tokenizer';
-
-/** The causal reach [B * T]: each position sees itself and what comes before it. */
-export function causalReach(B: number, T: number): Int32Array {
-  const reach = new Int32Array(B * T);
-  for (let b = 0; b < B; b++) for (let t = 0; t < T; t++) reach[b * T + t] = t;
-  return reach;
-}
 
 const special = (t: SpecialToken): number => SPECIAL_TOKENS.indexOf(t);
 const RESPONSE_OPEN = special('<tool_response>');
@@ -66,47 +58,6 @@ export function attentionBias(B: number, tq: number, past: number, reach?: Int32
     }
   }
   return reach ? tf.tensor4d(m, [B, 1, tq, tk]) : tf.tensor2d(m, [tq, tk]);
-}
-
-/** cos and sin [T, D] of the rotary angles of positions pos0 .. pos0 + T - 1 (see rotate). */
-export interface Rotary {
-  cos: tf.Tensor;
-  sin: tf.Tensor;
-}
-
-const ROTARY_BASE = 10_000;
-
-/**
- * The rotary angle of position t in channel d of a D-channel head: t * ROTARY_BASE^(-2i / D) with i = d mod D/2
- * (channel d and d + D/2 form one rotating pair, GPT-NeoX's layout). Pure, for the tables and the tests.
- */
-export function rotaryAngle(t: number, d: number, D: number): number {
-  return t * ROTARY_BASE ** ((-2 * (d % (D / 2))) / D);
-}
-
-export function rotaryTables(pos0: number, T: number, D: number): Rotary {
-  const cos = new Float32Array(T * D);
-  const sin = new Float32Array(T * D);
-  for (let t = 0; t < T; t++) {
-    for (let d = 0; d < D; d++) {
-      const a = rotaryAngle(pos0 + t, d, D);
-      cos[t * D + d] = Math.cos(a);
-      sin[t * D + d] = Math.sin(a);
-    }
-  }
-  return { cos: tf.tensor2d(cos, [T, D]), sin: tf.tensor2d(sin, [T, D]) };
-}
-
-/**
- * Rotates each channel pair (d, d + D/2) of x [B, H, T, D] (or [B, T, H, D] with [T, 1, D] tables) by its position's angle: x * cos + rotateHalf(x) * sin,
- * rotateHalf(x) = [-x2, x1]. Then q_i . k_j depends on i - j only (and on the contents).
- */
-export function rotate(x: tf.Tensor4D, rot: { cos: tf.Tensor; sin: tf.Tensor }): tf.Tensor4D {
-  const [B, A, T, D] = x.shape; // [B, H, T, D], or [B, T, H, D] with the tables shaped [T, 1, D]
-  const half = D / 2;
-  const x1 = tf.slice(x, [0, 0, 0, 0], [B, A, T, half]);
-  const x2 = tf.slice(x, [0, 0, 0, half], [B, A, T, half]);
-  return tf.add(tf.mul(x, rot.cos), tf.mul(tf.concat([tf.neg(x2), x1], 3), rot.sin)) as tf.Tensor4D;
 }
 
 /** ALiBi's head slopes: 2^(-8 (h + 1) / nHead) for heads h = 0 .. nHead - 1 (1/4, 1/16, 1/64, 1/256 for 4 heads). */

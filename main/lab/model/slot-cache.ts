@@ -7,11 +7,12 @@
 // one position over at most blockSize keys is little arithmetic, and as tf ops it was mostly per-operation
 // cost (a batched matmul per row and head, the concat, the mask, the softmax). The layer's projections, MLP
 // and head stay tf ops over the whole batch. The same arithmetic as attention-heads.ts opHeads: smeared keys
-// (the raw key of the last position kept per slot), rotary positions, distance penalties.
+// (the raw key of the last position kept per slot), distance penalties. (A generated token is causal under
+// bidirectionalObservations too: only a prefill, a forward pass, sees a tool response whole.)
 import * as tf from '@tensorflow/tfjs';
 import { LabError } from '../base/errors';
 import type { GPTConfig } from './gpt';
-import { distanceSlopes, rotaryAngle } from './positions';
+import { distanceSlopes } from './positions';
 import { SIMD_MODULE_BASE64 } from './kernels/simd-bytes';
 
 /** The rows of one decoding step: each row's slot and the position of its new token (= positions cached). */
@@ -39,7 +40,7 @@ export class SlotCache {
   private readonly D: number;
   private readonly T: number;
   /**
-   * Every slot's keys (smeared and rotated, as attention reads them) and values, [layer][k, v][H, T, D] a
+   * Every slot's keys (smeared, as attention reads them) and values, [layer][k, v][H, T, D] a
    * slot, after a header of scratch (the query, the output, the scores): in a WebAssembly memory of its own
    * where simd.wat's attnQuery runs on it, else in an ordinary array (the same layout, plain loops).
    */
@@ -53,8 +54,6 @@ export class SlotCache {
   private readonly free: number[] = [];
   private capacity = 0;
   private readonly slopes: number[];
-  /** cos and sin [T, D] of every position (rotary), computed once. */
-  private readonly rot: { cos: Float32Array; sin: Float32Array } | null;
 
   /** `simd: false` runs the plain loops where SIMD would run (tests compare the two). */
   constructor(private readonly cfg: GPTConfig, opts: { simd?: boolean } = {}) {
@@ -62,7 +61,6 @@ export class SlotCache {
     this.D = cfg.nEmbd / cfg.nHead;
     this.T = cfg.blockSize;
     this.slopes = cfg.distanceBias ? distanceSlopes(this.H) : [];
-    this.rot = cfg.positions === 'rotary' ? rotaryTable(this.T, this.D) : null;
     this.header = Math.ceil((2 * this.D + this.T + 4) / 16) * 16; // q, y, scores; 64-byte aligned
     this.block = cfg.nLayer * 2 * this.H * this.T * this.D;
     const wa = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
@@ -152,10 +150,6 @@ export class SlotCache {
             last[lastAt + d] = raw;
           } else k[d] = raw;
         }
-        if (this.rot) {
-          rotateInPlace(q, this.rot, pos, D);
-          rotateInPlace(k, this.rot, pos, D);
-        }
         const K = this.at(slot, layer, false, h);
         const V = this.at(slot, layer, true, h);
         heap.set(k, K + pos * D);
@@ -188,31 +182,6 @@ function attendLoops(heap: Float32Array, K: number, V: number, pos: number, D: n
   for (let j = 0; j <= pos; j++) {
     const p = heap[row + j]! / sum;
     for (let d = 0; d < D; d++) heap[D + d] = heap[D + d]! + p * heap[V + j * D + d]!;
-  }
-}
-
-function rotaryTable(T: number, D: number): { cos: Float32Array; sin: Float32Array } {
-  const cos = new Float32Array(T * D);
-  const sin = new Float32Array(T * D);
-  for (let t = 0; t < T; t++) {
-    for (let d = 0; d < D; d++) {
-      const a = rotaryAngle(t, d, D);
-      cos[t * D + d] = Math.cos(a);
-      sin[t * D + d] = Math.sin(a);
-    }
-  }
-  return { cos, sin };
-}
-
-/** positions.ts rotate for one head's vector at position t: x * cos + [-x2, x1] * sin. */
-function rotateInPlace(x: Float32Array, rot: { cos: Float32Array; sin: Float32Array }, t: number, D: number): void {
-  const half = D / 2;
-  const at = t * D;
-  for (let d = 0; d < half; d++) {
-    const x1 = x[d]!;
-    const x2 = x[d + half]!;
-    x[d] = x1 * rot.cos[at + d]! - x2 * rot.sin[at + d]!;
-    x[d + half] = x2 * rot.cos[at + d + half]! + x1 * rot.sin[at + d + half]!;
   }
 }
 

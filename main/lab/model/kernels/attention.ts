@@ -1,8 +1,8 @@
-// Self-attention fused into one kernel each way on the wasm and cpu backends: scores, mask, distance
-// penalties, softmax and the weighted sum of values forward; the five products of the gradient backward,
-// one query row at a time. The mask is a reach per query (the last key it may see: its own position when
-// causal, the end of its tool response under bidirectionalObservations), so keys past it are never
-// computed: half the work of a causal [T, T] product.
+// Self-attention fused into one kernel each way on the wasm and cpu backends: scores, distance penalties,
+// softmax and the weighted sum of values forward; the five products of the gradient backward, one query row
+// at a time. Causal: query i sees keys 0 .. i, so keys past it are never computed (half the work of a
+// [T, T] product). Only the options a shipped model uses are here (smeared keys come in as the keys,
+// distance penalties as slopes); bidirectionalObservations, which none uses, takes the tf ops (gpt.ts fastPath).
 //
 // Why: as tf ops a `tiny` step's attention was batched matmuls over [B, H, T, T] scores, their transposes,
 // a softmax, the mask's add and the gradient's multiplies and sums: about 75 ms of a 290 ms step on wasm,
@@ -27,15 +27,12 @@ export interface AttentionDims {
 /** Probability rows are padded to a multiple of 4 so the SIMD kernels move whole lanes. */
 export const paddedWidth = (T: number): number => (T + 3) & ~3;
 
-/** Keys query i of a row may see: 0 .. reach, clamped to the row (a query always sees itself). */
-const visibleKeys = (reach: number, i: number, T: number): number => Math.min(T, Math.max(i, reach) + 1);
-
 /**
- * y = softmax(scale q k^T - slope_h |i - j|, keys j <= reach[b, i]) v per head, for q, k, v, y [B, T, H, D] and
- * reach [B, T]; probs [B, H, T, T4] gets the softmax (0 past each row's reach), kept for the gradient. Pure.
+ * y = softmax(scale q k^T - slope_h |i - j|, keys j <= i) v per head, for q, k, v, y [B, T, H, D]; probs
+ * [B, H, T, T4] gets the softmax (0 past each query's position), kept for the gradient. Pure.
  */
 export function attentionForward(
-  q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, reach: ArrayLike<number>, dims: AttentionDims, scale: number,
+  q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, dims: AttentionDims, scale: number,
   slopes: readonly number[] | null, y: Float32Array, probs: Float32Array,
 ): void {
   const { B, H, T, D } = dims;
@@ -47,7 +44,7 @@ export function attentionForward(
       const head = (b * T * H + h) * D; // (b, t, h, d) is at head + t * ld + d
       const slope = slopes ? slopes[h]! : 0;
       for (let i = 0; i < T; i++) {
-        const n = visibleKeys(reach[b * T + i]!, i, T);
+        const n = i + 1; // causal
         const row = ((b * H + h) * T + i) * T4;
         const qi = head + i * ld;
         let max = -Infinity;
@@ -80,7 +77,7 @@ export function attentionForward(
  * dq = dS k, dk = dS^T q, dv = P^T dy. Overwrites dq, dk, dv. Pure.
  */
 export function attentionBackward(
-  q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, probs: ArrayLike<number>, reach: ArrayLike<number>, dy: ArrayLike<number>,
+  q: ArrayLike<number>, k: ArrayLike<number>, v: ArrayLike<number>, probs: ArrayLike<number>, dy: ArrayLike<number>,
   dims: AttentionDims, scale: number, dq: Float32Array, dk: Float32Array, dv: Float32Array,
 ): void {
   const { B, H, T, D } = dims;
@@ -94,7 +91,7 @@ export function attentionBackward(
     for (let h = 0; h < H; h++) {
       const head = (b * T * H + h) * D;
       for (let i = 0; i < T; i++) {
-        const n = visibleKeys(reach[b * T + i]!, i, T);
+        const n = i + 1; // causal
         const row = ((b * H + h) * T + i) * T4;
         const qi = head + i * ld;
         let delta = 0;
@@ -121,10 +118,9 @@ export function attentionBackward(
 
 /** simd.wat's attention exports: one head per call (byte addresses; D a multiple of 16). */
 export interface SimdAttention {
-  attnForward(q: number, k: number, v: number, reach: number, y: number, probs: number, T: number, D: number, ld: number, scale: number, slope: number): void;
+  attnForward(q: number, k: number, v: number, y: number, probs: number, T: number, D: number, ld: number, scale: number, slope: number): void;
   attnBackward(
-    q: number, k: number, v: number, probs: number, reach: number, dy: number, dq: number, dk: number, dv: number, scratch: number, T: number,
-    D: number, ld: number, scale: number,
+    q: number, k: number, v: number, probs: number, dy: number, dq: number, dk: number, dv: number, scratch: number, T: number, D: number, ld: number, scale: number,
   ): void;
 }
 
@@ -139,32 +135,32 @@ type Info = tf.TensorInfo;
 /** Both kernels for one backend's memory (installFastKernels registers them for wasm and cpu). */
 export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, tf.KernelFunc][] {
   const useSimd = (D: number): boolean => simd !== undefined && io.offset !== undefined && io.free !== undefined && D % 16 === 0;
-  const forward = (({ inputs: { q, k, v, reach }, attrs: { scale, slopes }, backend }: { inputs: Record<'q' | 'k' | 'v' | 'reach', Info>; attrs: AttentionAttrs; backend: unknown }) => {
+  const forward = (({ inputs: { q, k, v }, attrs: { scale, slopes }, backend }: { inputs: Record<'q' | 'k' | 'v', Info>; attrs: AttentionAttrs; backend: unknown }) => {
     const [B, T, H, D] = q.shape as [number, number, number, number];
     const outs = [io.alloc(backend, [B, T, H, D]), io.alloc(backend, [B, H, T, paddedWidth(T)])] as const;
     if (!useSimd(D)) {
       const [y, probs] = outs.map((o) => io.view(backend, o) as Float32Array) as [Float32Array, Float32Array];
-      attentionForward(io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, reach), { B, H, T, D }, scale, slopes.length ? slopes : null, y, probs);
+      attentionForward(io.view(backend, q), io.view(backend, k), io.view(backend, v), { B, H, T, D }, scale, slopes.length ? slopes : null, y, probs);
       return [...outs];
     }
     const at = (t: Info): number => io.offset!(backend, t);
-    const [qa, ka, va, ra, ya, pa] = [q, k, v, reach, outs[0], outs[1]].map(at) as number[];
+    const [qa, ka, va, ya, pa] = [q, k, v, outs[0], outs[1]].map(at) as number[];
     for (let b = 0; b < B; b++) {
       for (let h = 0; h < H; h++) {
         const head = 4 * (b * T * H + h) * D;
-        simd!.attnForward(qa! + head, ka! + head, va! + head, ra! + 4 * b * T, ya! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), T, D, H * D, scale, slopes[h] ?? 0);
+        simd!.attnForward(qa! + head, ka! + head, va! + head, ya! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), T, D, H * D, scale, slopes[h] ?? 0);
       }
     }
     return [...outs];
   }) as unknown as tf.KernelFunc;
 
-  const backward = (({ inputs: { q, k, v, probs, reach, dy }, attrs: { scale }, backend }: { inputs: Record<'q' | 'k' | 'v' | 'probs' | 'reach' | 'dy', Info>; attrs: AttentionAttrs; backend: unknown }) => {
+  const backward = (({ inputs: { q, k, v, probs, dy }, attrs: { scale }, backend }: { inputs: Record<'q' | 'k' | 'v' | 'probs' | 'dy', Info>; attrs: AttentionAttrs; backend: unknown }) => {
     const [B, T, H, D] = q.shape as [number, number, number, number];
     const outs = [0, 1, 2].map(() => io.alloc(backend, [B, T, H, D]));
     if (!useSimd(D)) {
       const [dq, dk, dv] = outs.map((o) => io.view(backend, o) as Float32Array) as [Float32Array, Float32Array, Float32Array];
       attentionBackward(
-        io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, probs), io.view(backend, reach), io.view(backend, dy),
+        io.view(backend, q), io.view(backend, k), io.view(backend, v), io.view(backend, probs), io.view(backend, dy),
         { B, H, T, D }, scale, dq, dk, dv,
       );
       return outs;
@@ -172,12 +168,12 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
     const scratch = io.alloc(backend, [paddedWidth(T)]); // a row of dP and dS
     for (const o of outs.slice(1)) (io.view(backend, o) as Float32Array).fill(0); // dk and dv accumulate
     const at = (t: Info): number => io.offset!(backend, t);
-    const [qa, ka, va, pa, ra, dya, dqa, dka, dva, sa] = [q, k, v, probs, reach, dy, ...outs, scratch].map(at) as number[];
+    const [qa, ka, va, pa, dya, dqa, dka, dva, sa] = [q, k, v, probs, dy, ...outs, scratch].map(at) as number[];
     for (let b = 0; b < B; b++) {
       for (let h = 0; h < H; h++) {
         const head = 4 * (b * T * H + h) * D;
         simd!.attnBackward(
-          qa! + head, ka! + head, va! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), ra! + 4 * b * T, dya! + head, dqa! + head, dka! + head,
+          qa! + head, ka! + head, va! + head, pa! + 4 * (b * H + h) * T * paddedWidth(T), dya! + head, dqa! + head, dka! + head,
           dva! + head, sa!, T, D, H * D, scale,
         );
       }
@@ -192,7 +188,7 @@ export function attentionKernels(io: KernelIo, simd?: SimdAttention): [string, t
   ];
 }
 
-registerFusedGradient({ kernel: ATTENTION, gradKernel: ATTENTION_GRAD, savedInputs: ['q', 'k', 'v', 'reach'], savedOutputs: [null, 'probs'], grads: ['q', 'k', 'v'], constants: ['reach'] });
+registerFusedGradient({ kernel: ATTENTION, gradKernel: ATTENTION_GRAD, savedInputs: ['q', 'k', 'v'], savedOutputs: [null, 'probs'], grads: ['q', 'k', 'v'] });
 
 /** Whether the fused kernels are registered for the active backend (gpt.ts uses them when training). */
 export function fusedAttentionAvailable(): boolean {
@@ -200,10 +196,10 @@ export function fusedAttentionAvailable(): boolean {
 }
 
 /**
- * softmax(scale q k^T - slopes_h |i - j|) v over the keys each query reaches, for q, k, v [B, T, H, D] and
- * int32 reach [B, T] (see attentionForward); y is [B, T, H, D]. Differentiable in q, k and v. Needs fusedAttentionAvailable().
+ * Causal softmax(scale q k^T - slopes_h |i - j|) v for q, k, v [B, T, H, D] (see attentionForward); y is
+ * [B, T, H, D]. Differentiable in q, k and v. Needs fusedAttentionAvailable().
  */
-export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, reach: tf.Tensor2D, scale: number, slopes: readonly number[] = []): tf.Tensor4D {
+export function fusedAttention(q: tf.Tensor4D, k: tf.Tensor4D, v: tf.Tensor4D, scale: number, slopes: readonly number[] = []): tf.Tensor4D {
   const attrs: AttentionAttrs = { scale, slopes: [...slopes] };
-  return (tf.engine().runKernel(ATTENTION, { q, k, v, reach }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor[])[0] as tf.Tensor4D;
+  return (tf.engine().runKernel(ATTENTION, { q, k, v }, attrs as unknown as tf.NamedAttrMap) as tf.Tensor[])[0] as tf.Tensor4D;
 }

@@ -211,8 +211,8 @@
 
   ;; ---------- attention, one head per call (attention.ts) ----------
   ;; q, k, v, y, dq, dk, dv are T rows of D float32 with D a multiple of 16, ld floats apart (a head of a
-  ;; [B, T, H, D] tensor: ld = H D); probs rows are T4 = T rounded up to 4 wide; reach is i32 [T], the last key
-  ;; each query sees; the backward's scratch is a row of T4 floats. Keys past a query's reach are never touched.
+  ;; [B, T, H, D] tensor: ld = H D); probs rows are T4 = T rounded up to 4 wide; the backward's scratch is a
+  ;; row of T4 floats. Causal: query i sees keys 0 .. i, and keys past it are never touched.
 
   ;; out[j] = x . m_j for j < n (n >= 1): x a row of D floats, m rows of D floats ld apart, D a multiple of 16.
   ;; Keys go four at a time, 16 channels of x held in registers against four key rows, and the four partial
@@ -335,14 +335,6 @@
       (local.set $dc (i32.add (local.get $dc) (i32.const 64)))
       (br $dLoop))))
 
-  ;; The keys query i sees: reach[i] + 1, at least i + 1 and at most T.
-  (func $visible (param $reach i32) (param $i i32) (param $T i32) (result i32)
-    (local $n i32)
-    (local.set $n (i32.add (i32.load (i32.add (local.get $reach) (i32.shl (local.get $i) (i32.const 2)))) (i32.const 1)))
-    (if (i32.lt_s (local.get $n) (i32.add (local.get $i) (i32.const 1))) (then (local.set $n (i32.add (local.get $i) (i32.const 1)))))
-    (if (i32.gt_s (local.get $n) (local.get $T)) (then (local.set $n (local.get $T))))
-    (local.get $n))
-
   (func $hsum (param $x v128) (result f32)
     (f32.add
       (f32.add (f32x4.extract_lane 0 (local.get $x)) (f32x4.extract_lane 1 (local.get $x)))
@@ -404,16 +396,16 @@
     (call $weightedRows (local.get $row) (local.get $v) (local.get $n) (local.get $D) (local.get $ld)
       (local.get $y)))
 
-  ;; Forward for one head: probs[i] = softmax(scale q_i k_j - slope |i - j|, j < n_i), 0 past n_i;
+  ;; Forward for one head: probs[i] = softmax(scale q_i k_j - slope |i - j|, j <= i), 0 past i;
   ;; y_i = sum_j probs[i][j] v_j.
-  (func (export "attnForward") (param $q i32) (param $k i32) (param $v i32) (param $reach i32) (param $y i32) (param $probs i32)
+  (func (export "attnForward") (param $q i32) (param $k i32) (param $v i32) (param $y i32) (param $probs i32)
     (param $T i32) (param $D i32) (param $ld i32) (param $scale f32) (param $slope f32)
     (local $T4 i32) (local $rowBytes i32) (local $i i32) (local $n i32)
     (local.set $T4 (i32.and (i32.add (local.get $T) (i32.const 3)) (i32.const -4)))
     (local.set $rowBytes (i32.shl (local.get $ld) (i32.const 2)))
     (block $iDone (loop $iLoop
       (br_if $iDone (i32.ge_u (local.get $i) (local.get $T)))
-      (local.set $n (call $visible (local.get $reach) (local.get $i) (local.get $T)))
+      (local.set $n (i32.add (local.get $i) (i32.const 1)))
       (call $attnRow
         (i32.add (local.get $q) (i32.mul (local.get $i) (local.get $rowBytes))) (local.get $k) (local.get $v) (local.get $n) (local.get $i)
         (i32.add (local.get $probs) (i32.shl (i32.mul (local.get $i) (local.get $T4)) (i32.const 2)))
@@ -431,7 +423,7 @@
 
   ;; Backward for one head: dP_ij = dy_i . v_j, dS_ij = scale P_ij (dP_ij - sum_j dP_ij P_ij),
   ;; dq_i = sum_j dS_ij k_j, dk_j += dS_ij q_i, dv_j += P_ij dy_i. dk and dv must be zero on entry.
-  (func (export "attnBackward") (param $q i32) (param $k i32) (param $v i32) (param $probs i32) (param $reach i32) (param $dy i32)
+  (func (export "attnBackward") (param $q i32) (param $k i32) (param $v i32) (param $probs i32) (param $dy i32)
     (param $dq i32) (param $dk i32) (param $dv i32) (param $scratch i32) (param $T i32) (param $D i32) (param $ld i32) (param $scale f32)
     (local $T4 i32) (local $ds i32) (local $i i32) (local $j i32) (local $n i32) (local $row i32)
     (local $a i32) (local $dc i32) (local $qi i32) (local $jrow i32) (local $rowBytes i32) (local $dBytes i32)
@@ -443,7 +435,7 @@
     (local.set $ds (local.get $scratch))
     (block $iDone (loop $iLoop
       (br_if $iDone (i32.ge_u (local.get $i) (local.get $T)))
-      (local.set $n (call $visible (local.get $reach) (local.get $i) (local.get $T)))
+      (local.set $n (i32.add (local.get $i) (i32.const 1)))
       (local.set $row (i32.add (local.get $probs) (i32.shl (i32.mul (local.get $i) (local.get $T4)) (i32.const 2))))
       (local.set $qi (i32.mul (local.get $i) (local.get $rowBytes)))
       (call $rowDots (i32.add (local.get $dy) (local.get $qi)) (local.get $v) (local.get $n) (local.get $D) (local.get $ld) (local.get $ds))
