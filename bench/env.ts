@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import type { Graph, QA } from '../main/lab/formats/index';
 import { readGraphFile } from '../main/lab/kg/io';
@@ -132,7 +133,7 @@ function oneHopQAs(graph: Graph, n: number): QA[] {
 }
 
 async function main(): Promise<void> {
-  const [graphPath, datasetPath] = process.argv.slice(2);
+  const [graphPath, datasetPath] = parseArgs({ allowPositionals: true }).positionals;
   const t0 = performance.now();
   const graph = graphPath ? readGraphFile(graphPath) : await loadKnowledgeBase({ onProgress: (_f, m) => process.stderr.write(`${m}\n`) });
   const loadMs = performance.now() - t0;

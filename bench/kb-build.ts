@@ -3,11 +3,12 @@
 import { statSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { kbCachePath, loadKnowledgeBase } from '../main/lab/kb/index';
 import { graphStats } from '../main/lab/kg/stats';
 
-const home = process.argv[2] ?? mkdtempSync(join(tmpdir(), 'sailor-kb-bench-'));
+const home = parseArgs({ allowPositionals: true }).positionals[0] ?? mkdtempSync(join(tmpdir(), 'sailor-kb-bench-'));
 const t0 = performance.now();
 const graph = await loadKnowledgeBase({ home, rebuild: true, onProgress: (f, m) => process.stderr.write(`[${Math.round(f * 100)}%] ${m}\n`) });
 const cold = performance.now() - t0;

@@ -4,6 +4,7 @@
 //   nice -n 10 node --max-old-space-size=16000 --import tsx bench/kb-dump.ts 1000000 [dump.nt]
 import { createWriteStream, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { loadMapping, SourcedKb } from '../main/lab/kbsource/index';
@@ -11,8 +12,9 @@ import { RdfFileStore } from '../main/lab/kbsource/rdf';
 import { expandFromSource } from '../main/lab/kg/expand';
 import { classTriples, entityTriples } from '../tests/support/rdf-world';
 
-const target = Number(process.argv[2] ?? 1_000_000);
-const file = process.argv[3] ?? join(tmpdir(), `sailor-kb-dump-${target}.nt`);
+const [count, path] = parseArgs({ allowPositionals: true }).positionals;
+const target = Number(count ?? 1_000_000);
+const file = path ?? join(tmpdir(), `sailor-kb-dump-${target}.nt`);
 const TRIPLES_PER_ENTITY = 6.9; // measured on the world's mix of kinds
 const size = Math.ceil(target / TRIPLES_PER_ENTITY);
 

@@ -10,10 +10,11 @@ import { selectBackend } from '../main/lab/model/backend';
 import { ATTENTION, ATTENTION_GRAD } from '../main/lab/model/kernels/attention';
 import { causalReach } from '../main/lab/model/positions';
 import { XENT, XENT_GRAD_BOTH } from '../main/lab/model/kernels/xent';
-import { flag } from './args';
+import { parseArgs } from 'node:util';
 
-const backend = (flag('backend') ?? 'wasm') as 'wasm' | 'cpu';
-const minMs = Number(flag('ms') ?? 1500);
+const { values } = parseArgs({ options: { backend: { type: 'string', default: 'wasm' }, ms: { type: 'string', default: '1500' } } });
+const backend = values.backend as 'wasm' | 'cpu';
+const minMs = Number(values.ms);
 
 function time(name: string, run: () => tf.Tensor[]): number {
   const once = (): number => {

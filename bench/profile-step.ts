@@ -8,11 +8,12 @@ import { createModel, resolveGPTConfig } from '../main/lab/model/gpt';
 import { randomBatch, type Batch } from './step-timing';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
-import { args, flag } from './args';
+import { parseArgs } from 'node:util';
 
-const backend = (flag('backend') ?? 'wasm') as 'wasm' | 'cpu';
-const steps = Number(flag('steps') ?? 3);
-const byShape = args.includes('--shapes'); // also one row per kernel and input shapes
+const { values } = parseArgs({ options: { backend: { type: 'string', default: 'wasm' }, steps: { type: 'string', default: '3' }, shapes: { type: 'boolean', default: false } } });
+const backend = values.backend as 'wasm' | 'cpu';
+const steps = Number(values.steps);
+const byShape = values.shapes; // also one row per kernel and input shapes
 
 await selectBackend({ only: [backend] });
 const cfg = resolveGPTConfig({ preset: 'tiny', vocabSize: 2048 });

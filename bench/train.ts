@@ -21,12 +21,13 @@ import { median, randomBatch, timeSteps, type Batch } from './step-timing';
 import { Tokenizer } from '../main/lab/model/tokenizer';
 import { createOptimizer, resolveTrainConfig, trainStep } from '../main/lab/model/train';
 import { createRng } from '../main/lab/util/rng';
-import { args, flag } from './args';
+import { parseArgs } from 'node:util';
 
 type BenchBackend = 'wasm' | 'cpu' | 'tensorflow' | 'tensorflow-gpu';
-const backends = (flag('backends') ?? 'wasm').split(',') as BenchBackend[];
-const timedSteps = Number(flag('steps') ?? 10);
-const asJson = args.includes('--json');
+const { values } = parseArgs({ options: { backends: { type: 'string', default: 'wasm' }, steps: { type: 'string', default: '10' }, json: { type: 'boolean', default: false } } });
+const backends = values.backends.split(',') as BenchBackend[];
+const timedSteps = Number(values.steps);
+const asJson = values.json;
 const log = (...xs: unknown[]): void => console.error(...xs);
 
 function matmulGflops(n = 512, minMs = 1500): number {
