@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ArtefactRecord, DatasetInfo, RunSummary } from '@contract';
 import { parseRunCheckpoint, shiftSteps, stepOffsets } from '../../renderer/src/components/runs/stepAxis';
-import { IMPORTED_RUN, LAB_RUN, isImported, originOf } from '../../renderer/src/components/runs/importedRun';
+import { IMPORTED_RUN, LAB_RUN, originOf } from '../../renderer/src/components/runs/importedRun';
 import { RL_CHARTS } from '../../renderer/src/components/runs/rlView';
 import { defaultQuestionCount, defaultQuestionSet, heldOutIds } from '../../renderer/src/components/compare/questionSet';
 
@@ -46,9 +46,8 @@ describe('an imported verl run described as what it is', () => {
   const chart = (id: string) => RL_CHARTS.find((c) => c.id === id)!;
 
   it('never speaks of zero-std groups or synchronous RL for verl metrics', () => {
-    expect(isImported(run('v', 3, {}, { metrics: '/x/metrics.jsonl' }))).toBe(true);
-    expect(isImported(run('l', 3))).toBe(false);
     expect(originOf(run('v', 3, {}, { metrics: '/x/metrics.jsonl' }))).toBe(IMPORTED_RUN);
+    expect(originOf(run('l', 3))).toBe(LAB_RUN);
     expect(IMPORTED_RUN.emptyNote(chart('rl-clipfrac'))).toBe('not in the imported verl metrics');
     expect(IMPORTED_RUN.emptyNote(chart('rl-staleness'))).toMatch(/not in verl’s metrics/);
     expect(IMPORTED_RUN.emptyNote(chart('rl-pass1'))).toBe('no validation score in the imported metrics');

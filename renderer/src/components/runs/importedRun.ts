@@ -76,4 +76,3 @@ export const IMPORTED_RUN: RunOrigin = {
 };
 
 export const originOf = (r: RunSummary | null | undefined): RunOrigin => (r?.artefact.info.verl ? IMPORTED_RUN : LAB_RUN);
-export const isImported = (r: RunSummary | null | undefined): boolean => originOf(r).imported;
