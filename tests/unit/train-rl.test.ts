@@ -16,7 +16,7 @@ import { readJsonFile } from '../../main/lab/store/files';
 import { runTrain, type TrainHooks } from '../../main/lab/train/sft/sft-job';
 import { seedFrom } from '../../main/lab/util/rng';
 import { DATA, labHome, scriptedPolicy, SMALL, testContext, writeRun } from '../support/rl-run-helpers';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { synthesize } from '../../main/lab/synth/build';
 import { readDataset, writeDataset } from '../../main/lab/synth/dataset';
 import { datasetEdges } from '../../main/lab/synth/splits';

@@ -312,7 +312,7 @@ export const useRuns = defineStore('runs', () => {
     };
     // Several events in one frame cost one redraw; a hidden page (no frames) still gets its updates. A
     // long run redraws at most once a second: a chart of 3 x 100k points takes ~100 ms to redraw
-    // (bench/chart.ts), and a run sends a record per step.
+    // (bench/speed/chart.ts), and a run sends a record per step.
     const long = (metricsById.get(runId)?.steps.length ?? 0) > LONG_RUN;
     if (long) frame = setTimeout(flush, 1000) as unknown as number;
     else frame = typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible' ? requestAnimationFrame(flush) : (setTimeout(flush, 50) as unknown as number);
