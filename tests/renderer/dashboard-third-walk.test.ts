@@ -3,7 +3,6 @@
 // lost the runs charted (the selection is kept); "compare the first and last checkpoints" picked SFT's first
 // checkpoint (now the SFT end against the RL end). Built on real series (appendRecords), as the store holds them.
 import { describe, expect, it } from 'vitest';
-import type { RunSummary } from '@contract';
 import { appendRecords, parseSelection, type RunMetrics } from '../../renderer/src/stores/runs';
 import { chartEntry, rebuild, stepAtX, type SeriesSource } from '../../renderer/src/components/runs/dashboardSeries';
 import { compareChoice } from '../../renderer/src/components/runs/dashboard';
