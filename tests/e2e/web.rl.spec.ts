@@ -129,6 +129,23 @@ test('the RL stage: wizard, a live SFT + RL run, RL charts, the group view, clic
   await rlSection.scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SHOTS}/rl-dashboard.png` });
 
+  // ---------- the third walk (issue 45, item 9): RL's own axis, the selection kept, SFT end against RL end ----------
+  // The RL section counts RL steps from the SFT end: the SFT end's evaluation at 0, the last RL step's at RL_STEPS.
+  const passSeries = (): Promise<string | null> => dash.getByTestId('dash-chart-rl-pass1').getAttribute('data-series');
+  await expect(dash.getByTestId('dash-rl-from')).toContainText(`run step ${SFT_STEPS} is RL step 0`);
+  await expect(dash.getByTestId('dash-rl-axis-rl')).toHaveClass(/on/);
+  await page.screenshot({ path: `${SHOTS}/rl-dashboard-rl-axis.png` });
+  await dash.getByTestId('dash-rl-axis-run').click();
+  await expect(dash.getByTestId('dash-rl-from')).toContainText(`from step ${SFT_STEPS + 1}`);
+  expect(await passSeries()).toBe(`${runId}|eval/pass@1:2`);
+  await dash.getByTestId('dash-rl-axis-rl').click();
+  // A reload keeps the runs charted (and the axis chosen).
+  await page.reload();
+  await expect(dash.getByTestId(`dash-run-${runId}`)).toBeVisible();
+  await expect(dash.getByTestId('dash-rl-axis-rl')).toHaveClass(/on/);
+  // One run with both stages: Compare gets its SFT end and its RL end.
+  await expect(dash.getByTestId('dash-compare')).toHaveText(`compare the SFT end (step ${SFT_STEPS}) with the RL end (step ${SFT_STEPS + RL_STEPS}) →`);
+
   // ---------- the group view: the last RL step, then the scrubber moves it ----------
   const detail = await api<RunDetail>(page, 'runs.get', { id: runId });
   const rlSteps = Array.from({ length: RL_STEPS }, (_, i) => SFT_STEPS + 1 + i);

@@ -276,12 +276,12 @@ test('a run started elsewhere appears; cancel, resume from its checkpoint, two r
   await page.getByTestId('nav-runs').click();
   await expect(page.getByTestId('run-dashboard')).toBeVisible();
 
-  // Only the chart settings persist (never data or the selection).
+  // The chart settings and the runs charted persist across a reload (never data: the series load again).
   await dash.getByTestId('dash-smoothing').fill('0.8');
   await dash.getByTestId('dash-x-time').click();
   await page.reload();
   await expect(page.getByTestId('run-row')).toHaveCount(2);
-  await expect(page.getByTestId('dashboard-empty')).toBeVisible();
+  await expect(dash.getByTestId(/^dash-run-/)).toHaveCount(2);
   await page.getByTestId('run-row').first().getByTestId('run-name').click();
   await expect(page.getByTestId('dash-smoothing')).toHaveValue('0.8');
   await expect(page.getByTestId('dash-x-time')).toHaveClass(/on/);

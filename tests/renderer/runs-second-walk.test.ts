@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ArtefactRecord, DatasetInfo, RunSummary } from '@contract';
 import { parseRunCheckpoint, shiftSteps, stepOffsets } from '../../renderer/src/components/runs/stepAxis';
-import { IMPORTED_NO_CHECKPOINTS, importedEmptyNote, importedPickNote, isImported } from '../../renderer/src/components/runs/importedRun';
+import { IMPORTED_RUN, LAB_RUN, originOf } from '../../renderer/src/components/runs/importedRun';
 import { RL_CHARTS } from '../../renderer/src/components/runs/rlView';
 import { defaultQuestionCount, defaultQuestionSet, heldOutIds } from '../../renderer/src/components/compare/questionSet';
 
@@ -46,20 +46,25 @@ describe('an imported verl run described as what it is', () => {
   const chart = (id: string) => RL_CHARTS.find((c) => c.id === id)!;
 
   it('never speaks of zero-std groups or synchronous RL for verl metrics', () => {
-    expect(isImported(run('v', 3, {}, { metrics: '/x/metrics.jsonl' }))).toBe(true);
-    expect(isImported(run('l', 3))).toBe(false);
-    expect(importedEmptyNote(chart('rl-clipfrac'))).toBe('not in the imported verl metrics');
-    expect(importedEmptyNote(chart('rl-staleness'))).toMatch(/not in verl’s metrics/);
-    expect(importedEmptyNote(chart('rl-pass1'))).toBe('no validation score in the imported metrics');
+    expect(originOf(run('v', 3, {}, { metrics: '/x/metrics.jsonl' }))).toBe(IMPORTED_RUN);
+    expect(originOf(run('l', 3))).toBe(LAB_RUN);
+    expect(IMPORTED_RUN.emptyNote(chart('rl-clipfrac'))).toBe('not in the imported verl metrics');
+    expect(IMPORTED_RUN.emptyNote(chart('rl-staleness'))).toMatch(/not in verl’s metrics/);
+    expect(IMPORTED_RUN.emptyNote(chart('rl-pass1'))).toBe('no validation score in the imported metrics');
+    expect(LAB_RUN.emptyNote(chart('rl-clipfrac'))).toBeNull();
   });
 
   it('promises a click only where something was imported behind the point', () => {
     const none = { rollouts: false, validation: false };
-    expect(importedPickNote(chart('rl-reward'), none)).toBeNull();
-    expect(importedPickNote(chart('rl-pass1'), none)).toBeNull();
-    expect(importedPickNote(chart('rl-reward'), { rollouts: true, validation: false })).toBe('click a point: that step’s rollouts');
-    expect(importedPickNote(chart('rl-pass1'), { rollouts: true, validation: true })).toBe('click a point: its validation generations');
-    expect(IMPORTED_NO_CHECKPOINTS).toMatch(/verl/);
+    expect(IMPORTED_RUN.pickNote(chart('rl-reward'), none)).toBeNull();
+    expect(IMPORTED_RUN.pickNote(chart('rl-pass1'), none)).toBeNull();
+    expect(IMPORTED_RUN.pickNote(chart('rl-reward'), { rollouts: true, validation: false })).toBe('click a point: that step’s rollouts');
+    expect(IMPORTED_RUN.pickNote(chart('rl-pass1'), { rollouts: true, validation: true })).toBe('click a point: its validation generations');
+    expect(IMPORTED_RUN.noCheckpoints).toMatch(/verl/);
+    // A click opens only what was imported behind the point; a lab run's points all open.
+    expect(IMPORTED_RUN.opensRollouts([])).toBe(false);
+    expect(IMPORTED_RUN.evalSteps([20], [10, 20, 30])).toEqual([20]);
+    expect(LAB_RUN.evalSteps([], [10, 20, 30])).toEqual([10, 20, 30]);
   });
 });
 

@@ -1,6 +1,6 @@
 // A made-up world as N-Triples in a vocabulary of its own (http://example.org/): countries, cities, people,
 // rivers and companies with labels, aliases, types (classes with labels), numbers, dates and relations.
-// The tests load it into the embedded store and into a real SPARQL server; bench/kb-dump.ts writes millions
+// The tests load it into the embedded store and into a real SPARQL server; bench/speed/kb-dump.ts writes millions
 // of triples of it. Deterministic: entity i's facts depend on i and the size only.
 
 export const EX = 'http://example.org/';

@@ -4,7 +4,7 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { QA } from '../../main/lab/formats';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from './fixture-graph';
 import { synthesize } from '../../main/lab/synth/build';
 import { writeDataset } from '../../main/lab/synth/dataset';
 import { writeGraphFile } from '../../main/lab/kg/io';

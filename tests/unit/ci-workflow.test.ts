@@ -104,7 +104,7 @@ describe('GitHub Actions workflows', () => {
     const lines = commands(ci.jobs['native-backend']!);
     expect(lines.some((l) => /npm install --no-save .*@tensorflow\/tfjs-node@/.test(l))).toBe(true);
     expect(lines.some((l) => l.startsWith('npx sailor doctor --json >'))).toBe(true);
-    expect(lines.some((l) => /^npx tsx bench\/train\.ts .*--json >/.test(l))).toBe(true);
+    expect(lines.some((l) => /^npx tsx bench\/speed\/train\.ts .*--json >/.test(l))).toBe(true);
     expect(steps(ci.jobs['native-backend']!).some((s) => s.uses?.startsWith('actions/upload-artifact'))).toBe(true);
   });
 

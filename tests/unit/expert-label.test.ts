@@ -2,7 +2,7 @@
 // (train/sft/relabel-data.ts), on two-hop chains synthesized on the fixture graph and played on the compact web.
 import { describe, expect, it } from 'vitest';
 import type { QA, Trajectory } from '../../main/lab/formats';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { synthesize } from '../../main/lab/synth/build';
 import { SimWeb } from '../../main/lab/agent/web';
 import { simToolset } from '../../main/lab/agent/env';

@@ -16,7 +16,7 @@ import { startServer, type RunningServer } from '../../main/lab/server/http';
 import { METHOD_NAMES, isJobKind, methods, validateParams, type JobRecord, type MethodName } from '../../main/lab/contract';
 import { jobSpecs } from '../../main/lab/jobs/specs';
 import { importArtefact } from '../../main/lab/cli/import';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 
 const API_CALLS = 1200;
 const RAW_REQUESTS = 240;

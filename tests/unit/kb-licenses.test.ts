@@ -6,7 +6,7 @@ import { KB_PACKAGES, packageVersions } from '../../main/lab/kb/sources';
 const dir = join(import.meta.dirname, '..', '..', 'resources', 'licenses');
 
 describe('resources/licenses', () => {
-  it('lists every KB package at its installed version, with a notice file (regenerate: npx tsx bench/kb-licenses.ts)', () => {
+  it('lists every KB package at its installed version, with a notice file (regenerate: npx tsx bench/release/kb-licenses.ts)', () => {
     const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as { package: string; version: string; license: string; attribution: string; file: string }[];
     const versions = packageVersions();
     expect(index.map((e) => e.package).sort()).toEqual([...KB_PACKAGES].sort());

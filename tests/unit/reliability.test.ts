@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSyn
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { runCli } from '../../main/lab/cli/index';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { LabCore } from '../../main/lab/app/core';
 import { excerpt, jsonSyntaxMessage } from '../../main/lab/base/errors';
 import { inputLines, readJsonl } from '../../main/lab/store/files';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { admit, AsyncBuffer, GroupAssembler, simulateRollouts, staleness, type SimOptions } from '../../main/lab/rl/async';
+import { admit, AsyncBuffer, GroupAssembler, staleness } from '../../main/lab/rl/async';
+import { simulateRollouts, type SimOptions } from '../support/rl-simulate';
 import { createRng } from '../../main/lab/util/rng';
 
 const s = (id: string, version: number): { id: string; version: number } => ({ id, version });

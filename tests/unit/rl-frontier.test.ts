@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { FrontierPool, judgeGroup } from '../../main/lab/rl/frontier';
 import { freshQuestions, generatorSettings } from '../../main/lab/train/rl-stage/rl-refill';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { synthesize } from '../../main/lab/synth/build';
 import { datasetEdges } from '../../main/lab/synth/splits';
 

@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../main/lab/cli/index';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
 import { modelParams, tooBigForMachine, trainingBytes, type ModelShape } from '../../main/lab/contract/model-footprint';
 import { paramCount, resolveGPTConfig } from '../../main/lab/model/gpt';

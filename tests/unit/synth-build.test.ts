@@ -9,7 +9,7 @@ import { resolveOptions } from '../../main/lab/synth/options';
 import { OrbitBalancer, canonicalOrbits } from '../../main/lab/synth/orbits';
 import { datasetEdges } from '../../main/lab/synth/splits';
 import { checkDataset } from '../../main/lab/synth/dataset';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { mentionsAny, OBFUSCATION_KINDS } from '../../main/lab/synth/obfuscate';
 import { createRng } from '../../main/lab/util/rng';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../main/lab/cli/index';
 import type { CliIO } from '../../main/lab/cli/command';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { QA_FORMAT } from '../../main/lab/formats';
 
 function capture(): CliIO & { stdout: string; stderr: string } {

@@ -12,7 +12,7 @@ import { synthesize } from '../../main/lab/synth/build';
 import { readDataset, writeDataset } from '../../main/lab/synth/dataset';
 import { makeContext, makeInstance, toQuery, type Draft } from '../../main/lab/synth/draft';
 import { economise, narrowingOf } from '../../main/lab/synth/economy';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { multiConstraint, type Constraint } from '../../main/lab/synth/obfuscate';
 import { resolveOptions } from '../../main/lab/synth/options';
 import { buildQueryIndex, evaluateQuery } from '../../main/lab/synth/query';

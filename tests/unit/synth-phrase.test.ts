@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../main/lab/cli/index';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { readDataset } from '../../main/lab/synth/dataset';
 import { chatComplete, factsToKeep, phraseQuestion, qualifiersToKeep, type LlmConfig } from '../../main/lab/synth/phrase';
 

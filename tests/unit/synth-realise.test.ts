@@ -1,6 +1,6 @@
 // The realiser and the numbers it writes (issue 20): hand-checked wordings of numbers (UTC offsets, populations,
 // years and decades, areas, coordinates), clause reduction into noun phrases, the tautology, the "that" limit,
-// and the style figures of bench/question-style.ts.
+// and the style figures of bench/research/question-style.ts.
 import { describe, expect, it } from 'vitest';
 import { numberClause } from '../../main/lab/synth/lexicon';
 import { amount, degreesText, plainNumber, utcText, type NumberStyle } from '../../main/lab/synth/numbers';
@@ -149,7 +149,7 @@ describe('the realiser', () => {
   });
 });
 
-describe('style figures (bench/question-style.ts)', () => {
+describe('style figures (bench/research/question-style.ts)', () => {
   it('counts what the issue names', () => {
     expect(significantDigits('290,000')).toBe(2);
     expect(significantDigits('0.0042')).toBe(2);

@@ -1,8 +1,9 @@
 // The RL stage of a training run, in-process with real files in a temporary data directory and the tiny
 // model: SFT -> RL (DUPO) with continuous steps and the rollouts files the group view reads; RL-only runs
 // from a checkpoint with DAPO refill and GRPO; asynchronous rollouts within the staleness bound; the
-// tensor count flat across RL steps; SFT continued from a checkpoint. (The kill -9 / resume test is in
-// train-rl-resume.test.ts.)
+// tensor count flat across RL steps; SFT continued from a checkpoint. Each `it` names one behaviour; a run
+// that several behaviours are read from is trained once, in its describe's beforeAll. (The kill -9 / resume
+// test is in train-rl-resume.test.ts.)
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as tf from '@tensorflow/tfjs';
 import { readMetrics } from '../../main/lab/runs/metrics';
@@ -15,7 +16,7 @@ import { readJsonFile } from '../../main/lab/store/files';
 import { runTrain, type TrainHooks } from '../../main/lab/train/job/train-job';
 import { seedFrom } from '../../main/lab/util/rng';
 import { DATA, labHome, scriptedPolicy, SMALL, testContext, writeRun } from '../support/rl-run-helpers';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { synthesize } from '../../main/lab/synth/build';
 import { readDataset, writeDataset } from '../../main/lab/synth/dataset';
 import { datasetEdges } from '../../main/lab/synth/splits';
@@ -39,20 +40,29 @@ function rlRecords(runId: string, from: number) {
   return readMetrics(metricsFile(home, runId)).filter((r) => r.step > from);
 }
 
-describe('RL stage', () => {
-  it('SFT -> DUPO: continuous steps, RL metrics, rollouts files, checkpoints with lineage, flat tensor count', { timeout: 120_000 }, async () => {
+describe('SFT -> DUPO in one run', () => {
+  // One run, shared by every test below: 4 SFT steps, then 4 DUPO steps of 2 questions x G 4, where every group
+  // has signal (half the rollouts are scripted, one right and one wrong), an evaluation every 2 steps.
+  const tensors = new Map<number, number>();
+  let records: ReturnType<typeof readMetrics> = [];
+  const rlSteps = [5, 6, 7, 8];
+  beforeAll(async () => {
     writeRun(home, SFT_RUN, {
       ...SMALL,
       sft: { steps: 4, batchSize: 4, warmupSteps: 1 },
       checkpoint: { every: 2 },
       rl: { steps: 4, groupSize: 4, batchQuestions: 2, evalEvery: 2, checkpointEvery: 2 },
     });
-    const tensors = new Map<number, number>();
     const r = await runTrain({ runId: SFT_RUN }, testContext(home, (s) => tensors.set(s, tf.memory().numTensors)), mixed);
     expect(r.step).toBe(8);
+    records = readMetrics(metricsFile(home, SFT_RUN));
+  }, 120_000);
 
-    const records = readMetrics(metricsFile(home, SFT_RUN));
+  it("numbers RL's steps after SFT's, one record each", () => {
     expect(records.map((x) => x.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('records the RL metrics every step, and the update’s when a group had signal', () => {
     for (const rec of records.filter((x) => x.step > 4)) {
       for (const k of ['reward/mean', 'reward/std', 'reward/format', 'reward/answer', 'rollout/tool_calls_mean', 'rollout/response_tokens_mean', 'rollout/num_turns_mean', 'batch/zero_std_frac', 'batch/duplicated_frac', 'batch/skipped', 'timing/rollout_s', 'timing/update_s', 'perf/tokens_per_s', 'rl/policy_version']) {
         expect(rec.metrics, `step ${rec.step} ${k}`).toHaveProperty([k]);
@@ -63,8 +73,11 @@ describe('RL stage', () => {
       expect(rec.metrics['rl/policy_version']).toBe(rec.step - 4);
     }
     expect(records.find((x) => x.step === 5)!.metrics['rl/pool_questions']).toBeGreaterThan(0);
-    // The headroom before the first update, on RL and held-out questions, k = 1, 2, 4 (G): every group has one
-    // scripted right answer of 4 (sample 1), so pass@4 is 1 and pass@1 at least 1/4; the curve never falls.
+  });
+
+  it('measures the headroom once, before the first update, on RL and held-out questions', () => {
+    // k = 1, 2, 4 (G): every group has one scripted right answer of 4 (sample 1), so pass@4 is 1 and pass@1 at
+    // least 1/4; the curve never falls.
     const step1 = records.find((x) => x.step === 5)!.metrics;
     for (const set of ['rl', 'heldout']) {
       const curve = [1, 2, 4].map((k) => step1[`headroom/${set}/pass@${k}`]!);
@@ -73,15 +86,22 @@ describe('RL stage', () => {
       expect(curve[1]!, set).toBeGreaterThanOrEqual(curve[0]!);
     }
     expect(records.find((x) => x.step === 6)!.metrics['headroom/rl/pass@1']).toBeUndefined();
-    expect(records.filter((x) => x.metrics['eval/pass@1'] !== undefined).map((x) => x.step)).toEqual([4, 6, 8]);
+  });
 
+  it("evaluates at SFT's end and every rl.evalEvery RL steps", () => {
+    expect(records.filter((x) => x.metrics['eval/pass@1'] !== undefined).map((x) => x.step)).toEqual([4, 6, 8]);
+  });
+
+  it("keeps checkpoints with their lineage: SFT's stage sft, RL's parent SFT's last", () => {
     expect(checkpointSteps(home, SFT_RUN)).toEqual([2, 4, 6, 8]);
     const m = readCheckpointManifest(checkpointDir(home, SFT_RUN, 8));
     expect(m.lineage).toMatchObject({ stage: 'rl', parent: `${SFT_RUN}/4`, run: SFT_RUN });
     expect(readCheckpointManifest(checkpointDir(home, SFT_RUN, 4)).lineage.stage).toBe('sft');
+  });
 
-    expect(rolloutSteps(home, SFT_RUN)).toEqual([5, 6, 7, 8]);
-    for (const s of [5, 6, 7, 8]) {
+  it("writes each RL step's rollouts file: its plan's groups, rewards and advantages agree with the trajectories and the metrics", () => {
+    expect(rolloutSteps(home, SFT_RUN)).toEqual(rlSteps);
+    for (const s of rlSteps) {
       const { header, trajectories } = readRlStep(rolloutsFile(home, SFT_RUN, s));
       expect(header).toMatchObject({ kind: 'rl', run: SFT_RUN, step: s, policy_version: s - 5 });
       expect(header.plan.method).toBe('dupo');
@@ -100,62 +120,81 @@ describe('RL stage', () => {
         expect(t.policy_version).toBe(s - 5);
         expect(t.staleness).toBe(0);
       }
-      // The model's own rollouts carry the sampled ids and log-probs of every turn.
-      const own = trajectories.filter((t) => /\/[02]$/.test(t.id));
-      expect(own.every((t) => t.steps.every((st) => Array.isArray((st as { gen?: { ids: number[] } }).gen?.ids)))).toBe(true);
     }
-    // Tensors: the count after RL step 4 equals the count after RL step 2 (same work in between: eval, checkpoint).
-    expect(tensors.get(8)).toBe(tensors.get(6));
   });
 
-  it('RL-only from a checkpoint: DAPO refills rounds with new questions, GRPO drops zero-std groups', { timeout: 120_000 }, async () => {
-    // Half the questions (by id) are all-wrong for every rollout: zero-std groups that DAPO and GRPO must drop.
-    const hard = (id: string): boolean => seedFrom(id) % 2 === 0;
-    const hooks: TrainHooks = {
-      rolloutPolicy: (qa, sample) => scriptedPolicy(qa, { searches: 1, correct: !hard(qa.id) && sample % 2 === 0 }),
-    };
-    const Q = { dapo: 2, grpo: 4 };
-    for (const algorithm of ['dapo', 'grpo'] as const) {
-      const runId = `init-${algorithm}`;
-      writeRun(home, runId, {
-        ...SMALL,
-        sft: { steps: 0 },
-        init: { checkpoint: INIT },
-        // GRPO also takes two optimiser steps per batch (old log-probs computed once before the first).
-        rl: { algorithm, steps: 3, groupSize: 4, batchQuestions: Q[algorithm], evalEvery: 3, checkpointEvery: 3, dapoMaxRounds: 4, updatesPerBatch: algorithm === 'grpo' ? 2 : 1 },
-      });
-      const logs: string[] = [];
-      const r = await runTrain({ runId }, testContext(home, undefined, logs), hooks);
-      expect(r.step).toBe(3);
-      const records = rlRecords(runId, 0);
-      expect(records.map((x) => x.step)).toEqual([1, 2, 3]);
-      expect(checkpointSteps(home, runId)).toEqual([3]);
-      expect(readCheckpointManifest(checkpointDir(home, runId, 3)).lineage).toMatchObject({ stage: 'rl', parent: INIT });
-      let refilled = 0;
-      let optimiserSteps = 0;
-      for (const s of [1, 2, 3]) {
-        const { header, trajectories } = readRlStep(rolloutsFile(home, runId, s));
-        expect(header.plan.method).toBe(algorithm);
-        expect(trajectories).toHaveLength(header.plan.groups.length * 4);
-        for (const g of header.plan.groups) expect(g.status === 'kept').toBe(!hard(g.qa_id) && g.std > 0 && (g.copies === 1));
-        expect(header.plan.groups.filter((g) => g.status === 'duplicated')).toHaveLength(0);
-        refilled += header.plan.refilled;
-        const kept = header.plan.groups.filter((g) => g.status === 'kept').length;
-        if (!header.plan.skip) optimiserSteps += algorithm === 'grpo' ? Math.min(2, kept) : 1;
-        if (algorithm === 'dapo') {
-          expect(records[s - 1]!.metrics).toHaveProperty(['batch/refill_rounds']);
-          // The batch fills up to batchQuestions groups with signal when the pool has them.
-          expect(header.plan.groups.filter((g) => g.status === 'kept').length).toBeLessThanOrEqual(2);
-        } else {
-          expect(header.plan.refilled).toBe(0);
-          expect(header.plan.groups).toHaveLength(4);
-        }
-      }
-      if (algorithm === 'dapo') expect(refilled).toBeGreaterThan(0);
-      expect(readCheckpointManifest(checkpointDir(home, runId, 3)).optimizer!.step).toBe(optimiserSteps);
-      if (algorithm === 'grpo') expect(optimiserSteps).toBeGreaterThan(records.filter((x) => x.metrics['batch/skipped'] === 0).length);
-      expect(records.some((x) => x.metrics['batch/skipped'] === 0 && x.metrics['actor/pg_loss'] !== undefined)).toBe(true);
+  it("stores the model's own rollouts with the token ids it sampled in every turn", () => {
+    for (const s of rlSteps) {
+      const own = readRlStep(rolloutsFile(home, SFT_RUN, s)).trajectories.filter((t) => /\/[02]$/.test(t.id));
+      expect(own.length).toBeGreaterThan(0);
+      expect(own.every((t) => t.steps.every((st) => Array.isArray((st as { gen?: { ids: number[] } }).gen?.ids)))).toBe(true);
     }
+  });
+
+  it('keeps the tensor count flat across RL steps', () => {
+    // The count after RL step 4 equals the count after RL step 2 (same work in between: eval, checkpoint).
+    expect(tensors.get(8)).toBeDefined();
+    expect(tensors.get(8)).toBe(tensors.get(6));
+  });
+});
+
+describe('RL-only from a checkpoint', () => {
+  // Half the questions (by id) are all-wrong for every rollout: zero-std groups that DAPO and GRPO must drop.
+  const hard = (id: string): boolean => seedFrom(id) % 2 === 0;
+  const hooks: TrainHooks = {
+    rolloutPolicy: (qa, sample) => scriptedPolicy(qa, { searches: 1, correct: !hard(qa.id) && sample % 2 === 0 }),
+  };
+  const Q = { dapo: 2, grpo: 4 };
+  /** A 3-step RL run of `algorithm` from INIT; its records and its three steps' rollouts files. */
+  async function rlOnlyRun(algorithm: 'dapo' | 'grpo') {
+    const runId = `init-${algorithm}`;
+    writeRun(home, runId, {
+      ...SMALL,
+      sft: { steps: 0 },
+      init: { checkpoint: INIT },
+      // GRPO also takes two optimiser steps per batch (old log-probs computed once before the first).
+      rl: { algorithm, steps: 3, groupSize: 4, batchQuestions: Q[algorithm], evalEvery: 3, checkpointEvery: 3, dapoMaxRounds: 4, updatesPerBatch: algorithm === 'grpo' ? 2 : 1 },
+    });
+    const r = await runTrain({ runId }, testContext(home, undefined, []), hooks);
+    expect(r.step).toBe(3);
+    const records = rlRecords(runId, 0);
+    expect(records.map((x) => x.step)).toEqual([1, 2, 3]);
+    expect(checkpointSteps(home, runId)).toEqual([3]);
+    expect(readCheckpointManifest(checkpointDir(home, runId, 3)).lineage).toMatchObject({ stage: 'rl', parent: INIT });
+    const steps = [1, 2, 3].map((s) => readRlStep(rolloutsFile(home, runId, s)));
+    for (const { header, trajectories } of steps) {
+      expect(header.plan.method).toBe(algorithm);
+      expect(trajectories).toHaveLength(header.plan.groups.length * 4);
+      // Only groups with signal are kept; neither method copies one.
+      for (const g of header.plan.groups) expect(g.status === 'kept').toBe(!hard(g.qa_id) && g.std > 0 && g.copies === 1);
+      expect(header.plan.groups.filter((g) => g.status === 'duplicated')).toHaveLength(0);
+    }
+    expect(records.some((x) => x.metrics['batch/skipped'] === 0 && x.metrics['actor/pg_loss'] !== undefined)).toBe(true);
+    return { runId, records, steps, optimiserSteps: readCheckpointManifest(checkpointDir(home, runId, 3)).optimizer!.step };
+  }
+
+  it('DAPO plays more questions until the batch has batchQuestions groups with signal', { timeout: 120_000 }, async () => {
+    const { records, steps, optimiserSteps } = await rlOnlyRun('dapo');
+    for (const [i, { header }] of steps.entries()) {
+      expect(records[i]!.metrics).toHaveProperty(['batch/refill_rounds']);
+      expect(header.plan.groups.filter((g) => g.status === 'kept').length).toBeLessThanOrEqual(Q.dapo);
+    }
+    expect(steps.reduce((n, { header }) => n + header.plan.refilled, 0)).toBeGreaterThan(0);
+    // One optimiser step per step that did not skip.
+    expect(optimiserSteps).toBe(steps.filter(({ header }) => !header.plan.skip).length);
+  });
+
+  it('GRPO drops zero-std groups without refilling, and takes updatesPerBatch optimiser steps per batch', { timeout: 120_000 }, async () => {
+    const { records, steps, optimiserSteps } = await rlOnlyRun('grpo');
+    let expected = 0;
+    for (const { header } of steps) {
+      expect(header.plan.refilled).toBe(0);
+      expect(header.plan.groups).toHaveLength(Q.grpo);
+      const kept = header.plan.groups.filter((g) => g.status === 'kept').length;
+      if (!header.plan.skip) expected += Math.min(2, kept);
+    }
+    expect(optimiserSteps).toBe(expected);
+    expect(optimiserSteps).toBeGreaterThan(records.filter((x) => x.metrics['batch/skipped'] === 0).length);
   });
 
   it('draws its questions from data.rlDatasetId when the config names one, never from the SFT questions', { timeout: 120_000 }, async () => {
@@ -211,12 +250,13 @@ describe('RL stage', () => {
     expect(new Set(fresh.map((qa) => qa.question)).size).toBe(fresh.length);
   });
 
-  it('async rollouts: every stored sample is within maxStaleness; older groups are dropped and counted', { timeout: 120_000 }, async () => {
-    // A long-tailed mix: most rollouts search once, one in six searches eight times (each turn 10 ms).
+  describe('async rollouts on a long-tailed mix of scripted episodes', () => {
+    // Most rollouts search once, one in six searches eight times (each turn 10 ms): rollouts run ahead of the trainer.
     const hooks: TrainHooks = {
       rolloutPolicy: (qa, sample) => scriptedPolicy(qa, { searches: seedFrom(`${qa.id}/${sample}`) % 6 === 0 ? 8 : 1, correct: sample % 2 === 0, delayMs: 10 }),
     };
-    for (const maxStaleness of [1, 0]) {
+    /** A 6-step async GRPO run bounded by maxStaleness; checks what holds for any bound, returns the stalenesses and drops. */
+    async function asyncRun(maxStaleness: number): Promise<{ staleness: number[]; dropped: number }> {
       const runId = `async-${maxStaleness}`;
       writeRun(home, runId, {
         ...SMALL,
@@ -231,18 +271,25 @@ describe('RL stage', () => {
       const steps = [1, 2, 3, 4, 5, 6].map((s) => readRlStep(rolloutsFile(home, runId, s)));
       const stored = steps.flatMap((x) => x.trajectories);
       expect(stored.length).toBe(6 * 2 * 4);
-      const st = stored.map((t) => t.staleness as number);
-      expect(Math.max(...st)).toBeLessThanOrEqual(maxStaleness);
+      const staleness = stored.map((t) => t.staleness as number);
+      expect(Math.max(...staleness)).toBeLessThanOrEqual(maxStaleness);
       for (const { header, trajectories } of steps) {
         for (const t of trajectories) expect(t.policy_version).toBe(header.policy_version - (t.staleness as number));
       }
       for (const rec of records) expect(rec.metrics['rollout/staleness_max']).toBeLessThanOrEqual(maxStaleness);
-      const dropped = records.reduce((a, x) => a + x.metrics['rollout/stale_dropped']!, 0);
-      // The rollouts really ran ahead of the trainer: with a bound of 1 some sample trained one version late;
-      // with 0 the groups that spanned an update were dropped instead.
-      if (maxStaleness === 1) expect(Math.max(...st)).toBe(1);
-      else expect(dropped).toBeGreaterThan(0);
+      return { staleness, dropped: records.reduce((a, x) => a + x.metrics['rollout/stale_dropped']!, 0) };
     }
+
+    it('with maxStaleness 1, trains some samples one version late and none later', { timeout: 120_000 }, async () => {
+      const { staleness } = await asyncRun(1);
+      expect(Math.max(...staleness)).toBe(1);
+    });
+
+    it('with maxStaleness 0, drops and counts the groups that spanned an update', { timeout: 120_000 }, async () => {
+      const { staleness, dropped } = await asyncRun(0);
+      expect(Math.max(...staleness)).toBe(0);
+      expect(dropped).toBeGreaterThan(0);
+    });
   });
 });
 

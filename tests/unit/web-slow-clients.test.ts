@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type Socket } from 'node:net';
 import { startWebService, type RunningWebService } from '../../main/lab/server/web-service';
 import { SimWeb } from '../../main/lab/agent/web';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 
 const web = new SimWeb(fixtureGraph({ seed: 4, countries: 12 }));
 let service: RunningWebService;

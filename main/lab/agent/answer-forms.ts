@@ -36,7 +36,7 @@ export function namesGold(prediction: string, golds: readonly string[]): boolean
 /**
  * How a prediction fares under each answer matching, strictest first: `plain`, the gold answer's normalised
  * text only; `aliases`, any of its knowledge-base names; `forms`, those or their standard forms (what
- * evaluation and the reward use now). bench/answer-matching.ts re-grades a run's evaluations with it.
+ * evaluation and the reward use now). bench/research/answer-matching.ts re-grades a run's evaluations with it.
  */
 export function matchLevels(prediction: string | null, answer: string, aliases: readonly string[] = []): { plain: boolean; aliases: boolean; forms: boolean } {
   const p = prediction === null ? '' : normalizeAnswer(prediction);

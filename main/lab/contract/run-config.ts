@@ -317,7 +317,7 @@ const runConfigShape = z
         /**
          * The RFT data from these trajectories (a sailor.traj/1 set) instead of the expert's attempts: those of
          * the training questions, through the same filters (correct, well-formed, ...). A policy's own samples
-         * make rejection fine-tuning (expert iteration), the control of bench/rl-controls.ts row (c).
+         * make rejection fine-tuning (expert iteration), the control of bench/research/rl-controls.ts row (c).
          */
         trajectoriesId: id.optional(),
       })

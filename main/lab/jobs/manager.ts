@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { spawnWorker } from '../util/worker-spawn';
-import type { JobProgress, JobRecord, JobStatus, StreamPage } from '../contract';
+import type { JobProgress, JobRecord, StreamPage } from '../contract';
 import { fieldIssues, issuesText } from '../contract/field-issues';
 import { isJobKind } from '../contract/jobs';
 import { LabError } from '../base/errors';
@@ -15,6 +15,7 @@ import { readJsonl } from '../store/files';
 import { jobSpecs, type ArtefactCollection } from './specs';
 import { defaultJobLimits, ordinal, startable, waitReason, type JobLimits } from './queue';
 import type { FromWorker, WorkerInput } from './protocol';
+import { firstStatus, transition, type JobEnding } from './status';
 
 export interface WorkerEntry {
   /**
@@ -45,6 +46,8 @@ interface Live {
   cancelTimer?: NodeJS.Timeout;
   cancelRequested: boolean;
   release?: () => void;
+  /** The store write that moved a queued job to running: its end is written after it, never before. */
+  started: Promise<void>;
 }
 
 /** A job waiting for its turn (queue.ts says when): its record and what its worker will get. */
@@ -81,14 +84,15 @@ export class JobManager {
   async recoverInterrupted(): Promise<number> {
     const orphaned = (job: StoreJob): boolean => (job.status === 'running' || job.status === 'queued') && !this.ownerRuns(job.owner);
     if (!this.db.data.jobs.some(orphaned)) return 0;
+    const now = new Date().toISOString();
     return this.db.update((data) => {
-      const jobs = data.jobs.filter(orphaned);
-      for (const job of jobs) {
-        job.status = 'interrupted';
-        job.endedAt = new Date().toISOString();
-        job.error = 'the process running this job stopped before it finished';
-      }
-      return jobs.length;
+      let count = 0;
+      data.jobs = data.jobs.map((job) => {
+        if (!orphaned(job)) return job;
+        count++;
+        return transition(job, 'interrupted', now, { error: 'the process running this job stopped before it finished' });
+      });
+      return count;
     });
   }
 
@@ -173,8 +177,7 @@ export class JobManager {
       kind,
       title: opts.title ?? spec.title,
       params: parsed.data as Record<string, unknown>,
-      status: reason === null ? 'running' : 'queued',
-      progress: { fraction: 0, message: reason === null ? 'starting' : 'queued' },
+      ...firstStatus(reason === null),
       createdAt: now,
       ...(reason === null ? { startedAt: now } : {}),
       ...(spec.streams ? { stream: join(dirRel, 'stream.jsonl') } : {}),
@@ -197,7 +200,7 @@ export class JobManager {
       streams: spec.streams,
     };
     if (reason === null) {
-      this.spawn(job, input, release);
+      this.spawn(job, input, release, Promise.resolve());
       return publicRecord(job);
     }
     this.waiting.push({ job, input, ...(release ? { release } : {}) });
@@ -217,16 +220,15 @@ export class JobManager {
     const starts = startable(this.limits, this.waiting.map((w) => w.job.kind), this.runningKinds(), rss);
     for (const i of starts.reverse()) {
       const [w] = this.waiting.splice(i, 1);
-      const now = new Date().toISOString();
-      w!.job.status = 'running';
-      w!.job.startedAt = now;
-      w!.job.progress = { fraction: 0, message: 'starting' };
-      const { id } = w!.job;
-      void this.db.update((data) => {
-        const stored = data.jobs.find((j) => j.id === id);
-        if (stored?.status === 'queued') Object.assign(stored, { status: 'running', startedAt: now, progress: w!.job.progress });
-      });
-      this.spawn(w!.job, w!.input, w!.release);
+      const job = transition(w!.job, 'running', new Date().toISOString());
+      // finish() awaits this write before storing the end, so a quick job's end is never overwritten by its start.
+      const started = this.db
+        .update((data) => {
+          const at = data.jobs.findIndex((j) => j.id === job.id);
+          if (at >= 0 && data.jobs[at]!.status === 'queued') data.jobs[at] = structuredClone(job);
+        })
+        .catch(() => undefined); // the end record replaces the whole job, so a failed start write heals there
+      this.spawn(job, w!.input, w!.release, started);
     }
     if (starts.length) this.emitQueue();
     clearTimeout(this.pollTimer);
@@ -242,10 +244,10 @@ export class JobManager {
     for (const w of this.waiting) this.emit(w.job);
   }
 
-  private spawn(job: StoreJob, input: WorkerInput, release: (() => void) | undefined): void {
+  private spawn(job: StoreJob, input: WorkerInput, release: (() => void) | undefined, started: Promise<void>): void {
     const { id } = job;
     const worker = spawnWorker(this.entry.file, input);
-    const live: Live = { worker, job, lastPersist: 0, lastEmit: 0, cancelRequested: false, ...(release ? { release } : {}) };
+    const live: Live = { worker, job, lastPersist: 0, lastEmit: 0, cancelRequested: false, started, ...(release ? { release } : {}) };
     this.live.set(id, live);
     worker.on('message', (msg: FromWorker) => void this.onMessage(id, msg));
     worker.on('error', (err) => void this.finish(id, 'failed', { error: `worker crashed: ${err.message}` }));
@@ -270,7 +272,7 @@ export class JobManager {
     if (at < 0) return undefined;
     const [w] = this.waiting.splice(at, 1);
     w!.release?.();
-    const job = endedJob(w!.job, status, error === undefined ? {} : { error });
+    const job = transition(w!.job, status, new Date().toISOString(), error === undefined ? {} : { error });
     // Until the store has it, a second cancel (or a get) reads the ended record here, not the queued one on disk.
     this.leaving.set(id, job);
     try {
@@ -383,15 +385,16 @@ export class JobManager {
   }
 
   /** Ends a live job once (a result and the worker's exit both come here); the record and what it made are stored together. */
-  private async finish(id: string, status: 'succeeded' | 'failed' | 'cancelled' | 'interrupted', extra: { result?: unknown; error?: string }): Promise<void> {
+  private async finish(id: string, status: 'succeeded' | 'failed' | 'cancelled' | 'interrupted', extra: JobEnding): Promise<void> {
     const live = this.live.get(id);
     if (!live) return;
     this.live.delete(id);
     if (live.cancelTimer) clearTimeout(live.cancelTimer);
     live.release?.();
     endWorker(live.worker);
-    const job = endedJob(live.job, status, extra);
+    const job = transition(live.job, status, new Date().toISOString(), extra);
     live.job = job;
+    await live.started;
     await this.db.update((data) => {
       const at = data.jobs.findIndex((j) => j.id === id);
       if (at >= 0) data.jobs[at] = structuredClone(job);
@@ -412,15 +415,6 @@ export class JobManager {
 function endWorker(worker: Worker): void {
   const timer = setTimeout(() => void worker.terminate(), EXIT_GRACE_MS);
   worker.once('exit', () => clearTimeout(timer));
-}
-
-function endedJob(job: StoreJob, status: JobStatus, extra: { result?: unknown; error?: string }): StoreJob {
-  const ended: StoreJob = { ...job, status, endedAt: new Date().toISOString() };
-  if (status === 'succeeded') ended.progress = { ...job.progress, fraction: 1, message: 'done' };
-  if (status === 'cancelled') ended.progress = { ...job.progress, message: 'cancelled' };
-  if (extra.result !== undefined) ended.result = extra.result;
-  if (extra.error !== undefined) ended.error = extra.error;
-  return ended;
 }
 
 /**

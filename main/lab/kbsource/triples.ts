@@ -1,5 +1,5 @@
 // A compact in-memory triple index for big dumps. N3.js's Store keeps about 1.4 GB per million triples
-// (bench/kb-dump.ts); this keeps IRIs interned once, literals as one string each, and the triples as three
+// (bench/speed/kb-dump.ts); this keeps IRIs interned once, literals as one string each, and the triples as three
 // Int32Arrays with an index by subject and one by object (counting sort, built once after loading).
 import { compareCodePoints, type Fact, type IncomingFact, type Literal, type Term } from './terms';
 

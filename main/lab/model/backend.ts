@@ -130,7 +130,7 @@ export async function selectBackend(opts: { prefer?: BackendName; only?: Backend
   return { tf, report: { chosen, attempts } };
 }
 
-/** Every backend that loads here, each probed on its own (for bench/matmul and doctor). */
+/** Every backend that loads here, each probed on its own (for bench/speed/matmul and doctor). */
 export async function availableBackends(): Promise<BackendAttempt[]> {
   const tf = await loadTf();
   const results: BackendAttempt[] = [];

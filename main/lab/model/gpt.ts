@@ -7,7 +7,7 @@
 // positions.ts); the fused kernels and the fast-gradient matmuls are in kernels/, and `fastPath` below is the
 // one place that decides which are taken.
 //
-// Backend notes (checked on tfjs 4.22, cpu and wasm in Node; bench/train.ts re-checks):
+// Backend notes (checked on tfjs 4.22, cpu and wasm in Node; bench/speed/train.ts re-checks):
 // - tf.gather's gradient needs the UnsortedSegmentSum kernel, which the stock wasm backend does NOT have and
 //   whose stock cpu kernel is pathologically slow (most of a `tiny` train step on cpu); kernels/kernels.ts
 //   registers a scatter-add for both. The token embedding has modes:

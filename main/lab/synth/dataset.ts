@@ -254,7 +254,7 @@ export function graphMismatch(graph: Graph | QueryIndex, qas: readonly QA[], sam
 }
 
 /**
- * Throughput of exact verification, for bench/synth.ts: evaluates the queries of `qas` over the graph in
+ * Throughput of exact verification, for bench/speed/synth.ts: evaluates the queries of `qas` over the graph in
  * rounds until at least `minSeconds` have passed. Returns QAs verified per second.
  */
 export function measureVerifyRate(

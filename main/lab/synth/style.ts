@@ -1,4 +1,4 @@
-// How a question reads, measured (bench/question-style.ts; docs/pipeline.md, 'How the questions read'): length in
+// How a question reads, measured (bench/research/question-style.ts; docs/pipeline.md, 'How the questions read'): length in
 // words, numbers in scientific notation or with more significant digits than a reader needs, the "an X that is
 // an X" tautology, chains of more than two "that" clauses in one sentence, and leaks of the answer.
 import { mentionsAny } from './obfuscate';

@@ -2,7 +2,7 @@
 // for the dashboard, and the metric series of the runs that are open. A series can hold 100k+ points:
 // it lives in plain arrays that are appended to in place, behind a shallowRef, and a per-run version
 // counter (bumped at most once per animation frame) tells the charts to redraw. Only user settings
-// (smoothing, log-y, x axis) persist; bulk data always comes from the run store in main.
+// (smoothing, log-y, the axes) and the selection persist; bulk data always comes from the run store in main.
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef, triggerRef, watch } from 'vue';
 import { RUN_STATUS_OF_JOB, checkpointInWords, summarise, type JobRecord, type MethodParams, type RlStepView, type RunDetail, type RunMeasurements, type RunSummary } from '@contract';
@@ -10,6 +10,7 @@ import type { MetricRecord } from '@formats';
 import { lab, onLab } from '../api/client';
 import { message } from '../util/errors';
 import { PALETTE } from '../util/palette';
+import { originOf } from '../components/runs/importedRun';
 
 /** One metric of one run: parallel arrays sorted by step (x in steps or in seconds since the run's first record). */
 export interface MetricSeries {
@@ -31,17 +32,21 @@ export interface RunMetrics {
 }
 
 export type XAxis = 'step' | 'time';
+/** The RL section's step axis: the whole run's steps, or RL steps counted from the SFT end (its own axis). */
+export type RlAxis = 'run' | 'rl';
 
 export interface RunSettings {
   smoothing: number;
   logY: boolean;
   xAxis: XAxis;
+  rlAxis: RlAxis;
 }
 
 const SETTINGS_KEY = 'sailor.runs.settings';
 /** Past this many steps, live redraws are throttled to one a second. */
 const LONG_RUN = 20_000;
-const DEFAULT_SETTINGS: RunSettings = { smoothing: 0.6, logY: false, xAxis: 'step' };
+const DEFAULT_SETTINGS: RunSettings = { smoothing: 0.6, logY: false, xAxis: 'step', rlAxis: 'rl' };
+const SELECTION_KEY = 'sailor.runs.selected';
 
 function loadSettings(): RunSettings {
   try {
@@ -50,9 +55,36 @@ function loadSettings(): RunSettings {
       smoothing: typeof raw.smoothing === 'number' && raw.smoothing >= 0 && raw.smoothing < 1 ? raw.smoothing : DEFAULT_SETTINGS.smoothing,
       logY: typeof raw.logY === 'boolean' ? raw.logY : DEFAULT_SETTINGS.logY,
       xAxis: raw.xAxis === 'time' ? 'time' : 'step',
+      rlAxis: raw.rlAxis === 'run' ? 'run' : DEFAULT_SETTINGS.rlAxis,
     };
   } catch {
     return { ...DEFAULT_SETTINGS };
+  }
+}
+
+/** The runs charted before a reload (ids of runs since deleted leave when the list loads). */
+export function parseSelection(raw: string | null): string[] {
+  try {
+    const ids: unknown = JSON.parse(raw ?? '[]');
+    return Array.isArray(ids) ? [...new Set(ids.filter((id): id is string => typeof id === 'string' && id.length > 0))] : [];
+  } catch {
+    return [];
+  }
+}
+
+function storageGet(key: string): string | null {
+  try {
+    return localStorage.getItem(key);
+  } catch {
+    return null; // storage disabled: nothing was kept
+  }
+}
+
+function storageSet(key: string, value: string): void {
+  try {
+    localStorage.setItem(key, value);
+  } catch {
+    // Storage full or disabled: it simply does not persist.
   }
 }
 
@@ -139,7 +171,7 @@ export const useRuns = defineStore('runs', () => {
 
   function seconds(r: RunSummary): number {
     // A followed verl run's time is its records' span, which grows with them, not with the clock.
-    return r.status === 'running' && !r.artefact.info.verl ? r.seconds + Math.max(0, now.value - fetchedAt.value) / 1000 : r.seconds;
+    return r.status === 'running' && originOf(r).clockRuns ? r.seconds + Math.max(0, now.value - fetchedAt.value) / 1000 : r.seconds;
   }
 
   let loading: Promise<void> | null = null;
@@ -280,7 +312,7 @@ export const useRuns = defineStore('runs', () => {
     };
     // Several events in one frame cost one redraw; a hidden page (no frames) still gets its updates. A
     // long run redraws at most once a second: a chart of 3 x 100k points takes ~100 ms to redraw
-    // (bench/chart.ts), and a run sends a record per step.
+    // (bench/speed/chart.ts), and a run sends a record per step.
     const long = (metricsById.get(runId)?.steps.length ?? 0) > LONG_RUN;
     if (long) frame = setTimeout(flush, 1000) as unknown as number;
     else frame = typeof requestAnimationFrame === 'function' && document.visibilityState === 'visible' ? requestAnimationFrame(flush) : (setTimeout(flush, 50) as unknown as number);
@@ -318,7 +350,9 @@ export const useRuns = defineStore('runs', () => {
   }
 
   // ---------- selection (the runs overlaid in the dashboard) ----------
-  const selected = ref<string[]>([]);
+  // Kept across reloads, like the settings: a reload shows the same runs charted.
+  const selected = ref<string[]>(parseSelection(storageGet(SELECTION_KEY)));
+  watch(selected, (ids) => storageSet(SELECTION_KEY, JSON.stringify(ids)));
   /** Colour per run, fixed while it stays selected, so a run keeps its colour when others come and go. */
   const colours = new Map<string, string>();
 
@@ -411,19 +445,9 @@ export const useRuns = defineStore('runs', () => {
     return summary;
   }
 
-  // ---------- settings (the only thing kept across sessions) ----------
+  // ---------- settings (kept across sessions, with the selection) ----------
   const settings = ref<RunSettings>(loadSettings());
-  watch(
-    settings,
-    (s) => {
-      try {
-        localStorage.setItem(SETTINGS_KEY, JSON.stringify(s));
-      } catch {
-        // Storage full or disabled: the settings simply do not persist.
-      }
-    },
-    { deep: true },
-  );
+  watch(settings, (s) => storageSet(SETTINGS_KEY, JSON.stringify(s)), { deep: true });
 
   onLab('job.updated', onJob);
   onLab('run.metrics', ({ runId, records }) => onMetrics(runId, records));

@@ -11,7 +11,7 @@
 // responsive, so it stays.
 // Above QUADTREE_NODES nodes the same repulsion goes through a quadtree (util/quadRepulsion.ts): large graphs
 // pull hubs' neighbours into clumps where the grid's cells hold hundreds of nodes. In Node on the shared
-// 2-core machine (bench/graph-layout.ts): 32,356 nodes / 50,000 edges, grid 83 s, quadtree 55 s.
+// 2-core machine (bench/speed/graph-layout.ts): 32,356 nodes / 50,000 edges, grid 83 s, quadtree 55 s.
 
 import { addRepulsion } from './quadRepulsion';
 import type { LayoutMessage } from './forceLayout.worker';

@@ -2,7 +2,7 @@
 // registry so the model keeps calling ordinary tf ops (tf.matMul, tf.gather and its gradient). tfjs-node
 // and tfjs-node-gpu are never touched: their native kernels are the fast path.
 //
-// What each stock kernel cost is in docs/performance.md, 'Stock kernels replaced' (bench/train.ts re-measures the
+// What each stock kernel cost is in docs/performance.md, 'Stock kernels replaced' (bench/speed/train.ts re-measures the
 // whole step). Why each is replaced, on tfjs 4.22:
 // - BatchMatMul with a batch dimension runs a scalar blocked loop in the wasm backend; only a batch of one
 //   goes to XNNPACK, so attention's batched products crawled. The override below runs each batch entry

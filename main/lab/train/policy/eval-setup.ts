@@ -6,7 +6,7 @@ import { seedFrom } from '../../util/rng';
 
 /**
  * Episodes a checkpoint policy plays at once, their turns decoded as one batch (model/batch-decoder.ts); more
- * rows a step cost little more than one on a CPU (bench/rollouts.ts measured it: docs/performance.md).
+ * rows a step cost little more than one on a CPU (bench/speed/rollouts.ts measured it: docs/performance.md).
  */
 export const EPISODES_IN_FLIGHT = 64;
 

@@ -32,7 +32,7 @@ export function graphElements(g: LoadedGraph, pos: ReadonlyMap<string, Position>
   return [...nodes, ...edges];
 }
 
-/** `lod` false: as before level of detail (every label, arrows on every edge), for bench/graph-view.ts to compare. */
+/** `lod` false: as before level of detail (every label, arrows on every edge), for bench/speed/graph-view.ts to compare. */
 export function graphStylesheet(nodeCount: number, edgeCount = 0, lod = true): StylesheetJson {
   const big = nodeCount > BIG;
   const haystack = lod && edgeCount > HAYSTACK_EDGES;

@@ -22,7 +22,7 @@ export interface LabelLayer {
   dispose(): void;
 }
 
-/** `enabled` false: every node labelled, as before level of detail (bench/graph-view.ts compares the two). */
+/** `enabled` false: every node labelled, as before level of detail (bench/speed/graph-view.ts compares the two). */
 export function attachLabelLayer(cy: Core, fontPx: number, onChange: (labelled: number) => void, enabled = true): LabelLayer {
   let selected: string | null = null;
   let neighbours: ReadonlySet<string> = new Set();

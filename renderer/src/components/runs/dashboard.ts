@@ -6,6 +6,7 @@ import { lowerBound, type MetricSeries } from '../../stores/runs';
 import { LR_CHART, type ChartDef } from './rlView';
 import { formatDuration, labelOf } from './runConfig';
 import { formatNumber } from '../../util/format';
+import { originOf } from './importedRun';
 
 /** The charts of a run without RL steps (with RL: SFT_CHARTS_WITH_RL and the RL section, rlView.ts). */
 export const MAIN_CHARTS: ChartDef[] = [
@@ -116,7 +117,8 @@ export function eta(r: RunSummary, rlDone: number): string | null {
 
 /** A run that trains no SFT steps: RL from a checkpoint, or a run imported from verl (its SFT loss chart would stay empty). */
 export function rlOnly(r: RunSummary): boolean {
-  if (r.artefact.info.verl) return true;
+  const fixed = originOf(r).rlOnly;
+  if (fixed !== null) return fixed;
   const cfg = r.artefact.info.config;
   return !!cfg?.rl && cfg.sft?.steps === 0;
 }
@@ -132,4 +134,16 @@ export function evalInterval(r: RunSummary, rlDone: number): string | null {
 export function cell(v: number | undefined): string {
   if (v === undefined || !Number.isFinite(v)) return '–';
   return Number.isInteger(v) ? formatNumber(v) : formatNumber(Number(v.toPrecision(4)));
+}
+
+/**
+ * What "compare" hands to Compare for one run: with both stages, the checkpoint at the SFT end (the last one
+ * before RL's first step) against the RL end, which is what RL changed; else the first against the last.
+ */
+export function compareChoice(checkpoints: ReadonlyArray<{ ref: string; step: number }>, rlStart: number | null): { refs: string[]; label: string } | null {
+  if (checkpoints.length < 2) return null;
+  const last = checkpoints.at(-1)!;
+  const sftEnd = rlStart === null ? undefined : checkpoints.filter((c) => c.step < rlStart).at(-1);
+  if (sftEnd && last.step >= rlStart!) return { refs: [sftEnd.ref, last.ref], label: `compare the SFT end (step ${sftEnd.step}) with the RL end (step ${last.step})` };
+  return { refs: [checkpoints[0]!.ref, last.ref], label: 'compare the first and last checkpoints' };
 }

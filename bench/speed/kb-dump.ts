@@ -1,0 +1,78 @@
+// Scale of `kg build --kb rdf:FILE`: writes a made-up N-Triples dump of about N triples (tests/support/rdf-world.ts),
+// streams it into the embedded store, then walks 12000 edges over it. Prints the triples, load time (wall and
+// CPU), peak RSS and heap, and the walk's time. Run under nice, e.g.
+//   nice -n 10 node --max-old-space-size=16000 --import tsx bench/speed/kb-dump.ts 1000000 [dump.nt]
+import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { parseArgs } from 'node:util';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { loadMapping, SourcedKb } from '../../main/lab/kbsource/index';
+import { RdfFileStore } from '../../main/lab/kbsource/rdf';
+import { expandFromSource } from '../../main/lab/kg/expand';
+import { classTriples, entityTriples } from '../../tests/support/rdf-world';
+
+const [count, path] = parseArgs({ allowPositionals: true }).positionals;
+const target = Number(count ?? 1_000_000);
+const file = path ?? join(tmpdir(), `sailor-kb-dump-${target}.nt`);
+const TRIPLES_PER_ENTITY = 6.9; // measured on the world's mix of kinds
+const size = Math.ceil(target / TRIPLES_PER_ENTITY);
+
+let peakRss = 0;
+const sample = (): void => void (peakRss = Math.max(peakRss, process.memoryUsage.rss()));
+const timer = setInterval(sample, 200);
+const mb = (b: number): number => Math.round(b / 2 ** 20);
+const cpu = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+if (!existsSync(file)) {
+  const out = createWriteStream(file);
+  let written = 0;
+  for (const line of classTriples()) out.write(line + '\n');
+  for (let i = 0; i < size; i++) {
+    const chunk = entityTriples(i, size);
+    written += chunk.length;
+    if (!out.write(chunk.join('\n') + '\n')) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  process.stderr.write(`wrote ${file}: ${written} triples, ${mb(statSync(file).size)} MiB\n`);
+}
+
+const t0 = performance.now();
+const c0 = cpu();
+const store = await RdfFileStore.load(file, { onProgress: (n) => n % 1_000_000 === 0 && process.stderr.write(`${n} triples, rss ${mb(process.memoryUsage.rss())} MiB\n`) });
+const loadMs = performance.now() - t0;
+const loadCpu = cpu() - c0;
+sample();
+global.gc?.();
+const afterLoad = process.memoryUsage();
+const mapping = loadMapping('rdf');
+mapping.prefixes = { ...mapping.prefixes, ex: 'http://example.org/' };
+const kb = new SourcedKb(store, mapping);
+const t1 = performance.now();
+const c1 = cpu();
+const graph = await expandFromSource(kb, { seed: 'ex:e7', maxEdges: 12_000, rng: 7 });
+const walkMs = performance.now() - t1;
+const walkCpu = cpu() - c1;
+sample();
+clearInterval(timer);
+console.log(
+  JSON.stringify({
+    file,
+    triples: store.figures().triples,
+    file_mib: mb(statSync(file).size),
+    load_s: +(loadMs / 1000).toFixed(1),
+    load_cpu_s: +loadCpu.toFixed(1),
+    rss_after_load_mib: mb(afterLoad.rss),
+    heap_after_load_mib: mb(afterLoad.heapUsed),
+    peak_rss_mib: mb(peakRss),
+    walk_edges: graph.edges.length,
+    walk_nodes: graph.nodes.length,
+    walk_s: +(walkMs / 1000).toFixed(1),
+    walk_cpu_s: +walkCpu.toFixed(1),
+    load_average: (await import('node:os')).loadavg().map((x) => +x.toFixed(1)),
+  }),
+);
