@@ -78,7 +78,8 @@ describe('a WebSocket subscriber that never reads', () => {
     let step = 2;
     for (let round = 0; round < 12; round++) {
       let text = '';
-      for (const end = step + 3000; step < end; ) text += metricsLine(step++);
+      const end = step + 3000;
+      while (step < end) text += metricsLine(step++);
       appendFileSync(verl.metrics, text);
       await until(() => records === step - 2, `the reading subscriber has ${records} of ${step - 2} records`);
     }
