@@ -12,7 +12,7 @@
 // the full run takes several times that.
 // Run: npx tsx bench/speed-table.ts [--quick] [--graph G.json --held HELD.jsonl --checkpoint DIR] [--skip NAMES] [--json]
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -34,6 +34,15 @@ const load = (): string => loadavg().map((x) => x.toFixed(1)).join(' ');
 const root = new URL('..', import.meta.url).pathname;
 const started = performance.now();
 const minutes = (t0: number): string => `${((performance.now() - t0) / 60_000).toFixed(1)} min`;
+/** CPU seconds of this process's ended children (Linux: /proc/self/stat cutime + cstime); null elsewhere. */
+function childCpuSeconds(): number | null {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100; // cutime and cstime, fields 16 and 17, in clock ticks
+  } catch {
+    return null;
+  }
+}
 
 /** A Python that imports torch: $PYTHON, else .venv-torch (made and filled by pip on first use); null without. */
 function torchPython(): string | null {
@@ -89,10 +98,13 @@ const rows: Row[] = [];
 function bench<T>(name: string, args: string[], env: NodeJS.ProcessEnv = process.env): { out: T | null; load: string } {
   const before = load();
   const t0 = performance.now();
+  const cpu0 = childCpuSeconds();
   log(`${name}: running ${args.join(' ')} (load ${before}; ${minutes(started)} so far)...`);
   const r = spawnSync('npx', ['tsx', new URL(`./${name}.ts`, import.meta.url).pathname, ...args, '--json'], { cwd: root, env, encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
   const span = `${before} -> ${load()}`;
-  log(`${name}: ${minutes(t0)}`);
+  const cpu1 = childCpuSeconds();
+  // CPU time: about what the bench takes alone on an idle machine (less where it keeps both cores busy).
+  log(`${name}: ${minutes(t0)}${cpu0 !== null && cpu1 !== null ? `, ${((cpu1 - cpu0) / 60).toFixed(1)} CPU min` : ''}`);
   if (r.status !== 0) {
     log(`${name}: failed (exit ${r.status})`);
     return { out: null, load: span };
@@ -143,7 +155,8 @@ if (!skip.has('rollouts')) {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
 
-log(`speed table: ${minutes(started)} in all${quick ? ' (--quick)' : ''}`);
+const cpuAll = childCpuSeconds();
+log(`speed table: ${minutes(started)} in all${cpuAll === null ? '' : `, ${(cpuAll / 60).toFixed(1)} CPU min`}${quick ? ' (--quick)' : ''}`);
 if (values.json) console.log(JSON.stringify({ quick, minutes: (performance.now() - started) / 60_000, rows }, null, 2));
 else {
   const w = Math.max(...rows.map((r) => r.ratio.length));
