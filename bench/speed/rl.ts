@@ -19,7 +19,7 @@
 // On a shared machine: `--rounds N` runs part 1 N times, DUPO and DAPO alternated (ABBA), each ratio within
 // its round; `--parts methods` leaves part 2 out (and its 400-step starting policy). Each run's process CPU
 // time (every thread) is reported beside its wall time.
-// Run: npx tsx bench/speed/rl.ts [--steps 6] [--turn-ms 25] [--rounds 1] [--parts methods,modes] [--json]
+// Run: npx tsx bench/speed/rl.ts [--steps 6] [--turn-ms 25] [--rounds 1] [--parts methods,modes] [--sft-steps 400] [--json]
 import { parseArgs } from 'node:util';
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -38,6 +38,7 @@ const { values } = parseArgs({
     'turn-ms': { type: 'string', default: '25' },
     rounds: { type: 'string', default: '1' },
     parts: { type: 'string', default: 'methods,modes' },
+    'sft-steps': { type: 'string', default: '400' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -45,6 +46,7 @@ const rounds = Number(values.rounds);
 const parts = new Set(values.parts.split(','));
 const steps = Number(values.steps);
 const turnMs = Number(values['turn-ms']);
+const sftSteps = Number(values['sft-steps']); // part 2's starting policy (fewer: sooner, with fewer well-formed turns)
 const log = (...xs: unknown[]): void => console.error(...xs);
 
 // ---- a data directory with a small invented world (the RL tests', with 60 training questions) and a starting checkpoint
@@ -75,8 +77,8 @@ await run('sft', { sft: { steps: 40, batchSize: 8, warmupSteps: 5 } });
 // Part 2 (a) needs a policy whose own rollouts differ in reward (else every group has zero std and nothing
 // updates): after 400 steps it writes well-formed turns some of the time.
 if (parts.has('modes')) {
-  log('a second starting policy: 400 SFT steps...');
-  await run('sft400', { sft: { steps: 400, batchSize: 8, warmupSteps: 20 } });
+  log(`a second starting policy: ${sftSteps} SFT steps...`);
+  await run('sft400', { sft: { steps: sftSteps, batchSize: 8, warmupSteps: 20 }, checkpoint: { every: sftSteps } });
 }
 
 const kind = (qa: QA): 'right' | 'wrong' | 'mixed' => (['right', 'wrong', 'mixed'] as const)[seedFrom(qa.id) % 3]!;
@@ -176,7 +178,7 @@ async function modes(label: string, start: string, hooks: TrainHooks): Promise<R
   }
   return out as Record<'sync' | 'async', ModeFigures>;
 }
-const perMode = parts.has('modes') ? await modes('model', 'sft400/400', {}) : null;
+const perMode = parts.has('modes') ? await modes('model', `sft400/${sftSteps}`, {}) : null;
 const perModeLatency = parts.has('modes') && turnMs > 0 ? await modes('latency', 'sft/40', latency) : null;
 rmSync(home, { recursive: true, force: true });
 const ratioMethods = [...roundRatios].sort((a, b) => a - b)[Math.floor(roundRatios.length / 2)]!; // the median round

@@ -197,7 +197,7 @@ test('Graph, Datasets, rollouts and Compare name the bad field in their words an
   const form = page.getByTestId('cmp-new');
   // The form opens by itself when there is no comparison yet; otherwise its toggle opens it.
   await expect(page.getByTestId('cmp-new-toggle')).toBeVisible();
-  await form.waitFor({ state: 'visible', timeout: 3000 }).catch(() => page.getByTestId('cmp-new-toggle').click());
+  await form.waitFor({ state: 'visible', timeout: 15_000 }).catch(() => page.getByTestId('cmp-new-toggle').click());
   await expect(form).toBeVisible();
   await form.getByTestId('cmp-questions').fill('-6');
   await expect(form.getByTestId('cmp-err-questions')).toHaveText('questions: must be at least 1');

@@ -26,7 +26,7 @@ test('with the token the app loads, every section renders, and no console errors
   await expect(page.getByTestId('status-transport')).toContainText('web');
   // The token moved into an HttpOnly cookie and out of the address bar.
   expect(page.url()).not.toContain('token=');
-  await expect(page.getByTestId('status-backend')).not.toContainText('detecting', { timeout: 30_000 });
+  await expect(page.getByTestId('status-backend')).not.toContainText('detecting', { timeout: 90_000 });
   for (const id of SECTIONS) {
     await page.getByTestId(`nav-${id}`).click();
     await expect(page.locator('main.content')).toHaveAttribute('data-section', id);
@@ -59,7 +59,7 @@ test('a job runs in a worker, its progress shows on the Jobs page and in the sta
   await expect(page.getByTestId('status-jobs')).toContainText(/Demo job [1-9]\d?%/);
   await page.screenshot({ path: `${SHOTS}/jobs-running.png` });
   await row.click();
-  await expect(row).toHaveAttribute('data-status', 'succeeded', { timeout: 30_000 });
+  await expect(row).toHaveAttribute('data-status', 'succeeded', { timeout: 90_000 });
   await expect(row.getByTestId('job-message')).toHaveText('done');
   await expect(page.getByTestId('status-jobs')).toContainText('no jobs running');
   await expect(page.getByTestId('job-detail')).toContainText('30 records');
@@ -71,6 +71,6 @@ test('a failed job shows its error in its row', async ({ page }) => {
   await page.goto(server.url + '#/jobs');
   const job = await api<JobRecord>(page, 'jobs.start', { kind: 'demo', params: { records: 10, intervalMs: 5, failAt: 3 } });
   const row = page.locator(`tr[data-job-id="${job.id}"]`);
-  await expect(row).toHaveAttribute('data-status', 'failed', { timeout: 30_000 });
+  await expect(row).toHaveAttribute('data-status', 'failed', { timeout: 90_000 });
   await expect(row.getByTestId('job-message')).toContainText('failed on purpose at record 3');
 });

@@ -91,8 +91,8 @@ for (const { signal, to } of STOPS) {
     if (signal === 'SIGINT') process.kill(-npm.pid!, signal);
     else npm.kill(signal);
     await exited;
-    await expect.poll(() => started.filter((p) => commandOf(p.pid) === p.cmd).map((p) => p.cmd), { timeout: 20_000 }).toEqual([]);
+    await expect.poll(() => started.filter((p) => commandOf(p.pid) === p.cmd).map((p) => p.cmd), { timeout: 60_000 }).toEqual([]);
     const origin = new URL(url).origin;
-    await expect.poll(async () => fetch(`${origin}/`).then(() => 'answering', () => 'closed'), { timeout: 5_000 }).toBe('closed');
+    await expect.poll(async () => fetch(`${origin}/`).then(() => 'answering', () => 'closed'), { timeout: 30_000 }).toBe('closed');
   });
 }

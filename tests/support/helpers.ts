@@ -16,7 +16,7 @@ export function graphOf(nodes: string[], edges: [string, string, string][]): Gra
 }
 
 /** The job's record once its status is one of `statuses` (at once when it already is); rejects after the timeout. */
-export function waitForStatus(core: LabCore, id: string, statuses: JobStatus[], timeoutMs = 20_000): Promise<JobRecord> {
+export function waitForStatus(core: LabCore, id: string, statuses: JobStatus[], timeoutMs = 120_000): Promise<JobRecord> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`job ${id} did not reach ${statuses.join('/')} in time`)), timeoutMs);
     const check = (job: JobRecord): void => {

@@ -72,7 +72,7 @@ describe('#2 #3 verl dump files that are not regular files', () => {
   });
   afterAll(async () => core.close());
 
-  it('a FIFO among the dumps is refused by name at once, and the lab keeps answering', { timeout: 30_000 }, async () => {
+  it('a FIFO among the dumps is refused by name at once, and the lab keeps answering', { timeout: 120_000 }, async () => {
     const f = writeVerlRunFiles(tmp('verl-fifo-'));
     expect(spawnSync('mkfifo', [join(f.rollouts, '4.jsonl')]).status).toBe(0);
     const other = core.call('app.info', {});

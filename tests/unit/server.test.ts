@@ -112,7 +112,7 @@ describe('web mode server', () => {
     const events: Array<{ event: string; payload: { status: string } }> = [];
     ws.on('message', (m) => events.push(JSON.parse(String(m)) as (typeof events)[number]));
     await raw('/api/jobs.start', { method: 'POST', headers: auth(), body: JSON.stringify({ kind: 'demo', params: { records: 3, intervalMs: 10 } }) });
-    const deadline = Date.now() + 15_000;
+    const deadline = Date.now() + 120_000; // a worker starting on a loaded machine
     while (!events.some((e) => e.payload.status === 'succeeded') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     ws.close();
     expect(events[0]?.event).toBe('job.updated');
@@ -121,16 +121,7 @@ describe('web mode server', () => {
 
   it('survives requests it cannot parse: a bad request line before authentication, bad percent-encoding after it', async () => {
     // Raw bytes: node's client would refuse to send these. Each gets its answer and the server stays up.
-    const rawLine = (line: string): Promise<string> =>
-      new Promise((resolve, reject) => {
-        const sock = connect(server.port, '127.0.0.1', () => sock.write(`${line}\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\n\r\n`));
-        let got = '';
-        sock.on('data', (c: Buffer) => (got += c.toString()));
-        sock.on('end', () => resolve(got));
-        sock.on('close', () => resolve(got));
-        sock.on('error', reject);
-        setTimeout(() => sock.end(), 500);
-      });
+    const rawLine = (line: string): Promise<string> => rawRequest(`${line}\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${server.token}\r\n\r\n`);
     expect(await rawLine('GET //[ HTTP/1.1')).toMatch(/^HTTP\/1\.1 400/);
     expect(await rawLine('GET /%ff HTTP/1.1')).toMatch(/^HTTP\/1\.1 400/);
     expect(await rawLine('GET /assets/%E0%A4%A HTTP/1.1')).toMatch(/^HTTP\/1\.1 400/);
@@ -187,15 +178,34 @@ describe('web mode server', () => {
   });
 });
 
-/** Writes `text` on a fresh socket and returns everything the server sent until it closed (or 1 s passed). */
+/** True once `got` holds a whole HTTP response: its headers and as many body bytes as its Content-Length says. */
+function wholeResponse(got: string): boolean {
+  const end = got.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const length = /\r\ncontent-length: *(\d+)/i.exec(got.slice(0, end));
+  return Buffer.byteLength(got.slice(end + 4)) >= Number(length?.[1] ?? 0);
+}
+
+/**
+ * Writes `text` on a fresh socket and returns what the server sent: once a whole response is in, or the server
+ * closed (no wall-clock wait: a loaded machine answers late). 60 s bounds a hang.
+ */
 function rawRequest(text: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const sock = connect(server.port, '127.0.0.1', () => sock.write(text));
     let got = '';
-    sock.on('data', (c: Buffer) => (got += c.toString()));
-    sock.on('close', () => resolve(got));
+    const done = (): void => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(got);
+    };
+    const timer = setTimeout(done, 60_000);
+    sock.on('data', (c: Buffer) => {
+      got += c.toString();
+      if (wholeResponse(got)) done();
+    });
+    sock.on('close', done);
     sock.on('error', reject);
-    setTimeout(() => sock.destroy(), 1000);
   });
 }
 

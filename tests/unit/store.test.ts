@@ -21,7 +21,8 @@ describe('atomic writes', () => {
     expect(readdirSync(dir)).toEqual(['a.json']);
   });
 
-  it('a process killed in the middle of rewriting never leaves a half-written file', async () => {
+  // Three child processes, each starting tsx and writing 2 MB files: minutes on a loaded machine (item 10).
+  it('a process killed in the middle of rewriting never leaves a half-written file', { timeout: 300_000 }, async () => {
     const dir = tmp();
     const file = join(dir, 'big.json');
     writeJsonAtomic(file, { round: -1 });
@@ -32,7 +33,8 @@ describe('atomic writes', () => {
       for (let round = 0; ; round++) { writeJsonAtomic(${JSON.stringify(file)}, { round, pad }); if (round === 3) process.stdout.write('go\\n'); }`;
     for (let attempt = 0; attempt < 3; attempt++) {
       const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      // Its 'go' (four rewrites done), or its exit should it fail first (then the file is checked all the same).
+      await new Promise<void>((resolve) => (child.stdout.once('data', () => resolve()), child.once('exit', () => resolve())));
       await new Promise((r) => setTimeout(r, 30 + attempt * 20));
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));

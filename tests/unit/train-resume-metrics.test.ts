@@ -1,7 +1,8 @@
 // A run killed before its first checkpoint and resumed starts over from step 0, and its metrics say so once
-// (issue #44, item 6: each such resume wrote step 0 again, 206 records for 201 steps after 5 interrupted starts).
+// (issue #44, item 6: each such resume wrote step 0 again, 206 records for 201 steps after 5 interrupted starts),
+// and the killed start leaves no heartbeat folder behind (item 8).
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readMetrics } from '../../main/lab/runs/metrics';
@@ -28,6 +29,9 @@ describe('a resume before the first checkpoint', () => {
       expect(resumed.status, resumed.stderr).toBe(0);
       const steps0 = readMetrics(join(home, 'runs', runId, 'metrics.jsonl')).map((r) => r.step);
       expect(steps0).toEqual([...Array(steps + 1).keys()]); // 0 .. 4, once each
+      // The killed start's heartbeat (procs/<session>.lock) went when the resume opened the store (item 8); the
+      // resume's own went when it ended.
+      expect(readdirSync(join(home, 'procs'))).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -122,10 +122,10 @@ describe('runs.importVerl', () => {
     // The rest of the line arrives, then another step, then a new rollout dump.
     appendFileSync(f.metrics, 'mean": 0.9}}\n');
     appendVerlStep(f.metrics, 3);
-    await expect.poll(steps, { timeout: 5000 }).toEqual([0, 1, 2, 3]);
+    await expect.poll(steps, { timeout: 60_000 }).toEqual([0, 1, 2, 3]);
     expect(events.flatMap((e) => e.records.map((r) => [r.step, r.metrics['reward/mean']]))).toEqual([[2, 0.9], [3, expect.closeTo(0.5)]]);
     writeFileSync(join(f.rollouts, '3.jsonl'), readFileSync(join(f.rollouts, '1.jsonl'), 'utf8').replaceAll('"step": 1', '"step": 3'));
-    await expect.poll(() => core.runs.get(id).rlSteps, { timeout: 5000 }).toEqual([1, 3]);
+    await expect.poll(() => core.runs.get(id).rlSteps, { timeout: 60_000 }).toEqual([1, 3]);
     expect(((await core.call('runs.cancel', { id })) as { status: string }).status).toBe('finished');
   });
 

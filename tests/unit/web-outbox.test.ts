@@ -1,6 +1,6 @@
 // A WebSocket subscriber that reads slower than events come (issue #44, item 9): its events wait coalesced once its
 // socket has buffered past the high-water mark, go out in order when it drains, and a hopeless one is closed.
-// bench/ws-slow-subscriber.ts measures the server's memory with a subscriber that never reads.
+// bench/speed/ws-slow-subscriber.ts measures the server's memory with a subscriber that never reads.
 import { describe, expect, it } from 'vitest';
 import { Outbox } from '../../main/lab/server/outbox';
 

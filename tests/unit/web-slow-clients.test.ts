@@ -10,7 +10,7 @@ import { fixtureGraph } from '../support/fixture-graph';
 
 const web = new SimWeb(fixtureGraph({ seed: 4, countries: 12 }));
 let service: RunningWebService;
-const LIMITS = { headersMs: 1500, requestMs: 2500, checkEveryMs: 250, connectionMs: 800 };
+const LIMITS = { headersMs: 1500, requestMs: 2500, checkEveryMs: 250, connectionMs: 2000 };
 beforeAll(async () => {
   service = await startWebService({ web, port: 0, limits: LIMITS });
 });

@@ -1,6 +1,6 @@
 // The lab core: one object that owns the data directory, the store and the jobs, and answers every
 // method of the contract. The desktop app, the web server, the CLI and the tests all drive this class.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -70,8 +70,7 @@ export class LabCore {
   }
 
   static async open(opts: LabCoreOptions): Promise<LabCore> {
-    mkdirSync(opts.home, { recursive: true });
-    const db = await openStoreDb(opts.home);
+    const db = await openStoreDb(opts.home); // makes the folder, or says at once that it cannot write there
     const jobs = new JobManager(db, opts.home, opts.workerEntry ?? defaultWorkerEntry());
     await jobs.recoverInterrupted();
     const core = new LabCore(opts.home, db, jobs);

@@ -10,13 +10,13 @@
 // exactly as it is.
 import { readFileSync, statSync } from 'node:fs';
 import { LowSync, type SyncAdapter } from 'lowdb';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { ArtefactRecord, JobRecord } from '../contract';
 
 export type { ArtefactRecord };
 import { jsonSyntaxMessage, LabError } from '../base/errors';
-import { removeAbandonedTemps, writeJsonAtomic } from './files';
-import { pidExists, waitLock } from './lockfile';
+import { ensureWritableFolder, readOnlyFolderError, removeAbandonedTemps, writeJsonAtomic } from './files';
+import { pidExists, removeStaleHeartbeats, waitLock } from './lockfile';
 
 export const STORE_FORMAT = 'sailor.store';
 export const STORE_VERSION = 1;
@@ -174,7 +174,10 @@ export class StoreDb {
   }
 
   private async updateLocked<T>(change: (data: StoreData) => T): Promise<T> {
-    const lock = await waitLock(this.lockFile, { staleMs: LOCK_STALE_MS, waitMs: LOCK_WAIT_MS });
+    // A folder made read-only after the store was opened refuses the lock's mkdir: said in one line.
+    const lock = await waitLock(this.lockFile, { staleMs: LOCK_STALE_MS, waitMs: LOCK_WAIT_MS }).catch((err: unknown) => {
+      throw readOnlyFolderError(dirname(this.file), err) ?? err;
+    });
     if (!lock.acquired) {
       const who = lock.holder ? `process ${lock.holder.pid} since ${lock.holder.since}` : 'another process';
       throw new LabError('conflict', `${this.lockFile}: held by ${who} for longer than ${LOCK_WAIT_MS / 1000} s; is a process stuck?`);
@@ -194,8 +197,11 @@ export class StoreDb {
 }
 
 export async function openStoreDb(home: string): Promise<StoreDb> {
+  ensureWritableFolder(home);
   const db = new StoreDb(join(home, 'db.json'));
   void db.data; // reads and checks it now: a corrupt store is refused at open
+  // What killed processes left: their temporary files and their heartbeats.
   removeAbandonedTemps(home, pidExists);
+  removeStaleHeartbeats(home);
   return db;
 }

@@ -1,7 +1,7 @@
 // File primitives with crash safety. Every whole-file write goes to a temporary file in the same
 // directory, is flushed, then renamed over the target: a reader sees the old or the new file, never half.
 // JSON Lines streams are append-only; a line torn by a crash is detected on read and skipped.
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeFileSync, type Stats } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -81,6 +81,29 @@ export function isNoSpace(err: unknown): boolean {
 export function diskFullError(path: string, err: unknown, kept = 'the previous version is kept'): LabError {
   const code = (err as NodeJS.ErrnoException).code!;
   return new LabError('no_space', `${path}: disk full (${NO_SPACE[code]}, ${code}); not written, ${kept}. Free some space and try again`, { file: path, errno: code });
+}
+
+/** What a read-only folder or filesystem answers a write with (EROFS: mounted read-only, even for root). */
+const READ_ONLY = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/** The one-line error for a folder the lab cannot write in (as a read-only db.json's: `conflict`, HTTP 409). */
+export function readOnlyFolderError(folder: string, err: unknown): LabError | null {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (!code || !READ_ONLY.has(code)) return null;
+  return new LabError('conflict', `${folder}: the data folder is read-only (${code}); the lab keeps its store there. Make it writable, or choose another with --home or SAILOR_HOME`, { folder, errno: code });
+}
+
+/**
+ * Makes sure the data folder `home` exists and this process may write in it, at once: without this a read-only
+ * folder surfaced 20 s later as a raw `EACCES rmdir` from the store's lock, or as a stack trace.
+ */
+export function ensureWritableFolder(home: string): void {
+  try {
+    mkdirSync(home, { recursive: true });
+    accessSync(home, constants.W_OK);
+  } catch (err) {
+    throw readOnlyFolderError(home, err) ?? err;
+  }
 }
 
 /**

@@ -5,7 +5,7 @@
 // Beside the lock, `<lock>.holder.json` says who holds it (pid, since, what for) for the messages of those
 // refused. Used for db.json (held for one read-modify-write), a run's trainer (hours) and each process's own
 // heartbeat (its jobs' owner is alive while it beats).
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { diskFullError, isNoSpace } from './files';
@@ -107,6 +107,10 @@ export function tryLock(path: string, opts: LockOptions): LockAttempt {
 
 /** Takes the lock at `path`, waiting up to `waitMs` for its holder to release it or to stop beating. */
 export async function waitLock(path: string, opts: LockOptions & { waitMs: number }): Promise<LockAttempt> {
+  // One attempt first: proper-lockfile retries on every error, so a folder it cannot write in (EROFS, EACCES)
+  // would be reported only after the whole wait; here it throws at once.
+  const first = tryLock(path, opts);
+  if (first.acquired) return first;
   const retries = { retries: 10_000, minTimeout: 2, maxTimeout: 100, randomize: true, maxRetryTime: opts.waitMs };
   try {
     await lockfile.lock(path, { ...settings(path, opts.staleMs), retries });
@@ -123,6 +127,36 @@ export async function waitLock(path: string, opts: LockOptions & { waitMs: numbe
  */
 export const heartbeatPath = (home: string, session: string): string => join(home, 'procs', `${session}.lock`);
 export const HEARTBEAT_STALE_MS = 15_000;
+
+/** A heartbeat this old is abandoned even if its pid now names a live process (the pid was reused). */
+const HEARTBEAT_ABANDONED_MS = 10 * 60_000;
+
+/**
+ * Removes the heartbeats that killed processes left in `<home>/procs` (a kill -9 skips the release, so each left
+ * its `<session>.lock` folder and holder note behind): one whose holder's pid is gone (dead at once, as in
+ * ownerAlive), one without a holder note that has not beaten for HEARTBEAT_STALE_MS (a note not yet written is
+ * not enough), and one that has not beaten for 10 minutes (its pid reused). Returns the sessions removed.
+ */
+export function removeStaleHeartbeats(home: string, alive: (pid: number) => boolean = pidExists): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(home, 'procs'));
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.endsWith('.lock')) continue;
+    const path = join(home, 'procs', name);
+    const holder = readHolder(path);
+    const dead = holder ? !alive(holder.pid) : !isLockFresh(path, HEARTBEAT_STALE_MS);
+    if (!dead && isLockFresh(path, HEARTBEAT_ABANDONED_MS)) continue;
+    rmSync(path, { recursive: true, force: true });
+    rmSync(holderFile(path), { force: true });
+    removed.push(name.slice(0, -'.lock'.length));
+  }
+  return removed;
+}
 
 export function ownerAlive(home: string, owner: { pid: number; session: string }): boolean {
   return pidExists(owner.pid) && isLockFresh(heartbeatPath(home, owner.session), HEARTBEAT_STALE_MS);
