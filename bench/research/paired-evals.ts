@@ -85,16 +85,20 @@ for (const [label, keep] of subsets) {
   }
 }
 
-// Where the missed chains broke, each row's greedy episodes (the windows rebuilt with its run's tokenizer).
-const [run0, step0] = rows[0]!.ref.split('/') as [string, string];
+// Where the missed chains broke, each row's greedy episodes (the windows rebuilt with its own run's tokenizer
+// and context length; a `sailor eval --out` row takes the first row's).
+const [run0] = rows[0]!.ref.split('/') as [string, string];
 const config = parseRunConfig((readJsonFile(runFile(home, run0)) as { config: unknown }).config);
 const names = new Map(readGraphFile(join(home, 'graphs', `${config.data.graphId}.json`)).nodes.map((n) => [n.id, n.name]));
-const tok = Tokenizer.fromJSON(readJsonFile(join(dataDir(home, run0), 'tokenizer.json')));
-const blockSize = readCheckpointManifest(checkpointDir(home, run0, Number(step0))).model.blockSize;
+function viewOf(ref: string): { tok: Tokenizer; blockSize: number } {
+  const [run, step] = (ref.endsWith('.jsonl') ? rows[0]!.ref : ref).split('/') as [string, string];
+  return { tok: Tokenizer.fromJSON(readJsonFile(join(dataDir(home, run), 'tokenizer.json'))), blockSize: readCheckpointManifest(checkpointDir(home, run, Number(step))).model.blockSize };
+}
 const chains = qas.filter((q) => hops.get(q.id) === 2);
 console.log(`\nwhere the two-hop chains broke (greedy)\n| row | ${CHAIN_OUTCOMES.join(' | ')} |\n|---|${CHAIN_OUTCOMES.map(() => '---|').join('')}`);
 for (const r of rows) {
   const tally = Object.fromEntries(CHAIN_OUTCOMES.map((o) => [o, 0])) as Record<ChainOutcome, number>;
+  const { tok, blockSize } = viewOf(r.ref);
   for (const qa of chains) {
     const t = r.eps.get(qa.id);
     if (!t) continue;

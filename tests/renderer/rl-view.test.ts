@@ -15,7 +15,9 @@ function group(status: RlGroupView['status'], copies: number, advantages: number
     status,
     copies,
     question: null,
-    rollouts: advantages.map((advantage) => ({ trajId: null, reward: 0, advantage, answer: null, format: null, termination: null, policy_version: null, staleness: null })),
+    rollouts: advantages.map((advantage) => ({
+      trajId: null, reward: 0, advantage, answer: null, format: null, termination: null, policy_version: null, staleness: null, turnAdvantages: null,
+    })),
   };
 }
 

@@ -11,6 +11,8 @@ describe('run-set ids', () => {
     expect(parseRunSetId('eval:r1:40')).toEqual({ kind: 'eval', runId: 'r1', step: 40 });
     expect(parseRunSetId('rl:run.2_b-c:7')).toEqual({ kind: 'rl', runId: 'run.2_b-c', step: 7 });
     expect(parseRunSetId('rft:r1')).toEqual({ kind: 'rft', runId: 'r1', step: 0 });
+    expect(runSetId({ kind: 'relabel', runId: 'r1', step: 3 })).toBe('relabel:r1:3');
+    expect(parseRunSetId('relabel:r1:3')).toEqual({ kind: 'relabel', runId: 'r1', step: 3 });
   });
 
   it('round-trips', () => {
@@ -19,7 +21,7 @@ describe('run-set ids', () => {
   });
 
   it('is null for a stored set id and for malformed ones', () => {
-    for (const id of ['20260101-rollout-abc', 'eval:r1', 'eval:r1:x', 'rl:a:b:3', 'rft:', 'rft:r1:3', 'eval:r1:-1', 'sft:r1:3', ' eval:r1:1']) {
+    for (const id of ['20260101-rollout-abc', 'eval:r1', 'eval:r1:x', 'rl:a:b:3', 'rft:', 'rft:r1:3', 'eval:r1:-1', 'sft:r1:3', ' eval:r1:1', 'relabel:r1', 'relabel:r1:x']) {
       expect(parseRunSetId(id), id).toBeNull();
     }
   });

@@ -15,7 +15,7 @@ import { writeDataset } from '../../main/lab/synth/dataset';
 import { readRlHeader, readRlStep, rolloutSteps, rlStepView, rolloutsFile } from '../../main/lab/runs/rollouts';
 import { parseSet } from '../../main/lab/app/traj-reader';
 import { rlStepLines, writeRlStep } from '../support/rl-fixture';
-import { evalFile, rftFile } from '../../main/lab/runs/layout';
+import { evalFile, relabelFile, relabelRounds, rftFile } from '../../main/lab/runs/layout';
 import { writeTrajectorySet } from '../../main/lab/store/traj-set';
 
 let home: string;
@@ -91,6 +91,20 @@ describe('rollouts file reader', () => {
     expect(bare.groups[2]!.rollouts.map((r) => [r.trajId, r.reward.toFixed(3), r.advantage.toFixed(3)])).toEqual([
       [null, '0.100', '-1.000'],
       [null, '1.000', '1.000'],
+    ]);
+    expect(g0!.rollouts.map((r) => r.turnAdvantages)).toEqual([null, null]); // episode credit: none per turn
+  });
+
+  it('carries the advantage of each turn under credit per turn, as the step file stores it', () => {
+    const lines = rlStepLines(RUN, 6, [{ qaId: 'a', answers: [1, 0] }]) as Array<Record<string, unknown>>;
+    lines[1] = { ...lines[1], turn_advantages: [0.6, 0.2, 1.1] };
+    lines[2] = { ...lines[2], turn_advantages: [0.1, -1.2] };
+    const file = join(home, 'turns.jsonl');
+    writeRlStep(file, lines);
+    const view = rlStepView(RUN, readRlStep(file).header, parseSet(file).summaries);
+    expect(view.groups[0]!.rollouts.map((r) => r.turnAdvantages)).toEqual([
+      [0.6, 0.2, 1.1],
+      [0.1, -1.2],
     ]);
   });
 });
@@ -210,5 +224,33 @@ describe('through the lab core', () => {
     expect(((await core.call('trajectories.one', { id: `eval:${RL_RUN}:2`, trajId: 'qa-demo-1/0' })) as TrajDetail).datasetId).toBe('d-held');
     expect(((await core.call('trajectories.one', { id: `rft:${RL_RUN}`, trajId: 'qa-demo-1/0' })) as TrajDetail).datasetId).toBe('d-demo');
     await expect(core.call('trajectories.get', { id: 'rft:no-such-run' })).rejects.toThrow("no run with id 'no-such-run'");
+  });
+
+  it('opens a relabeling round as `relabel:<run>:<round>`, each step with the expert label the round stored', async () => {
+    const RELABEL_RUN = 'r-relabel';
+    const config = parseRunConfig({ data: { graphId: 'g-demo', datasetId: 'd-demo', heldOutDatasetId: 'd-held' }, relabel: { rounds: 2 } });
+    await core.db.update((data) => {
+      data.runs.push({ id: RELABEL_RUN, name: 'relabel', path: join('runs', RELABEL_RUN), createdAt: new Date().toISOString(), info: { config, jobIds: [] } });
+    });
+    const search = { name: 'search', arguments: { query: ['FormFactor'] } };
+    const answer = { name: 'answer', arguments: { answer: 'FormFactor' } };
+    const steps = [
+      { think: 'Search "FormFactor".', action: search, observation: 'results', expert: { think: 'Search "FormFactor".', action: search, kind: 'first_search', agrees: true, kept: true } },
+      { think: 'Answer.', action: answer, expert: { think: 'Read this page.', action: { name: 'visit', arguments: { url: ['sim://FormFactor'], goal: 'x' } }, kind: 'visit', agrees: false, kept: false } },
+    ];
+    const traj = { id: 'qa-demo-1/0', qa_id: 'qa-demo-1', policy: `ckpt:${RELABEL_RUN}/10`, steps, prediction: 'FormFactor', termination: 'answer', reward: { format: 1, answer: 1, total: 1 } };
+    writeTrajectorySet(relabelFile(coreHome, RELABEL_RUN, 2), { kind: 'relabel', run: RELABEL_RUN, round: 2, step: 10, source: 'policy' }, [traj]);
+    expect(relabelFile(coreHome, RELABEL_RUN, 2)).toBe(join(coreHome, 'runs', RELABEL_RUN, 'data', 'relabel-round-1.jsonl'));
+    expect(relabelRounds(coreHome, RELABEL_RUN)).toEqual([2]);
+
+    const list = (await core.call('trajectories.list', {})) as ArtefactRecord<TrajSetInfo>[];
+    const mine = list.filter((a) => a.info.runId === RELABEL_RUN).map((a) => [a.id, a.info.kind, a.info.step, a.info.datasetId]);
+    expect(mine).toEqual([[`relabel:${RELABEL_RUN}:2`, 'relabel', 2, 'd-demo']]);
+    const one = (await core.call('trajectories.one', { id: `relabel:${RELABEL_RUN}:2`, trajId: 'qa-demo-1/0' })) as TrajDetail;
+    expect(one.trajectory.steps.map((s) => [s.action.name, s.expert?.action.name, s.expert?.agrees, s.expert?.kept])).toEqual([
+      ['search', 'search', true, true],
+      ['answer', 'visit', false, false],
+    ]);
+    await expect(core.call('trajectories.get', { id: `relabel:${RELABEL_RUN}:1` })).rejects.toThrow(`run ${RELABEL_RUN} has no relabeling round 1`);
   });
 });

@@ -11,7 +11,7 @@ import { readJsonl } from '../store/files';
 import type { ArtefactReader } from './artefacts';
 import { renderTrajectory, type AgentStep } from '../agent/react';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
-import { evalFile, evalSteps, rftFile } from '../runs/layout';
+import { evalFile, evalSteps, relabelFile, relabelRounds, rftFile } from '../runs/layout';
 import { checkRlHeader, rlStepView, rolloutsFile, rolloutSteps } from '../runs/rollouts';
 import type { RunConfig } from '../contract/run-config';
 import { recordOf } from '../util/own';
@@ -77,17 +77,20 @@ type RunRecord = ArtefactRecord<{ config?: RunConfig }>;
 
 /**
  * The questions a run's set asks, by where the trainer drew them: an evaluation asks the held-out set, an
- * RL step the RL set (the training set when the run names none), the RFT data the training set. Pure.
+ * RL step the RL set (the training set when the run names none), a relabeling round the set its `from` names,
+ * the RFT data the training set. Pure.
  */
-export function runSetDatasetId(kind: RunSetKind, data: RunConfig['data']): string {
+export function runSetDatasetId(kind: RunSetKind, config: Pick<RunConfig, 'data' | 'relabel'>): string {
+  const { data } = config;
   if (kind === 'eval') return data.heldOutDatasetId;
-  if (kind === 'rl') return data.rlDatasetId ?? data.datasetId;
+  if (kind === 'rl' || (kind === 'relabel' && config.relabel?.from === 'rl')) return data.rlDatasetId ?? data.datasetId;
   return data.datasetId;
 }
 
 const RUN_SET_FILES: Record<RunSetKind, (home: string, runId: string, step: number) => string> = {
   eval: evalFile,
   rl: rolloutsFile,
+  relabel: relabelFile,
   rft: (home, runId) => rftFile(home, runId),
 };
 
@@ -117,7 +120,7 @@ export class TrajectoryReader {
     return [...stored, ...ofRuns].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   }
 
-  /** A run's own sets that exist on disk: its RFT data, then evaluations and RL steps by step. */
+  /** A run's own sets that exist on disk: its RFT data, relabeling rounds, then evaluations and RL steps by step. */
   private runSets(run: RunRecord): ArtefactRecord<TrajSetInfo>[] {
     const out: ArtefactRecord<TrajSetInfo>[] = [];
     const add = (kind: RunSetKind, step: number): void => {
@@ -128,6 +131,7 @@ export class TrajectoryReader {
       }
     };
     add('rft', 0); // skipped when the run has no RFT data yet (add swallows not_found)
+    for (const round of relabelRounds(this.home, run.id)) add('relabel', round);
     for (const step of evalSteps(this.home, run.id)) add('eval', step);
     for (const step of rolloutSteps(this.home, run.id)) add('rl', step);
     return out;
@@ -155,20 +159,25 @@ export class TrajectoryReader {
     try {
       createdAt = statSync(file).mtime.toISOString();
     } catch {
-      const what = kind === 'eval' ? `an evaluation at step ${step}` : kind === 'rl' ? `rollouts stored for step ${step}` : 'RFT data';
+      const what = { eval: `an evaluation at step ${step}`, rl: `rollouts stored for step ${step}`, relabel: `relabeling round ${step}`, rft: 'RFT data' }[kind];
       throw new LabError('not_found', `run ${run.id} has no ${what}`);
     }
     const config = run.info.config;
     const g = (config as { rl?: { groupSize?: unknown } } | undefined)?.rl?.groupSize;
     const n = kind === 'eval' ? config?.eval.samples : kind === 'rl' && typeof g === 'number' ? g : undefined;
-    const name = kind === 'eval' ? `evaluation at step ${step}` : kind === 'rl' ? `RL rollouts at step ${step}` : 'RFT data (expert demonstrations)';
+    const name = {
+      eval: `evaluation at step ${step}`,
+      rl: `RL rollouts at step ${step}`,
+      relabel: `relabeling round ${step} (the expert's label beside each action)`,
+      rft: 'RFT data (expert demonstrations)',
+    }[kind];
     return {
       id: runSetId({ kind, runId: run.id, step }),
       name: `${run.name} · ${name}`,
       path: relative(this.home, file),
       createdAt,
       info: {
-        ...(config ? { datasetId: runSetDatasetId(kind, config.data), graphId: config.data.graphId } : {}),
+        ...(config ? { datasetId: runSetDatasetId(kind, config), graphId: config.data.graphId } : {}),
         ...(n !== undefined ? { n } : {}),
         runId: run.id,
         kind,

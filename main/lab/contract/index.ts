@@ -152,8 +152,9 @@ export type TrajSetInfo = MadeBy<'rollout'> & {
   n?: number;
   counts?: Record<string, unknown>;
   eval?: TrajEval;
-  /** A run's evaluation, RL step or RFT data. */
+  /** A run's evaluation, RL step, relabeling round or RFT data. */
   runId?: string;
+  /** The evaluation's or RL step's step; a relabeling round's round. */
   step?: number;
   kind?: RunSetKind;
   /** The comparison that rolled this set out (one set per checkpoint). */

@@ -41,6 +41,8 @@ export interface RlRollout {
   termination: Termination | null;
   policy_version: number | null;
   staleness: number | null;
+  /** One advantage per turn under credit per turn (`rl.credit: "turn"`); null under episode credit. */
+  turnAdvantages: number[] | null;
 }
 
 export interface RlGroupView extends RlGroupPlan {

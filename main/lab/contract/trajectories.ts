@@ -62,6 +62,8 @@ export interface TrajSummary {
   advantage?: number;
   policy_version?: number;
   staleness?: number;
+  /** Under credit per turn (run config `rl.credit: "turn"`): the advantage each turn was trained with. */
+  turn_advantages?: number[];
 }
 
 const finite = (v: unknown, fallback = 0): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
@@ -91,12 +93,14 @@ export function trajSummary(t: Trajectory, index: number, at: { id?: string; see
     tokens: { generated: finite(tokens.generated), observation: finite(tokens.observation) },
     prediction: typeof t.prediction === 'string' ? t.prediction : null,
   };
-  // The extension fields of an RL rollout (group, advantage, policy version, staleness), when present.
+  // The extension fields of an RL rollout (group, advantage, policy version, staleness, turn advantages), when present.
   if (typeof t.group === 'string') summary.group = t.group;
   for (const k of ['advantage', 'policy_version', 'staleness'] as const) {
     const v = t[k];
     if (typeof v === 'number' && Number.isFinite(v)) summary[k] = v;
   }
+  const turns = t.turn_advantages;
+  if (Array.isArray(turns) && turns.every((v) => typeof v === 'number' && Number.isFinite(v))) summary.turn_advantages = turns as number[];
   return summary;
 }
 

@@ -215,6 +215,20 @@ export interface TrajStep {
   think: string;
   action: ToolAction;
   observation?: string;
+  /** On a relabeled trajectory (run config `relabel`): the expert's label of the state before this step. */
+  expert?: ExpertStepLabel;
+}
+
+/** The expert's next turn at a state the policy reached, as a relabeling round stores it beside the policy's action. */
+export interface ExpertStepLabel {
+  think: string;
+  action: ToolAction;
+  /** The kind of the expert's turn (first_search, visit, bridge_search, answer, …), null when none applies. */
+  kind: string | null;
+  /** The policy's action there was the expert's. */
+  agrees: boolean;
+  /** The expert reaches the right answer from this state: the label was trained on. */
+  kept: boolean;
 }
 
 export interface Reward {

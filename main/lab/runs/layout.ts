@@ -30,6 +30,9 @@ export const dataDir = (home: string, runId: string): string => join(runDir(home
 /** The expert's demonstrations SFT trains on (sailor.traj/1, made once per run). */
 export const rftFile = (home: string, runId: string): string => join(dataDir(home, runId), 'rft.jsonl');
 
+/** Relabeling round `round`'s labelled episodes (rounds from 1; train/sft/relabel-stage.ts writes them). */
+export const relabelFile = (home: string, runId: string, round: number): string => join(dataDir(home, runId), `relabel-round-${round - 1}.jsonl`);
+
 const pad = (step: number): string => String(step).padStart(6, '0');
 export const checkpointDir = (home: string, runId: string, step: number): string => join(runDir(home, runId), 'checkpoints', `step-${pad(step)}`);
 export const evalFile = (home: string, runId: string, step: number): string => join(runDir(home, runId), 'evals', `step-${pad(step)}.jsonl`);
@@ -64,6 +67,17 @@ export function evalSteps(home: string, runId: string): number[] {
 /** RL steps whose rollouts the run stored, ascending. */
 export function rolloutSteps(home: string, runId: string): number[] {
   return jsonlSteps(rolloutsDir(home, runId));
+}
+
+/** Relabeling rounds (from 1) whose labelled episodes the run stored, ascending. */
+export function relabelRounds(home: string, runId: string): number[] {
+  const dir = dataDir(home, runId);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .map((name) => /^relabel-round-(\d+)\.jsonl$/.exec(name))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]) + 1)
+    .sort((a, b) => a - b);
 }
 
 /** `ckpt:<run>/<step>` as the policy registry and the CLI spell a checkpoint. */

@@ -158,6 +158,7 @@ export function rlStepView(runId: string, header: RlStepHeader, rows: readonly T
         termination: t ? t.termination : null,
         policy_version: numOrNull(t?.policy_version),
         staleness: numOrNull(t?.staleness),
+        turnAdvantages: t?.turn_advantages ?? null,
       };
     });
     return { ...g, question: questions.get(g.qa_id) ?? null, rollouts };

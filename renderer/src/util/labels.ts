@@ -131,12 +131,13 @@ export interface SetGroup {
 
 type SetRecord = ArtefactRecord<TrajSetInfo>;
 
-const RUN_SET_ORDER = { rft: 0, eval: 1, rl: 2 } as const;
+const RUN_SET_ORDER = { rft: 0, relabel: 1, eval: 2, rl: 3 } as const;
 
 /** A run's own set in its group: "evaluation at step 2000 · held-out questions". */
 function runSetLabel(a: SetRecord): string {
   if (a.info.kind === 'rft') return 'RFT data: the expert demonstrations SFT trained on';
   if (a.info.kind === 'rl') return `RL rollouts at step ${a.info.step}`;
+  if (a.info.kind === 'relabel') return `relabeling round ${a.info.step}: the expert's label beside each action`;
   return `evaluation at step ${a.info.step} · held-out questions`;
 }
 
@@ -147,8 +148,8 @@ export interface SetContext {
 }
 
 /**
- * Every trajectory set in groups a newcomer can find things in: one group per run (RFT data, then its
- * evaluations and RL steps by step), then comparisons (each checkpoint's set), then rollout jobs (policy on
+ * Every trajectory set in groups a newcomer can find things in: one group per run (RFT data, relabeling rounds,
+ * then its evaluations and RL steps by step), then comparisons (each checkpoint's set), then rollout jobs (policy on
  * dataset). Runs keep the list's order (newest first).
  */
 export function groupTrajSets(list: readonly SetRecord[], ctx: SetContext): SetGroup[] {

@@ -4,7 +4,7 @@
 // state is kept (the expert, taking over there, reaches the right answer: else it cannot do better and the state is
 // left out), and the training rows of the kept states: the state as the policy read it, with the loss on the
 // expert's turn only (the policy's own turns and the observations are context, as in SFT).
-import type { QA, ToolAction, Trajectory } from '../../formats';
+import type { ExpertStepLabel, QA, ToolAction, Trajectory } from '../../formats';
 import type { AgentStep } from '../../agent/react';
 import type { Toolset } from '../../agent/runtime';
 import type { ExpertOptions } from '../../agent/expert';
@@ -18,13 +18,9 @@ import { policyView, turnWindows } from '../policy/view';
 import { mentions } from '../../agent/mentions';
 import { TURN_TOKENS } from '../policy/eval-setup';
 
-/** The expert's label of the state before a step, kept on the relabeled trajectory beside the policy's action. */
-export interface StepLabel extends ExpertTurn {
+/** The expert's label of the state before a step (formats ExpertStepLabel), with its turn kind typed. */
+export interface StepLabel extends ExpertStepLabel {
   kind: TurnKind | null;
-  /** The policy's action there was the expert's (the same tool on the same queries, URLs or answer). */
-  agrees: boolean;
-  /** The expert reaches the right answer from this state: the label is trained on. */
-  kept: boolean;
 }
 
 export type RelabeledStep = AgentStep & { expert?: StepLabel };

@@ -10,7 +10,6 @@
 //                 the round's metrics, a checkpoint; after the last round, the held-out evaluation
 // Steps continue the run's counter after SFT. Resuming at a round's checkpoint rebuilds the earlier rounds' rows
 // from their files. `source: 'expert'` is the issue's control: the expert's own episodes on the same questions.
-import { join } from 'node:path';
 import type { QA, Trajectory } from '../../formats';
 import type { AgentStep } from '../../agent/react';
 import { rolloutDataset } from '../../agent/rollout';
@@ -24,7 +23,7 @@ import { createOptimizer, resolveTrainConfig, sftMetrics, trainStep } from '../.
 import type { AdamW } from '../../model/optim';
 import type { Replicas } from '../../model/replicas';
 import { saveCheckpoint } from '../../model/checkpoint';
-import { checkpointDir, checkpointRef, dataDir } from '../../runs/layout';
+import { checkpointDir, checkpointRef, relabelFile } from '../../runs/layout';
 import { throwIfCancelled } from '../../jobs/context';
 import type { RelabelConfig } from '../../contract/run-config';
 import { RFT_THOUGHTS } from '../policy/rft-expert';
@@ -49,8 +48,6 @@ export interface RelabelStart {
 /** A fresh AdamW's first steps move every weight by about the rate whatever its gradient: ramp up over these. */
 const WARMUP_STEPS = 30;
 
-export const relabelFile = (home: string, runId: string, round: number): string => join(dataDir(home, runId), `relabel-round-${round}.jsonl`);
-
 /** Round r's questions: a seeded draw from those of at least `minEdges` edges. Pure. */
 export function roundQuestions(qas: readonly QA[], cfg: Pick<RelabelConfig, 'questions' | 'minEdges'>, runId: string, round: number): QA[] {
   const pool = qas.filter((q) => q.subgraph.edges.length >= cfg.minEdges);
@@ -73,14 +70,14 @@ export async function runRelabelStage(run: TrainRun, start: RelabelStart): Promi
   const rows: MaskedTokens[] = [];
   let step = start.step;
   const done = Math.floor((step - sftSteps) / cfg.steps);
-  for (let r = 0; r < done; r++) rows.push(...roundRows(readTrajectories(relabelFile(ctx.home, runId, r))));
+  for (let r = 0; r < done; r++) rows.push(...roundRows(readTrajectories(relabelFile(ctx.home, runId, r + 1))));
   try {
     for (let r = done; r < cfg.rounds; r++) {
       const label = `relabel round ${r + 1} of ${cfg.rounds}`;
       const t0 = performance.now();
       const qas = roundQuestions(pool, cfg, runId, r);
       const trajs = cfg.source === 'expert' ? await expertEpisodes(qas, label) : await labelled(qas, label);
-      writeTrajectorySet(relabelFile(ctx.home, runId, r), { kind: 'relabel', run: runId, round: r + 1, step, source: cfg.source }, trajs);
+      writeTrajectorySet(relabelFile(ctx.home, runId, r + 1), { kind: 'relabel', run: runId, round: r + 1, step, source: cfg.source }, trajs);
       const fresh = roundRows(trajs);
       rows.push(...fresh);
       const roundM: Record<string, number> = { ...(cfg.source === 'policy' ? roundMetrics(trajs) : {}), 'relabel/round': r + 1, 'relabel/rows_new': fresh.length, 'relabel/rows': rows.length, 'timing/relabel_s': (performance.now() - t0) / 1000 };
