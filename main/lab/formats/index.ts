@@ -215,6 +215,20 @@ export interface TrajStep {
   think: string;
   action: ToolAction;
   observation?: string;
+  /** What the server said about the turn that produced this step (a model endpoint's policy). */
+  llm?: LlmTurn;
+}
+
+/**
+ * One assistant turn of a model served over HTTP: the time the request took (retries included), the server's
+ * own token counts (`usage`) and, where it returns them, each generated token with its log-probability.
+ */
+export interface LlmTurn {
+  latency_ms: number;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  /** [token, log-probability] per generated token. */
+  logprobs?: Array<[string, number]>;
 }
 
 export interface Reward {

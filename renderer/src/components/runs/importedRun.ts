@@ -38,4 +38,4 @@ export const IMPORTED_NO_ROLLOUTS =
   'No rollouts were imported: the RL charts are verl’s metrics. Import the run again with its rollout dumps (verl’s trainer.rollout_data_dir) to see each step’s groups and trajectories.';
 
 /** Where Compare would list checkpoints. */
-export const IMPORTED_NO_CHECKPOINTS = 'imported from verl: its weights stay in verl’s checkpoints, so there is no lab checkpoint to compare';
+export const IMPORTED_NO_CHECKPOINTS = 'imported from verl: its weights stay in verl’s checkpoints; serve a step (vLLM, SGLang) and save it under Endpoints as serving that step to compare it';
