@@ -2,10 +2,11 @@
 // tests/support/llm-server.ts) compared end to end in Debian Chromium against the real `sailor serve`: an
 // endpoint saved in Compare → Endpoints and tested (models list, one completion, latency), both ticked in the
 // new-comparison form, the comparison's question-by-question table, then an episode in the inspector: its
-// chat layout and each turn's token counts, latency and log-probability strip.
+// chat layout and each turn's token counts, latency and tokens/s (transformers serve returns no log-probabilities,
+// so the heat strip, drawn where a server returns them, is not seen here).
 import { expect, test } from '@playwright/test';
 import type { ComparisonView, Endpoint } from '../../main/lab/contract';
-import { jobSucceeded, servedLab, shooter, watchConsole } from './lab';
+import { servedLab, shooter, watchConsole } from './lab';
 import { startLlmServer, type LlmServer } from '../support/llm-server';
 
 const { server, api, runJob } = servedLab();
@@ -20,7 +21,7 @@ test.afterAll(async () => {
   await llm?.stop();
 });
 
-test('compare two served models: endpoint test, Compare table, chat layout and token strip', async ({ page }) => {
+test('compare two served models: endpoint test, Compare table, chat layout and turn figures', async ({ page }) => {
   test.setTimeout(900_000);
   const consoleErrors = watchConsole(page);
   const graphId = await runJob(page, 'kg.build', { rng: 7, maxEdges: 200 });
@@ -61,11 +62,11 @@ test('compare two served models: endpoint test, Compare table, chat layout and t
   await form.getByTestId('cmp-questions').fill('2');
   await shot(page, 'form');
   await form.getByTestId('cmp-start').click();
-  await jobSucceeded(page.getByTestId('cmp-job'), 600_000).catch(async (err: Error) => {
-    if ((await page.getByTestId('cmp-open').count()) === 0) throw err; // the form closes once the job succeeds
-  });
+  // The result opens by itself when the job succeeds; a failed job shows its message at once.
   const open = page.getByTestId('cmp-open');
-  await expect(open).toBeVisible({ timeout: 600_000 });
+  const failed = page.locator('[data-testid="cmp-job"][data-status="failed"]');
+  await expect(open.or(failed)).toBeVisible({ timeout: 600_000 });
+  if (await failed.count()) throw new Error(`comparison failed: ${await failed.innerText()}`);
   const view = await api<ComparisonView>(page, 'comparisons.get', { id: (await open.getAttribute('data-id'))! });
   expect(view.checkpoints.map((c) => c.ref)).toEqual(eps.map((e) => `endpoint:${e.id}`));
 
@@ -86,9 +87,9 @@ test('compare two served models: endpoint test, Compare table, chat layout and t
   await expect(chat.locator('[data-testid="chat-message"][data-role="system"]')).toHaveCount(1);
   await expect(chat.locator('[data-testid="chat-message"][data-role="assistant"]').first()).toBeVisible();
   await expect(chat.getByTestId('turn-line').first()).toContainText(/prompt \+ \d+ generated tokens · .* tokens\/s/);
-  await expect(chat.getByTestId('token-strip').first().getByTestId('token').first()).toBeVisible();
   await shot(page, 'inspector');
   await detail.getByTestId('view-steps').click();
-  await expect(detail.getByTestId('step').first().getByTestId('token-strip')).toBeVisible();
+  // transformers serve returns no log-probabilities (vLLM and SGLang do): the steps show each turn's figures alone.
+  await expect(detail.getByTestId('step').first().getByTestId('turn-line')).toContainText('generated tokens');
   expect(consoleErrors).toEqual([]);
 });

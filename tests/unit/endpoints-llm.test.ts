@@ -8,7 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LabCore } from '../../main/lab/app/core';
-import type { ArtefactRecord, ComparisonView, Endpoint, EndpointTest, JobRecord } from '../../main/lab/contract';
+import type { ArtefactRecord, ComparisonView, Endpoint, EndpointTest, JobRecord, RunSummary } from '../../main/lab/contract';
+import { writeVerlRunFiles } from '../e2e/verl-fixture';
 import { demoGraph, demoQAs } from '../../main/lab/agent/demo';
 import { writeGraphFile } from '../../main/lab/kg/io';
 import { writeDataset } from '../../main/lab/synth/dataset';
@@ -56,10 +57,13 @@ afterAll(async () => {
 describe('endpoints on a real OpenAI-compatible server', () => {
   const saved: Endpoint[] = [];
 
-  it('saves two endpoints with the key variable’s name only, and refuses a key field', async () => {
+  it('saves two endpoints serving two steps of an imported verl run, with the key variable’s name only, and refuses a key field', async () => {
+    const run = (await core.call('runs.importVerl', { metrics: writeVerlRunFiles(mkdtempSync(join(tmpdir(), 'verl-ep-'))).metrics, name: 'verl GRPO' })) as RunSummary;
     for (const [i, model] of server.models.entries()) {
-      saved.push((await core.call('endpoints.save', { name: `tiny ${i ? 'B' : 'A'}`, baseUrl: server.baseUrl, model, keyEnv: KEY_ENV, maxTokens: 24, inFlight: 2 })) as Endpoint);
+      const serves = { runId: run.artefact.id, step: i ? 3 : 1 };
+      saved.push((await core.call('endpoints.save', { name: `tiny ${i ? 'B' : 'A'}`, baseUrl: server.baseUrl, model, keyEnv: KEY_ENV, maxTokens: 24, inFlight: 2, serves })) as Endpoint);
     }
+    await expect(core.call('endpoints.save', { name: 'x', baseUrl: server.baseUrl, model: 'm', serves: { runId: 'nope', step: 1 } })).rejects.toThrow(/run nope is not in the store/);
     expect(saved.map((e) => e.id)).toHaveLength(2);
     expect(saved[0]).toMatchObject({ keyEnv: KEY_ENV, temperature: 0, inFlight: 2 });
     await expect(core.call('endpoints.save', { name: 'x', baseUrl: server.baseUrl, model: 'm', apiKey: KEY })).rejects.toThrow(/apiKey/);
@@ -82,7 +86,7 @@ describe('endpoints on a real OpenAI-compatible server', () => {
     await core.call('endpoints.remove', { id: gone.id });
   });
 
-  it('compares the two endpoints question by question, each attempt a conversation with the served model', async () => {
+  it('compares the two served steps question by question, each attempt a conversation with the served model', async () => {
     const checkpoints = saved.map((e) => `endpoint:${e.id}`);
     const job = (await core.call('jobs.start', { kind: 'compare', params: { checkpoints, datasetId: 'd-demo', questions: 2, samples: 1, temperature: 0 } })) as JobRecord;
     const done = await waitForStatus(core, job.id, ['succeeded', 'failed'], 300_000);

@@ -17,6 +17,7 @@ export function endpointHandlers(home: string, db: StoreDb) {
       return db.update((d) => {
         const old = fields.id ? d.endpoints.find((e) => e.id === fields.id) : undefined;
         if (fields.id && !old) throw new LabError('not_found', `endpoint ${fields.id} is not saved: leave id out to save a new one`);
+        if (fields.serves && !d.runs.some((r) => r.id === fields.serves!.runId)) throw new LabError('not_found', `serves: run ${fields.serves.runId} is not in the store`);
         const ep: Endpoint = { ...fields, id: old?.id ?? `ep-${randomBytes(4).toString('hex')}`, createdAt: old?.createdAt ?? new Date().toISOString() };
         d.endpoints = old ? d.endpoints.map((e) => (e.id === ep.id ? ep : e)) : [...d.endpoints, ep];
         return ep;
