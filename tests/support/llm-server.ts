@@ -59,10 +59,9 @@ export async function startLlmServer(opts: { timeoutMs?: number } = {}): Promise
   const env = { ...process.env, HF_HUB_OFFLINE: '1', TRANSFORMERS_OFFLINE: '1', HF_HOME: join(dir, 'hf'), TOKENIZERS_PARALLELISM: 'false', OMP_NUM_THREADS: '1' };
   const hub = join(dir, 'hf', 'hub');
   const models: [string, string] = ['sailor-test/tiny-llama-a', 'sailor-test/tiny-llama-b'];
-  for (const [i, repo] of models.entries()) {
-    const built = await runToEnd(LLM_PYTHON, [script, hub, repo, String(i + 1)], env, 600_000);
-    if (built.code !== 0) throw new Error(`building ${repo} failed (${built.code}):\n${built.out}`);
-  }
+  // The server starts while the models are built: it reads the hub cache only when asked, and each start is
+  // mostly importing torch, which the two processes do side by side.
+  const built = runToEnd(LLM_PYTHON, [script, hub, ...models.map((repo, i) => `${repo}=${i + 1}`)], env, 900_000);
   const port = await freePort();
   const cli = join(LLM_PYTHON, '..', 'transformers');
   const child: ChildProcess = spawn(cli, ['serve', '--host', '127.0.0.1', '--port', String(port)], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -80,6 +79,11 @@ export async function startLlmServer(opts: { timeoutMs?: number } = {}): Promise
     }
     rmSync(dir, { recursive: true, force: true });
   };
+  const build = await built;
+  if (build.code !== 0) {
+    await stop();
+    throw new Error(`building the tiny models failed (${build.code}):\n${build.out}`);
+  }
   const deadline = Date.now() + (opts.timeoutMs ?? 600_000);
   for (;;) {
     if (child.exitCode !== null) {

@@ -1,7 +1,8 @@
 # Builds, offline, a tiny random-weight Llama (2 layers, 32 wide) with its own byte-level BPE tokenizer and a
 # ChatML chat template, and saves it into a Hugging Face hub cache as the repo <repo>, so that `transformers
 # serve` lists it under /v1/models and loads it by that name with HF_HUB_OFFLINE=1.
-# Usage: python tiny_llama.py <hub-cache-dir> <repo, e.g. sailor-test/tiny-llama-a> <seed>.
+# Usage: python tiny_llama.py <hub-cache-dir> <repo>=<seed> ... (e.g. sailor-test/tiny-llama-a=1), one process for
+# all, as importing torch is most of the time.
 import hashlib
 import os
 import sys
@@ -58,4 +59,6 @@ def build(out: str, seed: int) -> None:
 
 
 if __name__ == "__main__":
-    build(cache_folder(sys.argv[1], sys.argv[2]), int(sys.argv[3]))
+    for spec in sys.argv[2:]:
+        repo, seed = spec.rsplit("=", 1)
+        build(cache_folder(sys.argv[1], repo), int(seed))

@@ -46,7 +46,7 @@ beforeAll(async () => {
     d.graphs.push({ id: 'g-demo', name: 'demo graph', path: join('graphs', 'g-demo.json'), info: {}, createdAt });
     d.datasets.push({ id: 'd-demo', name: 'demo QAs', path: join('datasets', 'd-demo.jsonl'), info: { graphId: 'g-demo' }, createdAt });
   });
-}, 900_000);
+}, 1_200_000);
 
 afterAll(async () => {
   await core?.close();
