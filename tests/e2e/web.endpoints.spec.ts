@@ -53,8 +53,8 @@ test('compare two served models: endpoint test, Compare table, chat layout and t
 
   // ---------- the policy picker: both endpoints ticked, the questions chosen ----------
   await page.reload();
-  await page.getByTestId('cmp-new-toggle').click();
-  const form = page.getByTestId('cmp-new');
+  const form = page.getByTestId('cmp-new'); // open by itself while there is no comparison yet
+  await expect(form).toBeVisible();
   for (const e of eps) await form.getByTestId(`cmp-ckpt-endpoint:${e.id}`).check();
   await expect(form.getByTestId('cmp-picked-item')).toHaveCount(2);
   await expect(form.getByTestId('cmp-picked-item').nth(0)).toContainText('tiny A');

@@ -105,7 +105,7 @@ describe('endpoints on a real OpenAI-compatible server', () => {
     const job = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', policy: `endpoint:${saved[1]!.id}`, n: 1, limit: 1 } })) as JobRecord;
     expect((await waitForStatus(core, job.id, ['succeeded', 'failed'], 300_000)).error).toBeUndefined();
     const set = ((await core.call('trajectories.list', {})) as ArtefactRecord[]).find((s) => s.id === job.id)!;
-    const exported = sailor(['export', 'sft', '--trajectories', join(home, set.path), '--out', join(home, 'sft-export.jsonl')], process.env);
+    const exported = sailor(['export', 'sft', '--trajectories', join(home, set.path), '--dataset', join(home, 'datasets', 'd-demo.jsonl'), '--out', join(home, 'sft-export.jsonl')], process.env);
     expect(exported.status, exported.stderr).toBe(0);
     expect(readFileSync(join(home, 'sft-export.jsonl'), 'utf8')).toContain('"role":"assistant"');
     const everything = allText(home);
