@@ -13,6 +13,9 @@ const { server, api, runJob } = servedLab();
 const shot = shooter('endpoints', process.env.SAILOR_SHOTS_DIR);
 let llm: LlmServer;
 
+// Written at the end of a session and not yet seen passing: on until then only with SAILOR_E2E_ENDPOINTS=1.
+test.skip(!process.env.SAILOR_E2E_ENDPOINTS, 'the endpoints browser test is not yet verified: set SAILOR_E2E_ENDPOINTS=1 to run it');
+
 test.beforeAll(async () => {
   test.setTimeout(900_000);
   llm = await startLlmServer({ timeoutMs: 800_000 });
