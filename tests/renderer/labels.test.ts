@@ -66,6 +66,10 @@ describe('policy labels', () => {
     expect(policyLabel('ckpt:r1/2000', runName)).toBe('tiny SFT 2000 · step 2000');
     expect(policyLabel('ckpt:gone/last', runName)).toBe('gone · last checkpoint');
     expect(policyLabel('llm:qwen')).toBe('llm:qwen');
+    // A saved endpoint by its name, or its id when it was removed.
+    const endpointName = (spec: string): string | undefined => (spec === 'endpoint:ep-1' ? 'verl step 100' : undefined);
+    expect(policyLabel('endpoint:ep-1', runName, endpointName)).toBe('endpoint · verl step 100');
+    expect(policyLabel('endpoint:ep-gone', runName, endpointName)).toBe('endpoint · ep-gone');
   });
 });
 

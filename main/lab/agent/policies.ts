@@ -8,6 +8,8 @@ import { createExpert, type ExpertOptions } from './expert';
 import { type Reconstructor, ruleReconstructor } from './thoughts';
 import type { Policy } from './runtime';
 import { type ChatConfig, chatPolicy, chatTool, type ToolPolicy } from './tools';
+import type { Endpoint } from '../contract/endpoints';
+import { endpointPolicyFactory } from './endpoints';
 
 export interface PolicyFactory {
   spec: string;
@@ -29,6 +31,8 @@ export interface PolicyContext {
   /** The title of a node's page, so the expert can search its anchors by name (see ExpertOptions). */
   anchorName?: (id: string) => string | undefined;
   reconstructor?: Reconstructor;
+  /** A saved endpoint by id (`endpoint:<id>`), e.g. from the data directory's db.json (agent/endpoints.ts). */
+  endpoint?: (id: string) => Endpoint;
   /** Sampling temperature of a checkpoint policy (`ckpt:`); its run's eval temperature when absent. */
   temperature?: number;
 }
@@ -64,6 +68,11 @@ registerPolicyKind('llm', (model, ctx, spec) => {
   const tool = chatTool({ baseUrl: ctx.chat.baseUrl, apiKey: ctx.chat.apiKey, headers: ctx.chat.headers, model }, { policy: ctx.chat.policy });
   const policy = chatPolicy(tool, `llm:${model}`, { temperature: ctx.chat.temperature ?? 1 });
   return { spec, kind: 'llm', forQA: () => policy };
+});
+
+registerPolicyKind('endpoint', (id, ctx, spec) => {
+  if (!ctx.endpoint) throw new LabError('bad_request', `policy '${spec}': saved endpoints are read from a data directory, which this caller has none of`);
+  return endpointPolicyFactory(ctx.endpoint(id), spec);
 });
 
 /** `oracle` | `llm:<model>` | any registered `<kind>:<arg>`; unknown kinds are 'unsupported'. */

@@ -2,7 +2,7 @@
 // answer or a limit. At a limit (tool calls, context tokens, wall time) the agent is asked once for a final
 // answer. The context given to the policy is always renderTrajectory(question, steps so far): the trainer
 // re-renders stored trajectories and gets byte-for-byte the text the policy saw.
-import type { Termination, ToolAction, Trajectory } from '../formats/index';
+import type { LlmTurn, Termination, ToolAction, Trajectory } from '../formats/index';
 import type { Rng } from '../util/rng';
 import { errorMessage } from '../base/errors';
 import { approxTokens } from './text';
@@ -32,6 +32,8 @@ export interface GenerateOptions {
 export interface Policy {
   name: string;
   generate(context: string, opts: GenerateOptions): Promise<string>;
+  /** The server's account of the turn `generate` last returned (a model endpoint's policy); kept on its step. */
+  lastTurn?(): LlmTurn | undefined;
 }
 
 /**
@@ -108,9 +110,9 @@ export function parseCappedTurn(output: string, cap: number, count: TokenCounter
   };
 }
 
-function stepFromTurn(turn: ParsedTurn): AgentStep {
+function stepFromTurn(turn: ParsedTurn, llm?: LlmTurn): AgentStep {
   const action: ToolAction = turn.action ?? { name: 'format_error', arguments: {} };
-  const step: AgentStep = { think: turn.think, action };
+  const step: AgentStep = { think: turn.think, action, ...(llm ? { llm } : {}) };
   if (!turn.formatValid) {
     step.raw = turn.text;
     step.issues = turn.issues;
@@ -137,17 +139,22 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
   const promptTokens = count(renderPrompt(input.question, tools));
   const system = systemPrompt(tools);
 
+  /** What the server said about the last turn (policies that report it), for that turn's step. */
+  let turnInfo: LlmTurn | undefined;
   /** The policy's next turn; null when the policy itself failed (the episode ends as policy_error). */
   const generate = async (): Promise<string | null> => {
     const context = contextText(input.question, steps, tools);
     try {
-      return await input.policy.generate(context, {
+      turnInfo = undefined;
+      const text = await input.policy.generate(context, {
         stop: STOP,
         maxNewTokens: limits.maxNewTokens,
         rng: input.rng,
         signal: input.signal,
         turns: { system, question: input.question, steps },
       });
+      turnInfo = input.policy.lastTurn?.();
+      return text;
     } catch (err) {
       // A policy that fails (a checkpoint that does not load, a server that is down) is no turn of the
       // model's: the reason is kept on the trajectory rather than lost in an exception.
@@ -176,10 +183,10 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
     generated += count(turn.text);
     if (turn.kind === 'empty') {
       termination = 'format_error';
-      if (output.trim() !== '') steps.push(stepFromTurn(turn)); // e.g. only a hallucinated <tool_response>
+      if (output.trim() !== '') steps.push(stepFromTurn(turn, turnInfo)); // e.g. only a hallucinated <tool_response>
       break;
     }
-    const step = stepFromTurn(turn);
+    const step = stepFromTurn(turn, turnInfo);
     steps.push(step);
     if (turn.kind === 'answer') {
       prediction = String(turn.action!.arguments.answer ?? '').trim();
@@ -219,7 +226,7 @@ export async function runEpisode(input: EpisodeInput): Promise<Trajectory> {
       else {
         const turn = parseCappedTurn(output, limits.maxNewTokens, count, tools);
         generated += count(turn.text);
-        if (turn.kind !== 'empty') steps.push(stepFromTurn(turn));
+        if (turn.kind !== 'empty') steps.push(stepFromTurn(turn, turnInfo));
         if (turn.kind === 'answer') prediction = String(turn.action!.arguments.answer ?? '').trim();
       }
     }

@@ -333,6 +333,8 @@ export interface ChatRequest {
   top_p?: number;
   max_tokens?: number;
   stop?: string[];
+  /** Ask for each generated token's log-probability (OpenAI's `logprobs`). */
+  logprobs?: boolean;
 }
 
 export interface ChatConfig {
@@ -342,8 +344,27 @@ export interface ChatConfig {
   headers?: Record<string, string>;
 }
 
-/** `POST {baseUrl}/chat/completions`; the result is choices[0].message.content. */
-export function chatSource(cfg: ChatConfig): ToolSource<ChatRequest, string> {
+/** A chat completion as the server answered it: the text, its token counts and, when asked for, per-token log-probabilities. */
+export interface ChatReply {
+  content: string;
+  usage?: { prompt_tokens?: number; completion_tokens?: number };
+  /** [token, log-probability] per generated token (OpenAI's choices[0].logprobs.content). */
+  logprobs?: Array<[string, number]>;
+}
+
+export function chatReplyOf(name: string, body: unknown): ChatReply {
+  const content = getPath(body, 'choices.0.message.content');
+  if (typeof content !== 'string') throw new ToolError('malformed', `${name}: no choices[0].message.content in the response`, true);
+  const usage = getPath(body, 'usage') as ChatReply['usage'] | undefined;
+  const lp = getPath(body, 'choices.0.logprobs.content');
+  const logprobs = Array.isArray(lp)
+    ? lp.filter((t): t is { token: string; logprob: number } => typeof t?.token === 'string' && typeof t?.logprob === 'number').map((t): [string, number] => [t.token, t.logprob])
+    : undefined;
+  return { content, ...(usage && typeof usage === 'object' ? { usage } : {}), ...(logprobs?.length ? { logprobs } : {}) };
+}
+
+/** `POST {baseUrl}/chat/completions`; the result is choices[0].message.content with the usage and log-probabilities. */
+export function chatReplySource(cfg: ChatConfig): ToolSource<ChatRequest, ChatReply> {
   const name = `chat:${cfg.model}`;
   const url = `${cfg.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   return {
@@ -352,11 +373,15 @@ export function chatSource(cfg: ChatConfig): ToolSource<ChatRequest, string> {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...cfg.headers };
       if (cfg.apiKey) headers.authorization = `Bearer ${cfg.apiKey}`;
       const text = await httpText(name, url, { method: 'POST', headers, body: JSON.stringify({ model: cfg.model, ...req }) }, signal);
-      const content = getPath(parseJson(name, text), 'choices.0.message.content');
-      if (typeof content !== 'string') throw new ToolError('malformed', `${name}: no choices[0].message.content in the response`, true);
-      return content;
+      return chatReplyOf(name, parseJson(name, text));
     },
   };
+}
+
+/** `POST {baseUrl}/chat/completions`; the result is choices[0].message.content. */
+export function chatSource(cfg: ChatConfig): ToolSource<ChatRequest, string> {
+  const reply = chatReplySource(cfg);
+  return { name: reply.name, call: async (req, signal) => (await reply.call(req, signal)).content };
 }
 
 /** A managed chat tool; sampled calls (temperature > 0) are never cached. */
@@ -373,21 +398,24 @@ export function chatFn(tool: ManagedTool<ChatRequest, string>, defaults: Omit<Ch
  * A chat model as a ReAct Policy: system prompt, question, then each step as an assistant turn and each
  * observation as a user turn wrapped in <tool_response> (Qwen-Agent's layout).
  */
-export function chatPolicy(tool: ManagedTool<ChatRequest, string>, name: string, sampling: { temperature?: number; top_p?: number } = {}): Policy {
+export function chatPolicy(tool: ManagedTool<ChatRequest, string>, name: string, sampling: { temperature?: number; top_p?: number; max_tokens?: number } = {}): Policy {
   return {
     name,
-    async generate(_context: string, opts: GenerateOptions): Promise<string> {
-      const messages: ChatMessage[] = [
-        { role: 'system', content: opts.turns.system },
-        { role: 'user', content: opts.turns.question },
-      ];
-      for (const s of opts.turns.steps) {
-        messages.push({ role: 'assistant', content: s.raw ?? `<think>\n${s.think}\n</think>\n${renderAction(s.action)}` });
-        if (s.observation !== undefined) messages.push({ role: 'user', content: renderObservation(s.observation).trimEnd() });
-      }
-      return tool.call({ messages, stop: opts.stop, max_tokens: opts.maxNewTokens, temperature: sampling.temperature ?? 1, top_p: sampling.top_p ?? 1 });
-    },
+    generate: (_context: string, opts: GenerateOptions): Promise<string> => tool.call(chatRequest(opts, sampling)),
   };
+}
+
+/** One turn's request in Qwen-Agent's layout: the system prompt, the question, then assistant and <tool_response> turns. */
+export function chatRequest(opts: GenerateOptions, sampling: { temperature?: number; top_p?: number; max_tokens?: number }): ChatRequest {
+  const messages: ChatMessage[] = [
+    { role: 'system', content: opts.turns.system },
+    { role: 'user', content: opts.turns.question },
+  ];
+  for (const s of opts.turns.steps) {
+    messages.push({ role: 'assistant', content: s.raw ?? `<think>\n${s.think}\n</think>\n${renderAction(s.action)}` });
+    if (s.observation !== undefined) messages.push({ role: 'user', content: renderObservation(s.observation).trimEnd() });
+  }
+  return { messages, stop: opts.stop, max_tokens: sampling.max_tokens ?? opts.maxNewTokens, temperature: sampling.temperature ?? 1, top_p: sampling.top_p ?? 1 };
 }
 
 // ---------- generic HTTP search and page fetch ----------

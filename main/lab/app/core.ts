@@ -1,6 +1,7 @@
 // The lab core: one object that owns the data directory, the store and the jobs, and answers every
 // method of the contract. The desktop app, the web server, the CLI and the tests all drive this class.
-import { existsSync, readFileSync } from 'node:fs';
+import { endpointHandlers } from './endpoints';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
@@ -118,6 +119,7 @@ export class LabCore {
 
   private makeHandlers(): Handlers {
     return {
+      ...endpointHandlers(this.home, this.db),
       'app.info': (): AppInfo => {
         const electron = electronStatus();
         return {

@@ -9,7 +9,8 @@ import { LabError, inputError } from '../base/errors';
 import type { StoreData } from '../store/db';
 import { readJsonl } from '../store/files';
 import type { ArtefactReader } from './artefacts';
-import { renderTrajectory, type AgentStep } from '../agent/react';
+import { renderTrajectory, systemPrompt, type AgentStep } from '../agent/react';
+import { chatRequest, type ChatMessage } from '../agent/tools';
 import { evaluate, sampleFromTrajectory } from '../agent/eval';
 import { evalFile, evalSteps, relabelFile, relabelRounds, rftFile } from '../runs/layout';
 import { checkRlHeader, rlStepView, rolloutsFile, rolloutSteps } from '../runs/rollouts';
@@ -266,6 +267,13 @@ export class TrajectoryReader {
     const qa = this.qas(datasetId).find((q) => q.id === trajectory.qa_id) ?? null;
     const question = qa?.question ?? (typeof trajectory.question === 'string' ? trajectory.question : '');
     const rendered = renderTrajectory(question, trajectory.steps as AgentStep[]);
-    return { setId: id, trajectory, qa, datasetId, graphId: this.graphId(artefact, set.header), rendered };
+    // A served model's episode: the conversation exactly as its server was sent it (agent/tools.ts chatRequest).
+    const chat = /^(endpoint|llm):/.test(trajectory.policy) ? chatLayout(question, trajectory.steps as AgentStep[]) : undefined;
+    return { setId: id, trajectory, qa, datasetId, graphId: this.graphId(artefact, set.header), rendered, ...(chat ? { chat } : {}) };
   }
+}
+
+/** The messages a chat model was sent over an episode, and its last turn: system, question, then assistant and tool turns. */
+export function chatLayout(question: string, steps: readonly AgentStep[]): ChatMessage[] {
+  return chatRequest({ stop: [], maxNewTokens: 0, turns: { system: systemPrompt(), question, steps } }, {}).messages;
 }

@@ -12,13 +12,14 @@ import type { RunConfig } from './run-config';
 import type { RlStepView } from './rl-view';
 import { wireIssues, type FieldIssue } from './field-issues';
 import { artefactId, type RunSetKind } from './ids';
+import { endpointMethods } from './endpoints';
+export * from './endpoints';
 import { runMeasurementsSchema } from './estimate';
 import type { TrajDetail, TrajEval, TrajSetView } from './trajectories';
 
 // The training run's config is part of the contract: the wizard validates with the same schema main does.
 export { runConfigSchema, checkRunConfig, parseRunConfig, defaultRunName, checkpointInWords, BACKEND_CHOICES, MODEL_PRESETS, PRESET_SHAPES, type ModelPreset, type PresetShape, type RunConfig, type RunConfigInput } from './run-config';
 
-// An RL step's groups and the trajectories views, each in its own file.
 export * from './rl-view';
 export * from './stats';
 export * from './headroom';
@@ -351,6 +352,7 @@ const VerlPath = z.string().trim().min(1, 'a path is required').max(4096);
 const TrajId = z.string().min(1).max(300).regex(/^[A-Za-z0-9._:/#-]+$/, 'letters, digits and . _ : / # - only');
 
 export const methods = {
+  ...endpointMethods,
   'app.info': { params: Empty, result: {} as AppInfo },
   'store.summary': { params: Empty, result: {} as StoreSummary },
   'about.licenses': { params: Empty, result: [] as LicenseNotice[] },

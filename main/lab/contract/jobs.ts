@@ -76,7 +76,10 @@ export const policySpec = z
   .trim()
   .min(1, POLICY_REQUIRED)
   .max(200)
-  .regex(/^(oracle|expert|base|untrained(:\d+)?|llm:[\w.:/-]+|ckpt:[\w.:/-]+)$/, "expected 'oracle', 'base', 'untrained', 'llm:<model>' or 'ckpt:<run>/<step>'");
+  .regex(
+    /^(oracle|expert|base|untrained(:\d+)?|llm:[\w.:/-]+|ckpt:[\w.:/-]+|endpoint:[\w.:-]+)$/,
+    "expected 'oracle', 'base', 'untrained', 'llm:<model>', 'ckpt:<run>/<step>' or 'endpoint:<id>'",
+  );
 
 /** How a rollout scores an answer: exact match, word F1, or an LLM judge (`judgeModel`). */
 export const REWARD_MODES = ['em', 'f1', 'judge'] as const;
@@ -106,7 +109,7 @@ export type RolloutParams = z.output<typeof rolloutParams>;
 export const compareParams = z
   .object({
     name: name.optional(),
-    /** Two or more checkpoints, `<run>/<step>` or `<run>/last`, from one run or several. */
+    /** Two or more checkpoints, `<run>/<step>` or `<run>/last`, from one run or several, or saved endpoints `endpoint:<id>`. */
     checkpoints: z.array(z.string().min(3).max(250)).min(2).max(6),
     // The protocol: each left out is the first checkpoint's run's own evaluation's (its held-out set, eval.questions,
     // eval.samples, eval.temperature, rng), so a checkpoint scores here what it scored on the dashboard.

@@ -128,4 +128,6 @@ export interface TrajDetail {
   graphId: string | null;
   /** The exact text the model read and wrote, with a span per segment. */
   rendered: { text: string; spans: TextSpan[] };
+  /** A served model's episode (`endpoint:`/`llm:` policy): the chat messages as its server was sent them. */
+  chat?: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>;
 }

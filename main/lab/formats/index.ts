@@ -217,6 +217,8 @@ export interface TrajStep {
   observation?: string;
   /** On a relabeled trajectory (run config `relabel`): the expert's label of the state before this step. */
   expert?: ExpertStepLabel;
+  /** What the server said about the turn that produced this step (a model endpoint's policy). */
+  llm?: LlmTurn;
 }
 
 /** The expert's next turn at a state the policy reached, as a relabeling round stores it beside the policy's action. */
@@ -229,6 +231,18 @@ export interface ExpertStepLabel {
   agrees: boolean;
   /** The expert reaches the right answer from this state: the label was trained on. */
   kept: boolean;
+}
+
+/**
+ * One assistant turn of a model served over HTTP: the time the request took (retries included), the server's
+ * own token counts (`usage`) and, where it returns them, each generated token with its log-probability.
+ */
+export interface LlmTurn {
+  latency_ms: number;
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  /** [token, log-probability] per generated token. */
+  logprobs?: Array<[string, number]>;
 }
 
 export interface Reward {

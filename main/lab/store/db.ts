@@ -12,6 +12,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { LowSync, type SyncAdapter } from 'lowdb';
 import { dirname, join } from 'node:path';
 import type { ArtefactRecord, JobRecord } from '../contract';
+import type { Endpoint } from '../contract/endpoints';
 
 export type { ArtefactRecord };
 import { jsonSyntaxMessage, LabError } from '../base/errors';
@@ -32,6 +33,8 @@ export interface StoreData {
   /** Trajectory sets (rollouts): one JSON Lines file each, `sailor.traj/1`. */
   trajectories: ArtefactRecord[];
   comparisons: ArtefactRecord[];
+  /** Saved model endpoints (contract/endpoints.ts): never a key, only the name of the variable holding it. */
+  endpoints: Endpoint[];
   jobs: StoreJob[];
 }
 
@@ -54,6 +57,7 @@ export function emptyStore(): StoreData {
     checkpoints: [],
     trajectories: [],
     comparisons: [],
+    endpoints: [],
     jobs: [],
   };
 }
@@ -80,7 +84,7 @@ export function checkStoreData(file: string, value: unknown): StoreData {
     );
   }
   const data = { ...emptyStore(), ...rec } as StoreData;
-  for (const key of ['projects', 'graphs', 'datasets', 'runs', 'checkpoints', 'trajectories', 'comparisons', 'jobs'] as const) {
+  for (const key of ['projects', 'graphs', 'datasets', 'runs', 'checkpoints', 'trajectories', 'comparisons', 'endpoints', 'jobs'] as const) {
     if (!Array.isArray(data[key])) throw new LabError('corrupt', `${file}: "${key}" must be an array. ${MOVE_ASIDE}`);
   }
   return data;

@@ -4,7 +4,7 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import { isCorrect, protocolDifferences, runEvalProtocol, trajSummary, type ArtefactRecord, type ComparisonInfo, type DatasetInfo, type EvalProtocol, type JobParamsInput, type RunDetail, type TrajSetView } from '@contract';
+import { endpointIdOf, isCorrect, protocolDifferences, runEvalProtocol, trajSummary, type ArtefactRecord, type ComparisonInfo, type DatasetInfo, type EvalProtocol, type JobParamsInput, type RunDetail, type TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
 import { peekTrajDetail } from './trajDetails';
 import { useSideBySide } from '../composables/useSideBySide';
@@ -15,6 +15,7 @@ import type { CompareCandidate, TrajRef } from './trajectories';
 import { letter, questionRows, tallyOutcomes, validateForm, type CheckpointHead, type CompareForm, type Outcome } from '../components/compare/compareModel';
 import { defaultQuestionCount, defaultQuestionSet, heldOutIds } from '../components/compare/questionSet';
 import { runUses } from '../util/labels';
+import { useEndpoints } from './endpoints';
 
 /** Runs whose checkpoints the picker reads (newest first); older runs are rarely compared. */
 const MAX_RUNS = 40;
@@ -23,6 +24,7 @@ export const HEADROOM_QUESTIONS = 50;
 export const HEADROOM_SAMPLES = 16;
 
 export const useCompare = defineStore('compare', () => {
+  const endpoints = useEndpoints();
   // ---------- past comparisons and the open one ----------
   const artefacts = useArtefacts('comparisons.list', (id) => lab().call('comparisons.get', { id }), {
     // Opening another item starts it clean.
@@ -147,7 +149,7 @@ export const useCompare = defineStore('compare', () => {
 
   async function loadInputs(): Promise<void> {
     try {
-      const [summaries, ds] = await Promise.all([lab().call('runs.list'), lab().call('datasets.list')]);
+      const [summaries, ds] = await Promise.all([lab().call('runs.list'), lab().call('datasets.list'), endpoints.load()]);
       datasets.value = ds;
       const details = await Promise.all(summaries.slice(0, MAX_RUNS).map((r) => lab().call('runs.get', { id: r.artefact.id }).catch(() => null)));
       runs.value = details.filter((d): d is RunDetail => d !== null);
@@ -168,6 +170,13 @@ export const useCompare = defineStore('compare', () => {
 
   /** A checkpoint reference in words: its run's name and the step. */
   function describe(ck: string): CheckpointHead {
+    const ep = endpoints.bySpec(ck);
+    if (ep || endpointIdOf(ck) !== null) {
+      // An endpoint: named by itself, or as the imported run's step it serves.
+      const runId = ep?.serves?.runId ?? ck;
+      const run = ep?.serves ? (runs.value.find((r) => r.artefact.id === runId)?.artefact.name ?? runId) : (ep?.name ?? ck);
+      return { ref: ck, runId, run, step: String(ep?.serves?.step ?? ''), label: ep?.serves ? `step ${ep.serves.step} (${ep.name})` : (ep?.name ?? ck) };
+    }
     const m = /^(.*)\/(\d+|last)$/.exec(ck);
     const runId = m?.[1] ?? ck;
     const step = m?.[2] ?? '?';

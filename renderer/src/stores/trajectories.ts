@@ -1,6 +1,7 @@
 // Trajectory sets: the list, the open set with its rows, filters and sort, the open trajectory, the side
 // by side comparison, and rollout jobs. A set can hold thousands of rows: they sit in shallowRefs and are
 // filtered by plain computeds; full trajectories are fetched one at a time (and a few are kept).
+import { useEndpoints } from './endpoints';
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowRef } from 'vue';
 import { isCorrect, type JobParamsInput, ArtefactRecord, ComparisonInfo, DatasetInfo, GraphInfo, TrajDetail, TrajSetView, TrajSummary } from '@contract';
@@ -112,7 +113,8 @@ export const useTrajectories = defineStore('trajectories', () => {
   const groups = computed(() => groupTrajSets(list.value, labelContext));
   /** The open set's title: its group and label ("tiny SFT 2000 · evaluation at step 2000 · held-out questions"). */
   const currentTitle = computed(() => (current.value ? (trajSetTitle(current.value.artefact.id, groups.value) ?? current.value.artefact.name) : null));
-  const describePolicy = (spec: string): string => policyLabel(spec, runName);
+  const endpoints = useEndpoints();
+  const describePolicy = (spec: string): string => policyLabel(spec, runName, (ep) => endpoints.bySpec(ep)?.name);
 
   // ---------- rows ----------
   const rows = computed<TrajRow[]>(() => {
@@ -171,7 +173,7 @@ export const useTrajectories = defineStore('trajectories', () => {
   // ---------- loading ----------
   async function loadInputs(): Promise<void> {
     try {
-      const [g, d, c] = await Promise.all([lab().call('graphs.list'), lab().call('datasets.list'), lab().call('comparisons.list'), runs.load()]);
+      const [g, d, c] = await Promise.all([lab().call('graphs.list'), lab().call('datasets.list'), lab().call('comparisons.list'), runs.load(), endpoints.load()]);
       graphs.value = g;
       datasets.value = d;
       comparisons.value = c;

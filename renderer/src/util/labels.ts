@@ -111,7 +111,8 @@ export function datasetLabel(d: ArtefactRecord<DatasetInfo>, runs: readonly RunU
 }
 
 /** A policy spec in words: the expert, the base model, an untrained model, a run's checkpoint by name and step. */
-export function policyLabel(spec: string, runName?: (id: string) => string | undefined): string {
+export function policyLabel(spec: string, runName?: (id: string) => string | undefined, endpointName?: (spec: string) => string | undefined): string {
+  if (spec.startsWith('endpoint:')) return `endpoint · ${endpointName?.(spec) ?? spec.slice('endpoint:'.length)}`;
   if (spec === 'oracle' || spec === 'expert') return 'expert (oracle)';
   if (spec === 'base') return 'base model';
   if (spec === 'untrained' || spec.startsWith('untrained:')) return 'untrained model';

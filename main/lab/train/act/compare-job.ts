@@ -27,16 +27,22 @@ import { questionScores } from '../../contract/level-breakdown';
 import { rftExpert } from '../policy/rft-expert';
 import { runEnvironment } from '../policy/checkpoints';
 import { isCorrect } from '../../contract/correct';
+import { endpointIdOf } from '../../contract/endpoints';
 
 /** Which of two checkpoints solved a question (solved = at least one sample correct). */
 export function outcomeOf(a: boolean, b: boolean): 'both' | 'a_only' | 'b_only' | 'neither' {
   return a && b ? 'both' : a ? 'a_only' : b ? 'b_only' : 'neither';
 }
 
+/** Time left at the pace so far, once a twentieth is done (earlier, loading dominates and the pace says little). */
+export function timeLeftAt(fraction: number, elapsedMs: number): { secondsLeft?: number } {
+  return fraction >= 0.05 && fraction < 1 ? { secondsLeft: Math.round(((elapsedMs / 1000) * (1 - fraction)) / fraction) } : {};
+}
+
 /** The protocol a comparison runs: what its params say, the first checkpoint's run's evaluation for the rest. */
 export function comparisonProtocol(p: CompareParams, runEval: EvalProtocol | null): EvalProtocol {
   const datasetId = p.datasetId ?? runEval?.datasetId;
-  if (!datasetId) throw new LabError('bad_request', `checkpoint ${p.checkpoints[0]}'s run names no held-out set: choose the questions (datasetId)`);
+  if (!datasetId) throw new LabError('bad_request', `${runEval === null ? 'no compared checkpoint has a run that' : `checkpoint ${p.checkpoints[0]}'s run`} names no held-out set: choose the questions (datasetId)`);
   return {
     datasetId,
     questions: p.questions ?? runEval?.questions ?? 300,
@@ -46,20 +52,29 @@ export function comparisonProtocol(p: CompareParams, runEval: EvalProtocol | nul
   };
 }
 
+/** A comparison's entry as a rollout's policy: a saved endpoint as it is, a checkpoint `<run>/<step>` as `ckpt:`. */
+export const comparedPolicy = (ref: string): string => (endpointIdOf(ref) !== null ? ref : `ckpt:${ref}`);
+
 export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord; also: Array<{ collection: ArtefactCollection; artefact: ArtefactRecord }> }> {
   const p = compareParams.parse(raw);
-  const firstRun = resolveCheckpoint(p.checkpoints[0]!, ctx.home).config;
-  const proto = comparisonProtocol(p, runEvalProtocol(firstRun));
+  // The first lab checkpoint's run sets the protocol and the expert's web; endpoints alone need the questions named.
+  const firstCkpt = p.checkpoints.find((ref) => endpointIdOf(ref) === null);
+  const firstRun = firstCkpt === undefined ? null : resolveCheckpoint(firstCkpt, ctx.home).config;
+  const proto = comparisonProtocol(p, firstRun && runEvalProtocol(firstRun));
   const sets: ArtefactRecord[] = [];
   const solvedBy: Array<Map<string, { correct: number; n: number; trajIds: string[] }>> = [];
   const questions = new Map<string, string>();
+  const t0 = performance.now();
   for (const [i, ref] of p.checkpoints.entries()) {
     const share = 1 / p.checkpoints.length;
     const { artefact, trajs } = await rollOutSet(
       ctx,
-      { datasetId: proto.datasetId, policy: `ckpt:${ref}`, n: proto.samples, rng: proto.rng, limit: proto.questions, reward: 'em', name: `${ref} (comparison ${ctx.jobId})` },
+      { datasetId: proto.datasetId, policy: comparedPolicy(ref), n: proto.samples, rng: proto.rng, limit: proto.questions, reward: 'em', name: `${ref} (comparison ${ctx.jobId})` },
       `${ctx.jobId}-${i}`,
-      (f, message) => ctx.progress({ fraction: Math.min(0.98, (i + f) * share), message: `${ref}: ${message}` }),
+      (f, message) => {
+        const fraction = Math.min(0.98, (i + f) * share);
+        ctx.progress({ fraction, message: `${ref}: ${message}`, ...timeLeftAt(fraction, performance.now() - t0) });
+      },
       { seed: evalSeed(proto.rng), temperature: proto.temperature },
     );
     sets.push(artefact);
@@ -76,7 +91,7 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
     solvedBy.push(byQa);
   }
   ctx.progress({ fraction: 0.98, message: 'the expert on the same questions (each level\'s ceiling)' });
-  const expert = await expertScoresOn(ctx, proto, firstRun);
+  const expert = firstRun ? await expertScoresOn(ctx, proto, firstRun) : undefined;
   const file: ComparisonFile = {
     expert,
     checkpoints: p.checkpoints.map((ref, i) => ({ ref, setId: sets[i]!.id, eval: (sets[i]!.info.eval ?? null) as ComparisonFile['checkpoints'][number]['eval'], counts: sets[i]!.info.counts as Record<string, unknown> })),

@@ -17,6 +17,7 @@ import { evaluationSummary, trajectorySummary } from '../../agent/summary';
 import { goldLookup } from '../../agent/failures';
 import { resolvePolicy, type PolicyContext, type PolicyFactory } from '../../agent/policies';
 import { llmApiKey, LLM_URL_ENV } from '../../agent/llm-env';
+import { findEndpoint } from '../../agent/endpoints';
 import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOptions } from '../../agent/rollout';
 import { SimWeb, URL_SCHEME, type WebOptions } from '../../agent/web';
 import { chatJudge, type Judge } from '../../agent/reward';
@@ -25,8 +26,9 @@ import { DEFAULT_MAX_TOOL_CALLS, rolloutParams, type RolloutParams } from '../..
 import { throwIfCancelled, type JobContext } from '../../jobs/context';
 import { isCorrect } from '../../contract/correct';
 
-function policyFactory(p: RolloutParams, web: SimWeb, maxToolCalls: number, temperature?: number): PolicyFactory {
+function policyFactory(home: string, p: RolloutParams, web: SimWeb, maxToolCalls: number, temperature?: number): PolicyFactory {
   const pctx: PolicyContext = {
+    endpoint: (id) => findEndpoint(home, id),
     ...(temperature === undefined ? {} : { temperature }),
     anchorName: (id) => web.page(URL_SCHEME + id)?.title,
     expert: { maxCalls: maxToolCalls - 1 },
@@ -95,7 +97,7 @@ export async function rollOutSet(
   }
   progress(0.01, `indexing graph ${graphId}`);
   const web = new SimWeb(readGraphFile(artefactFile(ctx.home, 'graphs', graphId).path), webOptions);
-  const factory = policyFactory(p, web, maxToolCalls, protocol.temperature);
+  const factory = policyFactory(ctx.home, p, web, maxToolCalls, protocol.temperature);
   const tools = simToolset(web);
   const qas: QA[] = p.limit ? allQas.slice(0, p.limit) : allQas;
   await preparePolicy(factory);

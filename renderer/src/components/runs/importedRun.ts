@@ -72,7 +72,8 @@ export const IMPORTED_RUN: RunOrigin = {
     'No rollouts were imported: the RL charts are verl’s metrics. Import the run again with its rollout dumps (verl’s trainer.rollout_data_dir) to see each step’s groups and trajectories.',
   noValidation:
     'No validation generations were imported: the evaluation chart’s points are verl’s validation scores from its metrics. Import the run again with its validation dumps (verl’s trainer.validation_data_dir) to open the answers behind them.',
-  noCheckpoints: 'imported from verl: its weights stay in verl’s checkpoints, so there is no lab checkpoint to compare',
+  noCheckpoints:
+    'imported from verl: its weights stay in verl’s checkpoints; serve a step (vLLM, SGLang) and save it under Endpoints as serving that step to compare it',
 };
 
 export const originOf = (r: RunSummary | null | undefined): RunOrigin => (r?.artefact.info.verl ? IMPORTED_RUN : LAB_RUN);

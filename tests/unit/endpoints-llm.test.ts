@@ -1,0 +1,115 @@
+// Saved endpoints against a real OpenAI-compatible server (`transformers serve` with two tiny random-weight
+// Llamas, tests/support/llm-server.ts): "test" shows the models list, one completion and the latency; an
+// endpoint plays a rollout and both answer a comparison question by question; and the key, read from the
+// variable the endpoint names, appears in neither db.json, the trajectory files, the comparison, an export nor
+// a job's log.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LabCore } from '../../main/lab/app/core';
+import type { ArtefactRecord, ComparisonView, Endpoint, EndpointTest, JobRecord, RunSummary } from '../../main/lab/contract';
+import { writeVerlRunFiles } from '../e2e/verl-fixture';
+import { demoGraph, demoQAs } from '../../main/lab/agent/demo';
+import { writeGraphFile } from '../../main/lab/kg/io';
+import { writeDataset } from '../../main/lab/synth/dataset';
+import { waitForStatus } from '../support/helpers';
+import { sailor } from '../support/cli-helpers';
+import { startLlmServer, type LlmServer } from '../support/llm-server';
+
+const KEY_ENV = 'SAILOR_TEST_ENDPOINT_KEY';
+const KEY = `sk-test-${Math.random().toString(36).slice(2)}-never-stored`;
+
+let server: LlmServer;
+let core: LabCore;
+let home: string;
+
+/** Every file under a folder, as text. */
+function allText(dir: string): string {
+  let out = '';
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    out += statSync(p).isDirectory() ? allText(p) : `${readFileSync(p, 'latin1')}\n`;
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  process.env[KEY_ENV] = KEY;
+  server = await startLlmServer();
+  home = mkdtempSync(join(tmpdir(), 'sailor-endpoints-'));
+  core = await LabCore.open({ home, detectBackend: false });
+  writeGraphFile(join(home, 'graphs', 'g-demo.json'), demoGraph());
+  writeDataset(join(home, 'datasets', 'd-demo.jsonl'), { graph: 'g-demo' }, demoQAs());
+  await core.db.update((d) => {
+    const createdAt = new Date().toISOString();
+    d.graphs.push({ id: 'g-demo', name: 'demo graph', path: join('graphs', 'g-demo.json'), info: {}, createdAt });
+    d.datasets.push({ id: 'd-demo', name: 'demo QAs', path: join('datasets', 'd-demo.jsonl'), info: { graphId: 'g-demo' }, createdAt });
+  });
+}, 1_200_000);
+
+afterAll(async () => {
+  await core?.close();
+  await server?.stop();
+  delete process.env[KEY_ENV];
+});
+
+describe('endpoints on a real OpenAI-compatible server', () => {
+  const saved: Endpoint[] = [];
+
+  it('saves two endpoints serving two steps of an imported verl run, with the key variable’s name only, and refuses a key field', async () => {
+    const run = (await core.call('runs.importVerl', { metrics: writeVerlRunFiles(mkdtempSync(join(tmpdir(), 'verl-ep-'))).metrics, name: 'verl GRPO' })) as RunSummary;
+    for (const [i, model] of server.models.entries()) {
+      const serves = { runId: run.artefact.id, step: i ? 3 : 1 };
+      saved.push((await core.call('endpoints.save', { name: `tiny ${i ? 'B' : 'A'}`, baseUrl: server.baseUrl, model, keyEnv: KEY_ENV, maxTokens: 24, inFlight: 2, serves })) as Endpoint);
+    }
+    await expect(core.call('endpoints.save', { name: 'x', baseUrl: server.baseUrl, model: 'm', serves: { runId: 'nope', step: 1 } })).rejects.toThrow(/run nope is not in the store/);
+    expect(saved.map((e) => e.id)).toHaveLength(2);
+    expect(saved[0]).toMatchObject({ keyEnv: KEY_ENV, temperature: 0, inFlight: 2 });
+    await expect(core.call('endpoints.save', { name: 'x', baseUrl: server.baseUrl, model: 'm', apiKey: KEY })).rejects.toThrow(/apiKey/);
+    expect(((await core.call('endpoints.list', {})) as Endpoint[]).map((e) => e.name)).toEqual(['tiny A', 'tiny B']);
+  });
+
+  it('"test" shows what the server answered: its models, one short completion and the time each took', async () => {
+    const t = (await core.call('endpoints.test', { id: saved[0]!.id })) as EndpointTest;
+    expect(t.error).toBeUndefined();
+    expect(t.ok).toBe(true);
+    expect(t.models).toEqual(expect.arrayContaining([...server.models]));
+    expect(typeof t.completion).toBe('string');
+    expect(t.modelsMs).toBeGreaterThanOrEqual(0);
+    expect(t.completionMs).toBeGreaterThan(0);
+    // A server that is not there: the error, not a hang or a crash.
+    const gone = (await core.call('endpoints.save', { name: 'gone', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' })) as Endpoint;
+    const bad = (await core.call('endpoints.test', { id: gone.id })) as EndpointTest;
+    expect(bad.ok).toBe(false);
+    expect(bad.error).toMatch(/fetch failed|ECONNREFUSED/);
+    await core.call('endpoints.remove', { id: gone.id });
+  });
+
+  it('compares the two served steps question by question, each attempt a conversation with the served model', async () => {
+    const checkpoints = saved.map((e) => `endpoint:${e.id}`);
+    const job = (await core.call('jobs.start', { kind: 'compare', params: { checkpoints, datasetId: 'd-demo', questions: 2, samples: 1, temperature: 0 } })) as JobRecord;
+    const done = await waitForStatus(core, job.id, ['succeeded', 'failed'], 300_000);
+    expect(done.error).toBeUndefined();
+    const view = (await core.call('comparisons.get', { id: job.id })) as ComparisonView;
+    expect(view.checkpoints.map((c) => c.ref)).toEqual(checkpoints);
+    expect(view.questions).toHaveLength(2);
+    // Every trajectory is the model's own: its policy is the endpoint, and its first turn came from the server.
+    const sets = (await core.call('trajectories.list', {})) as ArtefactRecord[];
+    expect(sets.map((s) => s.info.policy).sort()).toEqual([...checkpoints].sort());
+    const set = readFileSync(join(home, sets[0]!.path), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(set.slice(1).every((t) => Array.isArray(t.steps))).toBe(true);
+  }, 400_000);
+
+  it('the key appears in neither db.json, the sets, the comparison, an export nor a job’s log', async () => {
+    const job = (await core.call('jobs.start', { kind: 'rollout', params: { datasetId: 'd-demo', policy: `endpoint:${saved[1]!.id}`, n: 1, limit: 1 } })) as JobRecord;
+    expect((await waitForStatus(core, job.id, ['succeeded', 'failed'], 300_000)).error).toBeUndefined();
+    const set = ((await core.call('trajectories.list', {})) as ArtefactRecord[]).find((s) => s.id === job.id)!;
+    const exported = sailor(['export', 'sft', '--trajectories', join(home, set.path), '--dataset', join(home, 'datasets', 'd-demo.jsonl'), '--out', join(home, 'sft-export.jsonl')], process.env);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(readFileSync(join(home, 'sft-export.jsonl'), 'utf8')).toContain('"role":"assistant"');
+    const everything = allText(home);
+    expect(everything).toContain(KEY_ENV);
+    expect(everything).not.toContain(KEY);
+  }, 400_000);
+});
