@@ -1,7 +1,8 @@
-// Scale of `kg build --kb rdf:FILE`: writes a made-up N-Triples dump of about N triples (tests/support/rdf-world.ts),
-// streams it into the embedded store, then walks 12000 edges over it. Prints the triples, load time (wall and
-// CPU), peak RSS and heap, and the walk's time. Run under nice, e.g.
-//   nice -n 10 node --max-old-space-size=16000 --import tsx bench/kb-dump.ts 1000000 [dump.nt]
+// Scale of `kg build --kb rdf:FILE`: writes a made-up N-Triples dump of about N triples (tests/support/rdf-world.ts,
+// or with --wikidata one in the shape of Wikidata's truthy dump, bench/wikidata-truthy.ts, walked with the wikidata
+// mapping), streams it into the embedded store, then walks 12000 edges over it. Prints the triples, load time
+// (wall and CPU), peak RSS and heap, and the walk's time. Run under nice, e.g.
+//   nice -n 10 node --expose-gc --import tsx bench/kb-dump.ts 10000000 /tmp/wd-10m.nt --wikidata
 import { createWriteStream, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,10 +11,15 @@ import { loadMapping, SourcedKb } from '../main/lab/kbsource/index';
 import { RdfFileStore } from '../main/lab/kbsource/rdf';
 import { expandFromSource } from '../main/lab/kg/expand';
 import { classTriples, entityTriples } from '../tests/support/rdf-world';
+import { wdIri, wikidataClassTriples, wikidataEntityTriples } from './wikidata-truthy';
 
-const target = Number(process.argv[2] ?? 1_000_000);
-const file = process.argv[3] ?? join(tmpdir(), `sailor-kb-dump-${target}.nt`);
-const TRIPLES_PER_ENTITY = 6.9; // measured on the world's mix of kinds
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const wikidata = process.argv.includes('--wikidata');
+const target = Number(args[0] ?? 1_000_000);
+const file = args[1] ?? join(tmpdir(), `sailor-kb-dump-${wikidata ? 'wikidata-' : ''}${target}.nt`);
+// Triples per entity, measured on each world's mix of kinds.
+const TRIPLES_PER_ENTITY = wikidata ? 11.25 : 6.9;
+const world = wikidata ? { classes: wikidataClassTriples, entity: wikidataEntityTriples } : { classes: classTriples, entity: entityTriples };
 const size = Math.ceil(target / TRIPLES_PER_ENTITY);
 
 let peakRss = 0;
@@ -28,9 +34,9 @@ const cpu = (): number => {
 if (!existsSync(file)) {
   const out = createWriteStream(file);
   let written = 0;
-  for (const line of classTriples()) out.write(line + '\n');
+  for (const line of world.classes()) out.write(line + '\n');
   for (let i = 0; i < size; i++) {
-    const chunk = entityTriples(i, size);
+    const chunk = world.entity(i, size);
     written += chunk.length;
     if (!out.write(chunk.join('\n') + '\n')) await once(out, 'drain');
   }
@@ -47,12 +53,13 @@ const loadCpu = cpu() - c0;
 sample();
 global.gc?.();
 const afterLoad = process.memoryUsage();
-const mapping = loadMapping('rdf');
-mapping.prefixes = { ...mapping.prefixes, ex: 'http://example.org/' };
+const mapping = loadMapping(wikidata ? 'wikidata' : 'rdf');
+if (!wikidata) mapping.prefixes = { ...mapping.prefixes, ex: 'http://example.org/' };
 const kb = new SourcedKb(store, mapping);
 const t1 = performance.now();
 const c1 = cpu();
-const graph = await expandFromSource(kb, { seed: 'ex:e7', maxEdges: 12_000, rng: 7 });
+// The seed: a country (entity 3 of the Wikidata-shaped world; e7 of the other).
+const graph = await expandFromSource(kb, { seed: wikidata ? kb.idOf(wdIri(3)) : 'ex:e7', maxEdges: 12_000, rng: 7 });
 const walkMs = performance.now() - t1;
 const walkCpu = cpu() - c1;
 sample();
