@@ -1,17 +1,19 @@
 // Scale of `kg build --kb rdf:FILE`: writes a made-up N-Triples dump of about N triples (tests/support/rdf-world.ts,
-// or with --wikidata one in the shape of Wikidata's truthy dump, bench/wikidata-truthy.ts, walked with the wikidata
+// or with --wikidata one in the shape of Wikidata's truthy dump, tests/support/wikidata-truthy.ts, walked with the wikidata
 // mapping), streams it into the embedded store, then walks 12000 edges over it. Prints the triples, load time
 // (wall and CPU), peak RSS and heap, and the walk's time. Run under nice, e.g.
 //   nice -n 10 node --expose-gc --import tsx bench/kb-dump.ts 10000000 /tmp/wd-10m.nt --wikidata
+// and the bundled knowledge base's walk, the peer figure: bench/kb-dump.ts RNG --bundled
 import { createWriteStream, existsSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { loadMapping, SourcedKb } from '../main/lab/kbsource/index';
 import { RdfFileStore } from '../main/lab/kbsource/rdf';
-import { expandFromSource } from '../main/lab/kg/expand';
+import { expandFromSource, expandGraph } from '../main/lab/kg/expand';
+import { loadKbIndex } from '../main/lab/kb/index';
 import { classTriples, entityTriples } from '../tests/support/rdf-world';
-import { wdIri, wikidataClassTriples, wikidataEntityTriples } from './wikidata-truthy';
+import { wdIri, wikidataClassTriples, wikidataEntityTriples } from '../tests/support/wikidata-truthy';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const wikidata = process.argv.includes('--wikidata');
@@ -30,6 +32,18 @@ const cpu = (): number => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 };
+
+// --bundled: the same 12000-edge walk over the bundled knowledge base (loaded first, not timed), the peer figure.
+if (process.argv.includes('--bundled')) {
+  const kb = await loadKbIndex();
+  const rng = Number(args[0] ?? 7);
+  const c = cpu();
+  const t = performance.now();
+  const graph = expandGraph(kb, { maxEdges: 12_000, rng });
+  const walk = { walk_edges: graph.edges.length, walk_nodes: graph.nodes.length, walk_s: +((performance.now() - t) / 1000).toFixed(1), walk_cpu_s: +(cpu() - c).toFixed(1) };
+  console.log(JSON.stringify({ kb: 'bundled', rng, ...walk, load_average: loadavg().map((x) => +x.toFixed(1)) }));
+  process.exit(0);
+}
 
 if (!existsSync(file)) {
   const out = createWriteStream(file);
@@ -78,6 +92,6 @@ console.log(
     walk_nodes: graph.nodes.length,
     walk_s: +(walkMs / 1000).toFixed(1),
     walk_cpu_s: +walkCpu.toFixed(1),
-    load_average: (await import('node:os')).loadavg().map((x) => +x.toFixed(1)),
+    load_average: loadavg().map((x) => +x.toFixed(1)),
   }),
 );

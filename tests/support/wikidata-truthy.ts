@@ -2,7 +2,7 @@
 // entities, `wdt:P…` statements, labels and descriptions in several languages, aliases, external ids, dates
 // as xsd:dateTime, quantities as xsd:decimal and coordinates as WKT points, as Wikidata writes them. Humans,
 // cities, countries and companies, linked as Wikidata links them (P19, P27, P17, P131, P47, P36, P108, P159).
-// Deterministic: entity i's lines depend on i and the size only. Used by bench/kb-dump.ts --wikidata.
+// Deterministic: entity i's lines depend on i and the size only. Used by bench/kb-dump.ts --wikidata and tests/unit/kbsource-downstream.test.ts.
 
 const WD = 'http://www.wikidata.org/entity/';
 const WDT = 'http://www.wikidata.org/prop/direct/';
@@ -50,13 +50,20 @@ function nameOf(i: number): string {
   return out[0]!.toUpperCase() + out.slice(1);
 }
 
-/** The classes and units the entities use, with their labels. */
+/** The dump's header, and the classes and units the entities use, with their labels. */
 export function wikidataClassTriples(): string[] {
   const named: [string, string][] = [
     ['Q5', 'human'], ['Q515', 'city'], ['Q6256', 'country'], ['Q4830453', 'business'], ['Q712226', 'square kilometre'],
     ['Q82955', 'politician'], ['Q36180', 'writer'], ['Q33999', 'actor'], ['Q1028181', 'painter'], ['Q901', 'scientist'], ['Q937857', 'association football player'],
   ];
-  return named.map(([q, label]) => `${wd(q)} ${LABEL} ${lit(label, 'en')} .`);
+  // Wikidata's RDF dumps open with the dump's own description: its licence (CC0) and version.
+  const dump = '<http://wikiba.se/ontology#Dump>';
+  const header = [
+    `${dump} <http://www.w3.org/1999/02/22-rdf-syntax-ns#type> <http://schema.org/Dataset> .`,
+    `${dump} <http://creativecommons.org/ns#license> <http://creativecommons.org/publicdomain/zero/1.0/> .`,
+    `${dump} <http://schema.org/softwareVersion> "1.0.0" .`,
+  ];
+  return [...header, ...named.map(([q, label]) => `${wd(q)} ${LABEL} ${lit(label, 'en')} .`)];
 }
 
 /** Entity i's lines in a world of `size` entities (about 12 a line each on average). */
