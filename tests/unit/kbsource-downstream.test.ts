@@ -36,7 +36,9 @@ describe('a graph from a Wikidata-shaped RDF dump', () => {
     expect(graph.edges.length).toBeGreaterThanOrEqual(200);
     // The licence the dump states (wikibase:Dump cc:license), recorded for the UI; the source from the mapping.
     expect(graph.info!.kb).toMatchObject({ kind: 'rdf', mapping: 'wikidata', source: 'Wikidata', licence: 'http://creativecommons.org/publicdomain/zero/1.0/', licence_from: 'dump', triples: lines.length });
-    expect(new Set(graph.nodes.map((n) => n.type))).toEqual(new Set(['human', 'city', 'country', 'business']));
+    // The occupations (wdt:P106 objects, labelled classes with no P31 of their own) are of the default type.
+    expect(new Set(graph.nodes.map((n) => n.type))).toEqual(new Set(['human', 'city', 'country', 'business', 'entity']));
+    expect(graph.nodes.filter((n) => n.type === 'entity').every((n) => ['politician', 'writer', 'actor', 'painter', 'scientist', 'association football player'].includes(n.name))).toBe(true);
     const country = graph.nodes.find((n) => n.id === `wd:${seed}`)!;
     expect(country.attrs).toMatchObject({ population: { type: 'number' }, inception: { type: 'date' } });
 
