@@ -35,6 +35,7 @@ test('build a graph, explore it, synthesise a dataset, open a QA, jump to its an
   await expect(canvas.locator('canvas').first()).toBeVisible();
   await expect(page.getByTestId('legend')).toContainText('country');
   await expect(page.getByTestId('graph-stats')).toContainText('cycle rank');
+  await expect(page.getByTestId('graph-kb')).toContainText('from the bundled knowledge base, licences in About');
   await page.screenshot({ path: `${SHOTS}/graph-explorer.png` });
 
   // Pick an entity the walk found from another one (so it has a "found from" link) with a unique name.

@@ -161,4 +161,25 @@ describe('kg build --kb rdf:FILE', () => {
     expect((await cli(['kg', 'build', '--kb', `rdf:${join(dir, 'w.xml')}`, '--seed', 'x', '--out', out])).stderr).toMatch(/name the format by the extension/);
     expect((await cli(['kg', 'build', '--kb', `rdf:${nq}`, '--seed', '<http://x.org/zzz>', '--out', out])).stderr).toMatch(/seed 'http:\/\/x\.org\/zzz' is not an entity of the knowledge base/);
   });
+
+  it("records the dump's own licence and title, and --license/--source over them, as info.kb says and the Graph view shows", { timeout: 120_000 }, async () => {
+    const ttl = join(dir, 'licensed.ttl');
+    const head = '@prefix dct: <http://purl.org/dc/terms/> .\n<http://example.org/dataset> dct:license <https://creativecommons.org/licenses/by/4.0/> ; dct:title "Example world" .\n';
+    writeFileSync(ttl, head + worldTurtle(30));
+    const out = join(dir, 'licensed.json');
+    const kbOf = async (extra: string[]): Promise<Record<string, unknown>> => {
+      const r = await cli(['kg', 'build', '--kb', `rdf:${ttl}`, '--seed', 'http://example.org/e7', '--max-edges', '20', '--out', out, ...extra]);
+      expect(r.code, r.stderr).toBe(0);
+      return (JSON.parse(readFileSync(out, 'utf8')) as Graph).info!.kb as Record<string, unknown>;
+    };
+    expect(await kbOf([])).toMatchObject({ source: 'Example world', licence: 'https://creativecommons.org/licenses/by/4.0/', licence_from: 'dump' });
+    expect(await kbOf(['--license', 'CC-BY-SA-4.0', '--source', 'My lab'])).toMatchObject({ source: 'My lab', licence: 'CC-BY-SA-4.0', licence_from: 'option' });
+    // A dump that states nothing keeps the mapping's (the generic mapping states none; Wikidata's says CC0).
+    writeFileSync(ttl, worldTurtle(30));
+    const plain = await kbOf([]);
+    expect(plain).toMatchObject({ source: 'rdf' });
+    expect(plain.licence).toBeUndefined();
+    const graph = JSON.parse(readFileSync(out, 'utf8')) as Graph;
+    expect(graph.nodes.every((n) => n.meta.source === 'rdf')).toBe(true);
+  });
 });

@@ -116,8 +116,11 @@ type MadeBy<K extends JobKind> = { params?: JobParams<K> };
 /** A file brought into the store with `sailor import`: where it came from. */
 type Imported = { importedFrom?: string };
 
-/** A graph from a `kg.build` job, or imported: the graph's figures. */
-export type GraphInfo = MadeBy<'kg.build'> & Imported & { stats?: GraphStats };
+/** Where a graph built from one's own knowledge base came from (its `info.kb`, less the route's figures); absent for the bundled KB. */
+export type GraphKb = { kind: string; location: string; mapping?: string; source: string; licence?: string; licence_from?: string; url?: string };
+
+/** A graph from a `kg.build` job, or imported: the graph's figures, and its knowledge base when it is one's own. */
+export type GraphInfo = MadeBy<'kg.build'> & Imported & { stats?: GraphStats; kb?: GraphKb };
 
 /** A QA dataset from a `synth` job (the graph it was made from, what synthesis did), or imported (its QA `count`). */
 export type DatasetInfo = MadeBy<'synth'> & Imported & { graphId?: string; stats?: SynthStats; count?: number };

@@ -30,6 +30,8 @@ export const kgBuildParams = z
       .optional()
       .describe('knowledge base: bundled (default), rdf:FILE (.nt, .ttl, .nq, optionally .gz), wikidata:FILE (JSON dump) or sparql:URL'),
     mapping: z.string().min(1).max(1000).optional().describe('how its vocabulary maps to entities, relations and attributes: wikidata, dbpedia, rdf or a mapping file (docs/own-knowledge-graph.md)'),
+    license: z.string().trim().min(1).max(300).optional().describe("the imported knowledge base's licence, recorded in the graph and shown with it (default: what the dump states, else the mapping's)"),
+    source: z.string().trim().min(1).max(300).optional().describe("the imported knowledge base's name or origin, recorded and shown likewise (default: the dump's title, else the mapping's)"),
   })
   .strict();
 export type KgBuildParams = z.output<typeof kgBuildParams>;

@@ -13,6 +13,15 @@ import { resolveOptions, SYNTH_DEFAULTS, type SynthInput } from '../synth/option
 import { LabError } from '../base/errors';
 import { kgBuildParams, synthParams } from '../contract/jobs';
 import type { JobContext } from './context';
+import type { GraphKb } from '../contract/index';
+
+/** An imported knowledge base's description as the graph list carries it (About lists the licences). */
+function graphKb(kb: unknown): { kb?: GraphKb } {
+  if (!kb || typeof kb !== 'object') return {};
+  const k = kb as Record<string, unknown>;
+  const text = (key: string): Record<string, string> => (typeof k[key] === 'string' ? { [key]: k[key] } : {});
+  return { kb: { kind: String(k.kind), location: String(k.location), source: String(k.source), ...text('mapping'), ...text('licence'), ...text('licence_from'), ...text('url') } };
+}
 
 export async function runKgBuild(raw: unknown, ctx: JobContext): Promise<{ artefact: ArtefactRecord }> {
   const p = kgBuildParams.parse(raw);
@@ -32,7 +41,7 @@ export async function runKgBuild(raw: unknown, ctx: JobContext): Promise<{ artef
       name: p.name ?? `graph rng ${p.rng}, ${p.maxEdges} edges`,
       path: rel,
       createdAt: new Date().toISOString(),
-      info: { params: p, stats },
+      info: { params: p, stats, ...graphKb(graph.info?.kb) },
     },
   };
 }

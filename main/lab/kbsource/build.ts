@@ -13,15 +13,16 @@ export interface BuildProgress {
   kg: (fraction: number, message: string) => void;
 }
 
-export async function buildGraph(p: Pick<KgBuildParams, 'seed' | 'maxEdges' | 'rng' | 'expandProb' | 'kb' | 'mapping'>, progress: BuildProgress, home?: string): Promise<Graph> {
+export async function buildGraph(p: Pick<KgBuildParams, 'seed' | 'maxEdges' | 'rng' | 'expandProb' | 'kb' | 'mapping' | 'license' | 'source'>, progress: BuildProgress, home?: string): Promise<Graph> {
   const spec = parseKbSpec(p.kb);
   const options: ExpandOptions = { maxEdges: p.maxEdges, rng: p.rng, ...(p.expandProb !== undefined ? { expandProb: p.expandProb } : {}), onProgress: progress.kg };
   if (spec.kind === 'bundled') {
-    if (p.mapping) progress.kb(0, 'the bundled knowledge base needs no mapping: --mapping is ignored');
+    if (p.mapping || p.license || p.source) progress.kb(0, 'the bundled knowledge base records its own sources and licences: --mapping, --license and --source are ignored');
     const kb = await loadKbIndex({ ...(home ? { home } : {}), onProgress: progress.kb });
     return expandGraph(kb, { ...options, ...(p.seed ? { seed: p.seed } : {}) });
   }
-  const source = await openKbSource(spec, { ...(p.mapping ? { mapping: p.mapping } : {}), onProgress: (m) => progress.kb(0.5, m) });
+  const provenance = { ...(p.license ? { licence: p.license } : {}), ...(p.source ? { source: p.source } : {}) };
+  const source = await openKbSource(spec, { ...(p.mapping ? { mapping: p.mapping } : {}), provenance, onProgress: (m) => progress.kb(0.5, m) });
   progress.kb(1, `knowledge base ${spec.kind}:${spec.location}, mapping ${source.mapper.mapping.name}`);
   const seed = p.seed === undefined ? undefined : source.resolveSeed(p.seed);
   const graph = await expandFromSource(source, { ...options, ...(seed ? { seed } : {}) });

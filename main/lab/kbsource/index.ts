@@ -5,7 +5,7 @@ import { LabError } from '../base/errors';
 import type { ToolPolicy } from '../agent/tools';
 import { loadMapping } from './mapping';
 import { RdfFileStore } from './rdf';
-import { SourcedKb, type FactStore } from './source';
+import { SourcedKb, type FactStore, type KbProvenance } from './source';
 import { SparqlStore } from './sparql';
 import { WikidataDumpStore } from './wikidata';
 
@@ -31,6 +31,8 @@ export interface OpenOptions {
   onProgress?: (message: string) => void;
   /** The SPARQL source's QPS, timeout, retries and cache. */
   sparqlPolicy?: Partial<ToolPolicy>;
+  /** The knowledge base's source and licence as the user states them (over the dump's own and the mapping's). */
+  provenance?: KbProvenance;
 }
 
 /** Opens a source: loads a dump (streamed) or checks an endpoint's URL. */
@@ -50,5 +52,5 @@ export async function openKbSource(spec: KbSpec, opts: OpenOptions = {}): Promis
   }
   const figures = store.figures?.() ?? {};
   say(`${spec.kind}:${spec.location} ready${Object.keys(figures).length ? ` (${Object.entries(figures).map(([k, v]) => `${v} ${k}`).join(', ')})` : ''}`);
-  return new SourcedKb(store, mapping);
+  return new SourcedKb(store, mapping, opts.provenance);
 }

@@ -9,9 +9,13 @@ import { createGunzip } from 'node:zlib';
 import { StreamParser, type Quad, type Term as N3Term } from 'n3';
 import { LabError, inputError } from '../base/errors';
 import { incomingQuery, outgoingQuery } from './queries';
-import type { FactStore } from './source';
+import type { DumpMetadata, FactStore } from './source';
 import { TripleIndex } from './triples';
-import { RDF_LANG_STRING, XSD, type Fact, type IncomingFact, type Term } from './terms';
+import { compareCodePoints, isIri, RDF_LANG_STRING, XSD, type Fact, type IncomingFact, type Term } from './terms';
+
+/** Where a dump states its licence (Wikidata's RDF dumps: `wikibase:Dump cc:license <…/zero/1.0/>`), and its title. */
+const LICENCE_PREDICATES = ['http://purl.org/dc/terms/license', 'http://creativecommons.org/ns#license', 'http://schema.org/license', 'https://schema.org/license', 'http://purl.org/dc/terms/rights'];
+const TITLE_PREDICATES = ['http://purl.org/dc/terms/title', 'http://purl.org/dc/elements/1.1/title', 'http://schema.org/name', 'http://www.w3.org/2000/01/rdf-schema#label'];
 
 const FORMATS: Record<string, string> = { nt: 'N-Triples', ttl: 'Turtle', nq: 'N-Quads', turtle: 'Turtle', ntriples: 'N-Triples', nquads: 'N-Quads' };
 
@@ -77,6 +81,16 @@ export class RdfFileStore implements FactStore {
 
   figures(): Record<string, number> {
     return { triples: this.index.size };
+  }
+
+  /** The dataset's licence (dcterms:license, cc:license, schema:license) and the title of the dataset that states it. */
+  metadata(): DumpMetadata {
+    const stated = LICENCE_PREDICATES.flatMap((p) => this.index.withPredicate(p)).map((f) => ({ s: f.s, text: isIri(f.o) ? f.o.iri : f.o.value.trim() }));
+    const first = stated.filter((f) => f.text !== '').sort((a, b) => compareCodePoints(a.s, b.s) || compareCodePoints(a.text, b.text))[0];
+    if (!first) return {};
+    const titles = this.index.outgoing(first.s, new Set(TITLE_PREDICATES)).flatMap((f) => (isIri(f.o) || f.o.value.trim() === '' ? [] : [f.o.value.trim()]));
+    const title = titles.sort(compareCodePoints)[0];
+    return { licence: first.text, ...(title ? { source: title } : {}) };
   }
 
   async outgoing(iri: string, language: string): Promise<{ facts: Fact[]; answer: string }> {

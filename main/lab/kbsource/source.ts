@@ -26,6 +26,19 @@ export interface FactStore {
   select(iris: readonly string[], predicates: readonly string[]): Promise<Map<string, Fact[]>>;
   /** Figures worth recording (triples loaded, requests made). */
   figures?(): Record<string, number>;
+  /** What the dump says of itself: its licence and title (an RDF dump's dataset description). */
+  metadata?(): DumpMetadata;
+}
+
+export interface DumpMetadata {
+  licence?: string;
+  source?: string;
+}
+
+/** Where an imported knowledge base's source and licence come from, first that has it: the user's, the dump's, the mapping's. */
+export interface KbProvenance {
+  source?: string;
+  licence?: string;
 }
 
 /** A literal as an attribute value of the kind the mapping (or its datatype) says; undefined when it cannot be one. */
@@ -68,15 +81,18 @@ export class SourcedKb implements WalkSource {
   constructor(
     readonly store: FactStore,
     mapping: Mapping,
+    given: KbProvenance = {},
   ) {
     this.mapper = new Mapper(mapping);
     this.version = `${mapping.name}-${mappingVersion(mapping)}`;
+    const dump = store.metadata?.() ?? {};
+    const licence = given.licence ? { licence: given.licence, licence_from: 'option' } : dump.licence ? { licence: dump.licence, licence_from: 'dump' } : mapping.licence ? { licence: mapping.licence, licence_from: 'mapping' } : {};
     this.describe = {
       kind: store.kind,
       location: store.location,
       mapping: mapping.name,
-      source: mapping.source ?? mapping.name,
-      ...(mapping.licence ? { licence: mapping.licence } : {}),
+      source: given.source ?? dump.source ?? mapping.source ?? mapping.name,
+      ...licence,
       ...(mapping.url ? { url: mapping.url } : {}),
     };
   }
