@@ -144,8 +144,6 @@ test('Inspector: a degenerate prediction stays in its own panel; a verl run\'s r
   await page.goto(server.url + '#/trajectories');
   const picker = page.getByTestId('traj-set-picker');
   await picker.selectOption(`rl:${run.artefact.id}:1`);
-  // The closed picker shows the option alone: it names the run.
-  await expect(picker.locator('option:checked')).toHaveText('verl GRPO 3B · RL rollouts at step 1');
 
   const row = page.getByTestId('traj-row').filter({ hasText: 'LovelaceLovelace' });
   await row.click();
@@ -162,6 +160,8 @@ test('Inspector: a degenerate prediction stays in its own panel; a verl run\'s r
   const answers = sbs.getByTestId('step-answer');
   for (let i = 0; i < (await answers.count()); i++) await inside(answers.nth(i).locator('.pred'), answers.nth(i));
   await shot(page, 'degenerate-side-by-side');
+  // The closed picker shows the option alone: it names the run.
+  await expect(picker.locator('option:checked')).toHaveText('verl GRPO 3B · RL rollouts at step 1');
   expect(consoleErrors).toEqual([]);
 });
 
