@@ -164,4 +164,3 @@ test('Inspector: a degenerate prediction stays in its own panel; a verl run\'s r
   await expect(picker.locator('option:checked')).toHaveText('verl GRPO 3B · RL rollouts at step 1');
   expect(consoleErrors).toEqual([]);
 });
-
