@@ -117,7 +117,7 @@ test('Wizard: reopened, it picks the RL set made while it was closed; alike sets
   expect(new Set(list).size).toBe(list.length);
   await page.getByTestId('dataset-picker').selectOption(rlId);
   const attempts = page.getByTestId('stats-attempts');
-  const [n, published, dropped] = ((await attempts.innerText()).match(/[\d,]+/g) ?? []).map((x) => Number(x.replace(/,/g, '')));
+  const [n, published, dropped] = ((await attempts.innerText()).match(/\d[\d,]*/g) ?? []).map((x) => Number(x.replace(/,/g, '')));
   expect(n).toBe(published! + dropped!);
   const rlSet = datasets.find((d) => d.id === rlId)!;
   expect(published).toBe(rlSet.info.stats!.published);
