@@ -61,8 +61,11 @@ export interface VerlRunFiles {
   episodes: string;
 }
 
-/** A run of `steps` training steps with validation at step 0 and the last step, a rollout dump per step. */
-export function writeVerlRunFiles(dir: string, steps = 3): VerlRunFiles {
+/**
+ * A run of `steps` training steps with validation at step 0 and the last step, a rollout dump per step;
+ * `answerOf` may change what rollout i of a step answered (a degenerate answer, say).
+ */
+export function writeVerlRunFiles(dir: string, steps = 3, answerOf: (step: number, i: number) => string | undefined = () => undefined): VerlRunFiles {
   const files = { dir, metrics: join(dir, 'metrics.jsonl'), rollouts: join(dir, 'rollouts'), validation: join(dir, 'validation'), episodes: join(dir, 'episodes.jsonl') };
   mkdirSync(files.rollouts, { recursive: true });
   mkdirSync(files.validation, { recursive: true });
@@ -71,7 +74,7 @@ export function writeVerlRunFiles(dir: string, steps = 3): VerlRunFiles {
   for (let s = 1; s <= steps; s++) text += metricsLine(s, s === steps ? valMetrics(0.5) : {});
   writeFileSync(files.metrics, text);
   for (let s = 1; s <= steps; s++) {
-    writeFileSync(join(files.rollouts, `${s}.jsonl`), [0, 1, 2, 3].map((i) => dumpLine(s, i % 2 ? 'Charles Babbage' : 'Ada Lovelace', i % 2 === 0, `req-${s}-${i}`)).join(''));
+    writeFileSync(join(files.rollouts, `${s}.jsonl`), [0, 1, 2, 3].map((i) => dumpLine(s, answerOf(s, i) ?? (i % 2 ? 'Charles Babbage' : 'Ada Lovelace'), i % 2 === 0, `req-${s}-${i}`)).join(''));
   }
   for (const s of [0, steps]) writeFileSync(join(files.validation, `${s}.jsonl`), dumpLine(s, s ? 'Ada Lovelace' : 'Babbage', s > 0, `val-${s}`));
   // The exported tools log the episode of req-1-0 with exact turns (tool_agent_loop messages: assistant, tool, ...).

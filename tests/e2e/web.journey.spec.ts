@@ -232,8 +232,8 @@ test('Trajectories: the evaluation rollouts under the run\'s name, one opened', 
   const picker = page.getByTestId('traj-set-picker');
   const group = picker.locator(`optgroup[label="Run ${made.sftRunName}"]`);
   await expect(group.locator('option')).toHaveText([
-    'RFT data: the expert demonstrations SFT trained on',
-    ...[20, 40, 60].map((s) => `evaluation at step ${s} · held-out questions`),
+    `${made.sftRunName} · RFT data: the expert demonstrations SFT trained on`,
+    ...[20, 40, 60].map((s) => `${made.sftRunName} · evaluation at step ${s} · held-out questions`),
   ]);
   await picker.selectOption(`eval:${made.sftRunId}:${SFT_STEPS}`);
   await expect(page.getByTestId('traj-set-title')).toHaveText(`${made.sftRunName} · evaluation at step ${SFT_STEPS} · held-out questions`);
@@ -433,6 +433,10 @@ test('Graph: the preset\'s 12000-edge graph with labels by level of detail, a no
   await page.goto(server.url + '#/graph');
   const canvas = page.getByTestId('graph-canvas');
   await expect(page.getByTestId('graph-stats')).toContainText('12,000 edges');
+  // It opens on its communities (issue 45, part 2, point 6; web.third-walk.spec.ts); the whole graph is one click away.
+  await expect(page.getByTestId('graph-overview')).toBeVisible();
+  await shot(page, '21-graph-overview');
+  await page.getByTestId('overview-toggle').click();
   await expect(canvas.locator('[data-layout]')).toHaveAttribute('data-layout', 'ready', { timeout: 240_000 });
   await expect(canvas).toHaveAttribute('data-lod', 'on');
   // The whole graph fitted: too small to read, so no label is drawn (issue 35, point 6).

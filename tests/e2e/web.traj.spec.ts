@@ -211,8 +211,8 @@ test('a run\'s evaluation rollouts are listed under the run; the picker offers i
   const picker = page.getByTestId('traj-set-picker');
   const group = picker.locator(`optgroup[label="Run ${runName}"]`);
   await expect(group.locator('option')).toHaveText([
-    'RFT data: the expert demonstrations SFT trained on',
-    `evaluation at step ${STEPS} · held-out questions`,
+    `${runName} · RFT data: the expert demonstrations SFT trained on`,
+    `${runName} · evaluation at step ${STEPS} · held-out questions`,
   ]);
   await picker.selectOption(`eval:${runId}:${STEPS}`);
   await expect(page.getByTestId('traj-set-title')).toHaveText(`${runName} · evaluation at step ${STEPS} · held-out questions`);

@@ -2,7 +2,7 @@
 // trajectory set grouped by run (evaluations, RL steps, RFT data), comparison or rollout job.
 import { describe, expect, it } from 'vitest';
 import type { ArtefactRecord, DatasetInfo, TrajSetInfo } from '../../main/lab/contract';
-import { datasetLabel, datasetRoles, datasetShortfall, groupTrajSets, policyLabel, questionStyle, trajSetTitle, type RunUse } from '../../renderer/src/util/labels';
+import { datasetLabel, datasetLabels, datasetRoles, datasetShortfall, distinctLabels, groupTrajSets, policyLabel, questionStyle, trajSetTitle, type RunUse } from '../../renderer/src/util/labels';
 
 const LOOKUP = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 100_000 };
 const ds = (id: string, info: DatasetInfo, name = id): ArtefactRecord<DatasetInfo> => ({ id, name, path: `datasets/${id}.jsonl`, createdAt: '2026-11-25T10:00:00.000Z', info });
@@ -57,6 +57,34 @@ describe('dataset labels', () => {
   });
 });
 
+describe('labels that can be told apart (issue 45, part 2, point 5)', () => {
+  const rlAgain = (id: string, rng: number, graphId = 'g12k', createdAt = '2026-11-25T10:00:00.000Z'): ArtefactRecord<DatasetInfo> => ({
+    ...ds(id, { ...rl.info, graphId, params: { ...rl.info.params!, graphId, rng } }),
+    createdAt,
+  });
+
+  it('tell "300 one-hop lookups · RL" twice apart by seed, then graph, then the date made; others keep their label', () => {
+    const graphName = (id: string): string | undefined => ({ g12k: 'quick graph', g2: 'graph rng 8, 12000 edges' })[id];
+    // By seed.
+    const bySeed = datasetLabels([rlAgain('r3', 3), rlAgain('r4', 4), held], runs, null);
+    expect([...bySeed.values()]).toEqual(['212 of 300 one-hop lookups · RL · rng 3', '212 of 300 one-hop lookups · RL · rng 4', '300 one-hop lookups · held-out']);
+    // The same seed on two graphs (where the label leaves the graph out), then the same seed and graph, made apart.
+    const byGraph = datasetLabels([rlAgain('a', 3), rlAgain('b', 3, 'g2')], runs, null);
+    expect([...byGraph.values()]).toEqual(['212 of 300 one-hop lookups · RL · graph g12k', '212 of 300 one-hop lookups · RL · graph g2']);
+    expect([...datasetLabels([rlAgain('a', 3), rlAgain('b', 3, 'g2')], runs, graphName).values()]).toEqual([
+      '212 of 300 one-hop lookups · RL · graph quick graph',
+      '212 of 300 one-hop lookups · RL · graph rng 8, 12000 edges',
+    ]);
+    const byDate = datasetLabels([rlAgain('new', 3, 'g12k', '2026-11-28T15:02:00.000Z'), rlAgain('old', 3)], runs, null);
+    expect([...byDate.values()]).toEqual(['212 of 300 one-hop lookups · RL · made 28 Nov 15:02', '212 of 300 one-hop lookups · RL · made 25 Nov 10:00']);
+  });
+
+  it('number what nothing tells apart, oldest first, and add only the facets that differ', () => {
+    const items = [{ l: 'x', a: '1', b: 'p' }, { l: 'x', a: '1', b: 'p' }, { l: 'x', a: '2', b: 'p' }, { l: 'y', a: '1', b: 'p' }];
+    expect(distinctLabels(items, (i) => i.l, [(i) => `a ${i.a}`, (i) => `b ${i.b}`])).toEqual(['x · a 1 · #3', 'x · a 1 · #2', 'x · a 2 · #1', 'y']);
+  });
+});
+
 describe('policy labels', () => {
   it('say what answers: the expert, the base model, an untrained model, a run at a step', () => {
     const runName = (id: string): string | undefined => (id === 'r1' ? 'tiny SFT 2000' : undefined);
@@ -96,10 +124,11 @@ describe('trajectory set groups', () => {
       [
         'Run tiny SFT 2000',
         [
-          'RFT data: the expert demonstrations SFT trained on',
-          'evaluation at step 500 · held-out questions',
-          'evaluation at step 2000 · held-out questions',
-          'RL rollouts at step 2001',
+          'tiny SFT 2000 · RFT data: the expert demonstrations SFT trained on',
+          'tiny SFT 2000 · evaluation at step 500 · held-out questions',
+          'tiny SFT 2000 · evaluation at step 2000 · held-out questions',
+          // The option names its run: a closed picker shows it without its group (issue 45, part 2, point 5).
+          'tiny SFT 2000 · RL rollouts at step 2001',
         ],
       ],
       ['Comparisons', ['tiny SFT 2000 · step 500 · in step 500 vs 2000']],

@@ -36,6 +36,7 @@ export * from './level-breakdown';
 export * from './question-styles';
 export * from './correct';
 export * from './failures';
+export * from './synth-account';
 import type { QuestionLevel } from './level-breakdown';
 
 // ---------- shared records ----------

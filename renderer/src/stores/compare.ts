@@ -14,7 +14,7 @@ import { useJobLauncher } from './jobs';
 import type { CompareCandidate, TrajRef } from './trajectories';
 import { letter, questionRows, tallyOutcomes, validateForm, type CheckpointHead, type CompareForm, type Outcome } from '../components/compare/compareModel';
 import { defaultQuestionCount, defaultQuestionSet, heldOutIds } from '../components/compare/questionSet';
-import { runUses } from '../util/labels';
+import { datasetLabels, runUses } from '../util/labels';
 import { useEndpoints } from './endpoints';
 
 /** Runs whose checkpoints the picker reads (newest first); older runs are rarely compared. */
@@ -243,7 +243,9 @@ export const useCompare = defineStore('compare', () => {
     const p = runProtocol.value;
     if (p) for (const f of PROTOCOL_FIELDS) form[f] = p[f];
   }
-  const datasetLabel = (id: string): string => datasets.value.find((d) => d.id === id)?.name ?? id;
+  /** Each dataset in words, two alike told apart ("300 one-hop lookups · RL · rng 3"; util/labels.ts). */
+  const datasetNames = computed(() => datasetLabels(datasets.value, runUses(runs.value), null));
+  const datasetLabel = (id: string): string => datasetNames.value.get(id) ?? id;
   const datasetSize = (id: string): number | undefined => defaultQuestionCount(datasets.value, id) ?? undefined;
   /** How the form's protocol differs from the dashboard's evaluation, in words (none: the same protocol). */
   const formDifferences = computed(() => {
@@ -387,6 +389,7 @@ export const useCompare = defineStore('compare', () => {
     runsError,
     runsLoaded,
     datasets,
+    datasetNames,
     form,
     formErrors,
     defaultDatasetId,

@@ -12,7 +12,7 @@ import { useArtefacts } from './opened';
 import { message } from '../util/errors';
 import { useJobLauncher } from './jobs';
 import { useRuns } from './runs';
-import { datasetLabel, groupTrajSets, policyLabel, runUses, trajSetTitle, type SetContext } from '../util/labels';
+import { datasetLabels, groupTrajSets, policyLabel, runUses, trajSetTitle, type SetContext } from '../util/labels';
 
 export interface TrajRow {
   s: TrajSummary;
@@ -101,9 +101,10 @@ export const useTrajectories = defineStore('trajectories', () => {
   const runName = (id: string): string | undefined => runs.list.find((r) => r.artefact.id === id)?.artefact.name;
   const graphName = (id: string): string | undefined => graphs.value.find((g) => g.id === id)?.name;
   /** A dataset as the lists show it: "300 one-hop lookups · held-out · graph quick graph". */
-  function datasetText(id: string, withGraph = true): string | undefined {
-    const d = datasets.value.find((x) => x.id === id);
-    return d ? datasetLabel(d, uses.value, withGraph ? graphName : null) : undefined;
+  const withGraph = computed(() => datasetLabels(datasets.value, uses.value, graphName));
+  const withoutGraph = computed(() => datasetLabels(datasets.value, uses.value, null));
+  function datasetText(id: string, graph = true): string | undefined {
+    return (graph ? withGraph : withoutGraph).value.get(id);
   }
   const labelContext: SetContext = {
     runName,

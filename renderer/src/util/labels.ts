@@ -110,6 +110,55 @@ export function datasetLabel(d: ArtefactRecord<DatasetInfo>, runs: readonly RunU
   return [named, what, roles.join(', '), g].filter(Boolean).join(' · ');
 }
 
+/**
+ * Labels that can be told apart: where several items share a label, each gets the facets that differ among
+ * them, in the order given, as few as tell them apart ("· rng 3" vs "· rng 4", else "· graph …", else the date
+ * made), and a number ("#2", oldest first) when nothing does. Items with a label of their own keep it.
+ */
+export function distinctLabels<T>(items: readonly T[], label: (x: T) => string, facets: ReadonlyArray<(x: T) => string | undefined>): string[] {
+  const labels = items.map(label);
+  const groups = new Map<string, number[]>();
+  labels.forEach((l, i) => void (groups.get(l) ?? groups.set(l, []).get(l)!).push(i));
+  const out = [...labels];
+  for (const [l, idx] of groups) {
+    if (idx.length < 2) continue;
+    const suffix = (i: number, fs: typeof facets): string => fs.map((f) => f(items[i]!)).filter(Boolean).join(' · ');
+    const apart = (fs: typeof facets): boolean => new Set(idx.map((i) => suffix(i, fs))).size === idx.length;
+    const used: Array<(x: T) => string | undefined> = [];
+    for (const f of facets) {
+      if (apart(used)) break;
+      if (new Set(idx.map((i) => f(items[i]!))).size > 1) used.push(f);
+    }
+    const numbered = !apart(used);
+    idx.forEach((i, k) => {
+      const parts = [suffix(i, used), numbered ? `#${idx.length - k}` : ''].filter(Boolean);
+      out[i] = [l, ...parts].join(' · ');
+    });
+  }
+  return out;
+}
+
+/** When an artefact was made, to tell two alike apart: "made 28 Nov 15:02" (UTC, the same on every screen). */
+export function madeOn(createdAt: string): string | undefined {
+  const d = new Date(createdAt);
+  if (Number.isNaN(d.getTime())) return undefined;
+  return `made ${d.toLocaleString('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', timeZone: 'UTC' }).replace(',', '')}`;
+}
+
+/**
+ * Every dataset's label (datasetLabel) by id, made distinct where two would read alike (the same size, style
+ * and role: "300 one-hop lookups · RL" twice) by their synthesis seed, their graph, then when they were made.
+ */
+export function datasetLabels(list: readonly ArtefactRecord<DatasetInfo>[], runs: readonly RunUse[], graphName?: ((id: string) => string | undefined) | null): Map<string, string> {
+  const facets = [
+    (d: ArtefactRecord<DatasetInfo>) => (d.info.params?.rng !== undefined ? `rng ${d.info.params.rng}` : undefined),
+    (d: ArtefactRecord<DatasetInfo>) => (d.info.graphId ? `graph ${graphName?.(d.info.graphId)?.replace(/^graph\s+/i, '') ?? d.info.graphId}` : undefined),
+    (d: ArtefactRecord<DatasetInfo>) => madeOn(d.createdAt),
+  ];
+  const labels = distinctLabels(list, (d) => datasetLabel(d, runs, graphName), facets);
+  return new Map(list.map((d, i) => [d.id, labels[i]!]));
+}
+
 /** A policy spec in words: the expert, the base model, an untrained model, a run's checkpoint by name and step. */
 export function policyLabel(spec: string, runName?: (id: string) => string | undefined, endpointName?: (spec: string) => string | undefined): string {
   if (spec.startsWith('endpoint:')) return `endpoint · ${endpointName?.(spec) ?? spec.slice('endpoint:'.length)}`;
@@ -168,12 +217,17 @@ export function groupTrajSets(list: readonly SetRecord[], ctx: SetContext): SetG
       rollouts.push({ id: a.id, label: rolloutLabel(a, ctx) });
     }
   }
-  const groups: SetGroup[] = [...byRun].map(([runId, sets]) => ({
-    label: `Run ${ctx.runName(runId) ?? runId}`,
-    sets: [...sets]
-      .sort((x, y) => RUN_SET_ORDER[x.info.kind!] - RUN_SET_ORDER[y.info.kind!] || (x.info.step ?? 0) - (y.info.step ?? 0))
-      .map((a) => ({ id: a.id, label: runSetLabel(a) })),
-  }));
+  // Each of a run's sets names the run too: a closed picker shows the option alone, not its group
+  // ("RL rollouts at step 5" of which run? issue 45, part 2, point 5).
+  const groups: SetGroup[] = [...byRun].map(([runId, sets]) => {
+    const run = ctx.runName(runId) ?? runId;
+    return {
+      label: `Run ${run}`,
+      sets: [...sets]
+        .sort((x, y) => RUN_SET_ORDER[x.info.kind!] - RUN_SET_ORDER[y.info.kind!] || (x.info.step ?? 0) - (y.info.step ?? 0))
+        .map((a) => ({ id: a.id, label: `${run} · ${runSetLabel(a)}` })),
+    };
+  });
   if (compared.length) groups.push({ label: 'Comparisons', sets: compared });
   if (rollouts.length) groups.push({ label: 'Rollouts', sets: rollouts });
   return groups;
@@ -189,11 +243,11 @@ function rolloutLabel(a: SetRecord, ctx: SetContext): string {
   return `${policyLabel(policy, ctx.runName)} on ${dataset}${n > 1 ? ` × ${n}` : ''}`;
 }
 
-/** The set's label as its group shows it, with the group's name before it (for the open set's heading). */
+/** The set's label as its group shows it (a run's sets carry the run's name already), for the open set's heading. */
 export function trajSetTitle(id: string, groups: readonly SetGroup[]): string | null {
   for (const g of groups) {
     const s = g.sets.find((x) => x.id === id);
-    if (s) return g.label.startsWith('Run ') ? `${g.label.slice(4)} · ${s.label}` : s.label;
+    if (s) return s.label;
   }
   return null;
 }

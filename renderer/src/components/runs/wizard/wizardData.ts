@@ -8,7 +8,7 @@ import { useDatasets } from '../../../stores/datasets';
 import { useGraph } from '../../../stores/graph';
 import { useJobLauncher } from '../../../stores/jobs';
 import { QUESTION_STYLES, datasetSize, type DataChoice, type QuestionStyle } from '../runConfig';
-import { datasetLabel as describeDataset, datasetMadeAs } from '../../../util/labels';
+import { datasetLabels as describeDatasets, datasetMadeAs } from '../../../util/labels';
 
 export type QuestionKind = 'train' | 'heldOut' | 'rl';
 export type MakeKind = 'graph' | QuestionKind;
@@ -197,9 +197,12 @@ export function graphLabel(g: ArtefactRecord<GraphInfo>): string {
   return s?.nodes !== undefined ? `${g.name} · ${s.nodes} nodes` : g.name;
 }
 
-/** "300 one-hop lookups · held-out": size, question style and role (util/labels.ts); the graph is picked above. */
-export function datasetLabel(d: ArtefactRecord<DatasetInfo>): string {
-  return describeDataset(d, [], null);
+/**
+ * "300 one-hop lookups · held-out": size, question style and role (util/labels.ts), by id; the graph is picked
+ * above. Two that would read alike say what differs ("· rng 3").
+ */
+export function datasetLabels(list: readonly ArtefactRecord<DatasetInfo>[]): Map<string, string> {
+  return describeDatasets(list, [], null);
 }
 
 /** The data step's lists, picks and jobs over the wizard's `data` choice. Call in the wizard's setup. */
@@ -220,9 +223,15 @@ export function useWizardData(data: DataChoice, remembered: MakeForms | null = n
   // Only once both lists are in: picks checked against a graph list without its datasets yet would all be
   // dropped (and the RL set lost), e.g. Train further's choices on a fresh page.
   const listsIn = (): boolean => graphStore.listLoaded && datasetStore.listLoaded;
-  watch([graphs, datasets, () => data.graphId], () => {
-    if (listsIn()) autoPick(data, graphs.value, datasets.value, make);
-  });
+  // Immediate: a wizard reopened on lists loaded already fills what is still empty (an RL set made while it was
+  // closed is picked, not left at "the demonstrated questions"; issue 45, part 2, point 7). Picks stay.
+  watch(
+    [graphs, datasets, () => data.graphId],
+    () => {
+      if (listsIn()) autoPick(data, graphs.value, datasets.value, make);
+    },
+    { immediate: true },
+  );
   /** A preset just chosen (its forms in `make`): the picks of another shape go, and sets of its own are picked. */
   function repick(): void {
     dropUnfitPicks(data, datasets.value, make);

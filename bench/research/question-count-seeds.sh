@@ -9,13 +9,13 @@
 # larger training set is drawn off their edges (its one-hop facts run out near 2900).
 # Every held-out figure is greedy on the quick graph's web, so both arms answer the same questions on the
 # same pages; the larger arm's own in-run evaluation (on the 20000-edge web) is in its run as well.
-# Run from the repository root (after `npm run build`): bash bench/question-count-seeds.sh OUT [STEP...]
+# Run from the repository root (after `npm run build`): bash bench/research/question-count-seeds.sh OUT [STEP...]
 #   STEP: data-K | ctl-K | ul-K | more-K | post-K-ARM (K = 0, 10, 20; default: ctl and ul on every seed, more on +0)
-# Then: npx tsx bench/paired-evals.ts --home OUT/home --dataset OUT/held-K.jsonl \
+# Then: npx tsx bench/research/paired-evals.ts --home OUT/home --dataset OUT/held-K.jsonl \
 #         --rows ctl=RUN/3000,ul=OUT/ul-K.quick.traj.jsonl,more=OUT/more-K.quick.traj.jsonl
 # and the failure breakdown: npx sailor eval --trajectories OUT/ARM-K.quick.traj.jsonl --dataset OUT/held-K.jsonl
 set -u
-OUT=${1:?usage: bench/question-count-seeds.sh OUT [STEP...]}; shift
+OUT=${1:?usage: bench/research/question-count-seeds.sh OUT [STEP...]}; shift
 mkdir -p "$OUT/home"; OUT=$(cd "$OUT" && pwd)
 export SAILOR_HOME=$OUT/home
 L="--kinds none --anchor-prob 1 --max-constraints 0 --min-edges 1 --max-edges 1 --per-shape 100000"
@@ -52,7 +52,7 @@ train() { # ARM K: the run, timed, then its final checkpoint greedy on the quick
 post() { # ARM K: the copy probe and pass@1..4 at temperature 1 on the first 100 held-out questions, on the quick graph's web
   local run; run=$(grep '^run ' "$OUT/$1-$2.log" | cut -d' ' -f2)
   local ck=$SAILOR_HOME/runs/$run/checkpoints/step-003000
-  npx tsx bench/copy-probe.ts --checkpoint "$ck" --graph "$OUT/quick.json" --held "$OUT/held-$2.jsonl" --rft "$SAILOR_HOME/runs/$run/data/rft.jsonl" > "$OUT/$1-$2.probe" 2>&1
+  npx tsx bench/research/copy-probe.ts --checkpoint "$ck" --graph "$OUT/quick.json" --held "$OUT/held-$2.jsonl" --rft "$SAILOR_HOME/runs/$run/data/rft.jsonl" > "$OUT/$1-$2.probe" 2>&1
   npx sailor eval --checkpoint "$run/3000" --graph "$OUT/quick.json" --dataset "$OUT/held-$2.jsonl" --k 4 --n 4 --temperature 1 --limit 100 > "$OUT/$1-$2.passk" 2>&1
 }
 
