@@ -3,12 +3,21 @@
 // counted from the SFT end), the series of one chart, and a rebuild that keeps a chart's old series array when
 // its data did not change (so a training step redraws the step charts and leaves the evaluation ones alone).
 // useDashboardSeries.ts holds them in Vue state; tests call them directly.
-import type { ChartSeries } from '../MetricChart.vue';
 import type { MetricSeries, RlAxis, RunMetrics, XAxis } from '../../stores/runs';
 import { phase, shortName, sigOf, tint } from './dashboard';
 import type { ChartDef } from './rlView';
 import { shiftSteps } from './stepAxis';
 import type { RunSummary } from '@contract';
+
+/** One series as MetricChart.vue draws it (its ChartSeries, with plain arrays); a .ts file cannot import a .vue's types under tsc. */
+export interface ChartSeries {
+  key: string;
+  label: string;
+  color: string;
+  xs: number[];
+  ys: number[];
+  dash?: number[];
+}
 
 /** Which part of the dashboard a chart is drawn in: the RL section may have its own axis. */
 export type ChartSection = 'main' | 'rl' | 'all';

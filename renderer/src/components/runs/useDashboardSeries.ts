@@ -6,11 +6,10 @@ import { computed, ref, watch } from 'vue';
 import type { RunSummary } from '@contract';
 import { lowerBound, useRuns, type RunMetrics } from '../../stores/runs';
 import { MAIN_CHARTS, READOUT, READOUT_RL, isEvalMetric, rlOnly, shortName, valueAt } from './dashboard';
-import { rebuild, stepAtX, type ChartEntry, type ChartSection, type SeriesSource } from './dashboardSeries';
+import { rebuild, stepAtX, type ChartEntry, type ChartSection, type ChartSeries, type SeriesSource } from './dashboardSeries';
 import { originOf } from './importedRun';
 import { RL_CHARTS, SFT_CHARTS_WITH_RL, rlStepsOf, type ChartDef } from './rlView';
 import { stepOffsets } from './stepAxis';
-import type { ChartSeries } from '../MetricChart.vue';
 
 const seriesOnly = (entries: ReadonlyMap<string, ChartEntry>): Map<string, ChartSeries[]> => new Map([...entries].map(([id, e]) => [id, e.series]));
 
