@@ -13,7 +13,7 @@ export const CHROMIUM_ARGS = [
 
 export default defineConfig({
   testDir: 'tests/e2e',
-  timeout: 90_000,
+  timeout: 180_000, // a loaded machine: sailor serve alone may take a minute to start in a beforeAll
   expect: { timeout: 30_000 }, // a loaded machine (CI beside other work): an assertion that holds returns at once
   workers: 1,
   reporter: [['list']],

@@ -23,7 +23,7 @@ export async function serve(home = mkdtempSync(join(tmpdir(), 'sailor-e2e-'))): 
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`sailor serve did not print its URL in 60 s; stderr:\n${stderr}`)), 60_000);
+    const timer = setTimeout(() => reject(new Error(`sailor serve did not print its URL in 150 s; stderr:\n${stderr}`)), 150_000); // generous for a loaded machine: the URL line is the event waited on
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /Sailor Lab web mode: (\S+)/.exec(out);

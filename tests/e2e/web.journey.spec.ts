@@ -8,9 +8,10 @@
 // Compare's empty form with a held-out set by recorded role and counts that agree; the estimate as a range of
 // samples; the status bar over every stage by measured time; the expectation as a range over the seeds
 // measured (read from QUICK_PRESET); the graph view's labels by level of detail and a node's neighbourhood.
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { QUICK_PRESET, presetRange, rangeWords, type ComparisonView, type JobRecord, type RunDetail } from '../../main/lab/contract';
-import { SHOTS, expectNoRawText, expectNoSchemaWords, fillAll, jobSucceeded, servedLab, shooter, watchConsole } from './lab';
+import { expect, test, type Page } from '@playwright/test';
+import { QUICK_PRESET, presetRange, rangeWords, type JobRecord, type RunDetail } from '../../main/lab/contract';
+import { SHOTS, fillAll, jobSucceeded, servedLab, shooter, watchConsole } from './lab';
+import { RAW_FLOAT, comparePass, content, dashboardPassAt, expectStatistics, noRawAnywhere, phaseTimer, runComparison } from './journey-reads';
 
 const { server, api } = servedLab();
 const shot = shooter('journey', process.env.JOURNEY_SHOTS);
@@ -22,61 +23,14 @@ const EVAL_QUESTIONS = 20;
 const RL_STEPS = 4;
 const RL_EVAL_EVERY = 2;
 const RL_QUESTIONS = 2;
-/** More than six decimals: a raw float (0.8760932944606414) rather than a formatted number. */
-const RAW_FLOAT = /\d\.\d{7,}/;
 
 /** What the steps hand on (the tests run in order on one server). */
 const made = { sftRunId: '', sftRunName: '', rlRunId: '', rlRunName: '' };
-const phases: string[] = [];
-let t0 = Date.now();
-function phase(name: string): void {
-  phases.push(`${name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  t0 = Date.now();
-}
-test.afterAll(() => console.log(`journey phases\n  ${phases.join('\n  ')}`));
-
-const content = (page: Page): Locator => page.locator('main.content');
-async function noRawAnywhere(page: Page): Promise<void> {
-  await expectNoRawText(content(page));
-  await expectNoSchemaWords(content(page));
-}
-/** The run's evaluation at a step, as the dashboard lists it ("step 20 pass@1 0.0500 · tools 1.200"). */
-async function dashboardPassAt(dash: Locator, step: number): Promise<number> {
-  const text = await dash.getByTestId(`dash-eval-${step}`).innerText();
-  return Number(/pass@1 ([\d.]+)/.exec(text)![1]);
-}
-/** A comparison's pass@1 cell as shown ("5.0%" and its interval): the percentage. */
-async function comparePass(table: Locator, column: number): Promise<number> {
-  const text = await table.locator('[data-testid="cmp-row"][data-key="pass@1"]').getByTestId('cmp-cell').nth(column).innerText();
-  return Number(/([\d.]+)\s*%/.exec(text)![1]);
-}
-/** Starts the comparison the form holds and waits for it to open; returns it. */
-async function runComparison(page: Page): Promise<ComparisonView> {
-  const open = page.getByTestId('cmp-open');
-  const before = (await open.count()) ? await open.getAttribute('data-id') : null;
-  await page.getByTestId('cmp-new').getByTestId('cmp-start').click();
-  // The new comparison opens by itself once its job is done (in place of the one open before).
-  await expect(page.getByTestId('cmp-new')).toHaveCount(0, { timeout: 240_000 });
-  await expect(open).toBeVisible();
-  await expect(open).not.toHaveAttribute('data-id', before ?? '');
-  return api<ComparisonView>(page, 'comparisons.get', { id: (await open.getAttribute('data-id'))! });
-}
-/** The interval of each pass@1, the paired test, and no colour on metrics without a direction. */
-async function expectStatistics(page: Page): Promise<void> {
-  const summary = page.getByTestId('cmp-summary');
-  await expect(summary.getByTestId('cmp-rates')).toHaveText(/^A \d+\.\d % \(\d+–\d+\) · B \d+\.\d % \(\d+–\d+\)$/);
-  await expect(summary.getByTestId('cmp-sign-test')).toContainText(/McNemar/);
-  await expect(summary).not.toContainText('Best in');
-  const table = page.getByTestId('cmp-table');
-  await expect(table.locator('[data-testid="cmp-row"][data-key="pass@1"]').getByTestId('cmp-ci')).toHaveCount(2);
-  for (const key of ['tool_calls', 'turns', 'tokens']) {
-    await expect(table.locator(`[data-testid="cmp-row"][data-key="${key}"]`).locator('td.best, .delta.good, .delta.bad, .dir')).toHaveCount(0);
-  }
-}
+const phase = phaseTimer();
 
 test('first screen -> the quick preset in the wizard -> shortened -> launched', async ({ page }) => {
   test.setTimeout(300_000);
-  t0 = Date.now();
+  phase.restart();
   const consoleErrors = watchConsole(page);
 
   // ---------- the first screen on an empty data directory leads to the first run (point 3) ----------
@@ -291,7 +245,7 @@ test('Compare: the run\'s protocol, the dashboard\'s pass@1, intervals and the p
   await expect(form.getByTestId('cmp-dataset')).toHaveValue((run.config.data as { heldOutDatasetId: string }).heldOutDatasetId);
   await expect(form.getByTestId('cmp-questions')).toHaveValue(String(EVAL_QUESTIONS));
   await shot(page, '12-compare-form');
-  const view = await runComparison(page);
+  const view = await runComparison(page, api);
   phase('compare SFT steps 20 and 60');
   await expect(page.getByTestId('cmp-protocol-diff')).toContainText("The dashboard's evaluation protocol");
 
@@ -412,7 +366,7 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   await form.getByTestId(`cmp-ckpt-${rlLast.ref}`).check();
   await expect(form.getByTestId('cmp-questions')).toHaveValue(String(EVAL_QUESTIONS));
   await shot(page, '19-compare-sft-rl-form');
-  const view = await runComparison(page);
+  const view = await runComparison(page, api);
   phase('compare SFT against RL');
   expect(view.checkpoints.map((c) => c.ref)).toEqual([`${made.sftRunId}/${SFT_STEPS}`, rlLast.ref]);
   await expect(page.getByTestId('cmp-protocol-diff')).toContainText("The dashboard's evaluation protocol");

@@ -3,7 +3,7 @@
 // by one bridge; then on a graph the lab builds, small enough to read.
 import { describe, expect, it } from 'vitest';
 import { communityOverview, MAX_COMMUNITIES, type OverviewNode } from '../../renderer/src/components/graph/overview';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 
 const node = (id: string, type = 'city'): OverviewNode => ({ id, name: id.toUpperCase(), type });
 /** Every pair of `ids` joined. */

@@ -3,7 +3,7 @@
 // dropped for one reason; the subgraphs set aside are counted apart. Real syntheses on the fixture graph.
 import { describe, expect, it } from 'vitest';
 import { SUBGRAPH_REJECTIONS, synthAccount } from '../../main/lab/contract';
-import { fixtureGraph } from '../../main/lab/synth/fixture';
+import { fixtureGraph } from '../support/fixture-graph';
 import { synthesize } from '../../main/lab/synth/build';
 import { synthesizeAsearcher } from '../../main/lab/synth/asearcher';
 import { datasetEdges } from '../../main/lab/synth/splits';

@@ -1,7 +1,7 @@
 // The lab core: one object that owns the data directory, the store and the jobs, and answers every
 // method of the contract. The desktop app, the web server, the CLI and the tests all drive this class.
 import { endpointHandlers } from './endpoints';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
