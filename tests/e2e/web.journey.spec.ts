@@ -324,7 +324,8 @@ test('Train further: RL from the last checkpoint, prefilled; its dashboard; Comp
   // An RL-only run counts its own steps from 1; the dashboard draws them after its parent's (issue 35, point 4).
   await expect(rlRow.getByTestId('run-step')).toHaveText(`${RL_STEPS}/${RL_STEPS}`);
   await expect(dash.getByTestId('dash-scrubber')).toHaveAttribute('max', String(SFT_STEPS + RL_STEPS));
-  await expect(dash.getByTestId('dash-rl')).toContainText(`from step ${SFT_STEPS + 1}:`);
+  // The RL section counts RL steps from the SFT end (issue 45 item 9): the parent's last step is RL step 0.
+  await expect(dash.getByTestId('dash-rl')).toContainText(`run step ${SFT_STEPS} is RL step 0`);
   await expect(dash.getByTestId('dash-chart-loss')).toHaveCount(0);
   await expect(dash.getByTestId('dash-rl')).toBeVisible();
   // The RL run's progress covered its own stages (evaluations and RL steps; no too-easy filter, it was unticked).
