@@ -37,8 +37,8 @@ test('roll out from the UI, filter, open a trajectory, fold and model text, link
   await expect(form.getByTestId('rollout-policy-kind')).toHaveAttribute('aria-invalid', 'true');
   await expect(page.getByTestId('rollout-job')).toHaveCount(0); // nothing started
   await page.screenshot({ path: `${SHOTS}/traj-rollout-policy-refused.png` });
-  // The picker offers the expert, the base model, an untrained model and a checkpoint, in words.
-  await expect(form.getByTestId('rollout-policy-kind').locator('option:not([disabled])')).toHaveText(['expert (oracle)', 'base model', 'untrained model', 'a checkpoint…']);
+  // The picker offers the expert, the base model, an untrained model, a checkpoint and a saved model endpoint, in words.
+  await expect(form.getByTestId('rollout-policy-kind').locator('option:not([disabled])')).toHaveText(['expert (oracle)', 'base model', 'untrained model', 'a checkpoint…', 'a model endpoint…']);
   await form.getByTestId('rollout-policy-kind').selectOption('oracle');
   await expect(form.getByTestId('rollout-error-policy')).toBeHidden(); // the error clears once fixed
   await expect(form.getByTestId('rollout-policy')).toHaveAttribute('data-policy', 'oracle');
