@@ -4,7 +4,7 @@
 // makes it from the machine's wheel store; SAILOR_LLM_PYTHON overrides). Stopped by its process id.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -36,17 +36,6 @@ function runToEnd(cmd: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs
       clearTimeout(timer);
       resolve({ code, out });
     });
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
   });
 }
 

@@ -3,7 +3,7 @@
 // client. Stopped by its process id.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from './free-port';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,17 +13,6 @@ const VSP = '/var/lib/virtuoso-opensource-7/vsp';
 
 export const virtuosoMissing = (): string | undefined =>
   existsSync(VIRTUOSO) && existsSync(ISQL) ? undefined : `Virtuoso is not installed (${VIRTUOSO}, ${ISQL}): apt-get install -y virtuoso-opensource-7, as .ci/run does`;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
-}
 
 export interface Virtuoso {
   /** The SPARQL endpoint, http://127.0.0.1:PORT/sparql. */
