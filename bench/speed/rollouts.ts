@@ -134,7 +134,7 @@ function torchTokensPerS(): number | null {
   const args = ['bench/speed/sample_torch.py', '--batch', String(B), '--prompt', String(P), '--new', String(N), '--vocab', String(c.vocabSize), '--block', String(c.blockSize),
     '--layers', String(c.nLayer), '--heads', String(c.nHead), '--width', String(c.nEmbd), ...(c.distanceBias ? ['--distance-bias'] : [])];
   try {
-    return (JSON.parse(execFileSync('python3', args, { encoding: 'utf8' })) as { tokensPerS: number }).tokensPerS;
+    return (JSON.parse(execFileSync(process.env.PYTHON ?? 'python3', args, { encoding: 'utf8' })) as { tokensPerS: number }).tokensPerS;
   } catch (err) {
     log(`PyTorch peer not run: ${(err as Error).message.split('\n')[0]}`);
     return null;

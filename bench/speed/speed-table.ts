@@ -118,14 +118,14 @@ function bench<T>(name: string, args: string[], env: NodeJS.ProcessEnv = process
   }
 }
 
+const python = skip.has('torch') ? null : torchPython();
+const torchEnv = { ...process.env, PYTHON: python ?? 'no-python-with-torch' };
 if (!skip.has('train')) {
   type Train = {
     backends: { backend: string; trainTokensPerS: number; trainTokensPerSAllCores: number; trainStepCpuMs: number }[];
     torch: { tokensPerS1: number; tokensPerS2: number; cpuStepMs1: number } | null;
   };
-  const python = skip.has('torch') ? null : torchPython();
-  const env = { ...process.env, PYTHON: python ?? 'no-python-with-torch' };
-  const { out, load: l } = bench<Train>('train', ['--backends', 'wasm', '--steps', quick ? '5' : '10'], env);
+  const { out, load: l } = bench<Train>('train', ['--backends', 'wasm', '--steps', quick ? '5' : '10'], torchEnv);
   const w = out?.backends.find((b) => b.backend === 'wasm');
   const t = out?.torch;
   const note = t ? undefined : 'PyTorch not measured (see above)';
@@ -148,7 +148,7 @@ if (!skip.has('rollouts')) {
   const data = dataDir ? quickPresetData(dataDir, questions) : { graph: values.graph!, held: values.held! };
   if (data) {
     const args = ['--graph', data.graph, '--held', data.held, ...(values.checkpoint ? ['--checkpoint', values.checkpoint] : []), '--questions', String(questions), '--repeat', quick ? '1' : '3'];
-    const { out, load: l } = bench<{ batchedOneThreadOverOne: number; threadsOverOneThread: number }>('rollouts', args);
+    const { out, load: l } = bench<{ batchedOneThreadOverOne: number; threadsOverOneThread: number }>('rollouts', args, torchEnv);
     rows.push({ ratio: 'rollouts batched (one thread) / one at a time', value: out?.batchedOneThreadOverOne ?? null, target: '>= 4', bench: 'rollouts', load: l });
     rows.push({ ratio: 'acting on two threads / one', value: out?.threadsOverOneThread ?? null, target: '>= 1.6', bench: 'rollouts', load: l });
   }
