@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GRAPH_FORMAT, type Graph, type GraphNode, type Query } from '../../main/lab/formats';
-import { buildQueryIndex, evaluateQuery } from '../../main/lab/synth/query';
+import { evaluateQuery } from '../../main/lab/synth/query';
+import { buildQueryIndex } from '../../main/lab/synth/query-index';
 import { matchesFilter, yearOf } from '../../main/lab/synth/query-filters';
 import { createRng } from '../../main/lab/util/rng';
 
