@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import type { Graph, QA } from '../../main/lab/formats';
 import { readGraphFile } from '../../main/lab/kg/io';
 import { readDataset } from '../../main/lab/synth/dataset';
-import { buildQueryIndex, evaluateQuery } from '../../main/lab/synth/query';
+import { evaluateQuery } from '../../main/lab/synth/query';
+import { buildQueryIndex } from '../../main/lab/synth/query-index';
 import { styleReport } from '../../main/lab/synth/style';
 import { createRng } from '../../main/lab/util/rng';
 

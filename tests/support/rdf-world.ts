@@ -2,6 +2,7 @@
 // rivers and companies with labels, aliases, types (classes with labels), numbers, dates and relations.
 // The tests load it into the embedded store and into a real SPARQL server; bench/speed/kb-dump.ts writes millions
 // of triples of it. Deterministic: entity i's facts depend on i and the size only.
+import { pick, someInSlot, syllableName } from './made-up-entities';
 
 export const EX = 'http://example.org/';
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
@@ -16,27 +17,11 @@ const iri = (local: string): string => `<${EX}${local}>`;
 const lit = (text: string, lang = 'en'): string => `${JSON.stringify(text)}@${lang}`;
 const typed = (value: string | number, type: string): string => `"${value}"^^<${XSD}${type}>`;
 
-/** A number in [0, n) from i and a salt (a multiplicative hash: no state, so any entity's facts can be made alone). */
-function pick(i: number, salt: number, n: number): number {
-  return Number((BigInt(i + 1) * 2654435761n + BigInt(salt) * 40503n) % BigInt(n));
-}
-
 const kindOf = (i: number): Kind => KINDS[i % KINDS.length]!;
-/** The `k`-th entity of a kind among `size` entities. */
-const ofKind = (kind: Kind, k: number): number => k * KINDS.length + KINDS.indexOf(kind);
-const countOf = (kind: Kind, size: number): number => Math.floor((size - 1 - KINDS.indexOf(kind)) / KINDS.length) + 1;
-const some = (kind: Kind, i: number, salt: number, size: number): number => ofKind(kind, pick(i, salt, countOf(kind, size)));
+const some = (kind: Kind, i: number, salt: number, size: number): number => someInSlot(KINDS.indexOf(kind), KINDS.length, i, salt, size);
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ten', 'sor', 'vel', 'an', 'dor', 'is', 'ul', 'bre'];
-function nameOf(i: number): string {
-  let n = i + 7;
-  let out = '';
-  do {
-    out += SYLLABLES[n % SYLLABLES.length];
-    n = Math.floor(n / SYLLABLES.length);
-  } while (n > 0);
-  return out[0]!.toUpperCase() + out.slice(1);
-}
+const nameOf = (i: number): string => syllableName(i, SYLLABLES, 7);
 
 /** The class declarations: each kind a class with a label. */
 export function classTriples(): string[] {

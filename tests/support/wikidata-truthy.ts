@@ -3,6 +3,7 @@
 // as xsd:dateTime, quantities as xsd:decimal and coordinates as WKT points, as Wikidata writes them. Humans,
 // cities, countries and companies, linked as Wikidata links them (P19, P27, P17, P131, P47, P36, P108, P159).
 // Deterministic: entity i's lines depend on i and the size only. Used by bench/speed/kb-dump.ts --wikidata and tests/unit/kbsource-downstream.test.ts.
+import { pick, someInSlot, syllableName } from './made-up-entities';
 
 const WD = 'http://www.wikidata.org/entity/';
 const WDT = 'http://www.wikidata.org/prop/direct/';
@@ -29,26 +30,12 @@ const wd = (q: string): string => `<${WD}${q}>`;
 const wdt = (p: string): string => `<${WDT}${p}>`;
 const lit = (text: string, lang: string): string => `${JSON.stringify(text)}@${lang}`;
 
-function pick(i: number, salt: number, n: number): number {
-  return Number((BigInt(i + 1) * 2654435761n + BigInt(salt) * 40503n) % BigInt(n));
-}
 const kindOf = (i: number): number => i % KINDS.length;
 /** An entity of kind slot `slot` chosen by i and salt (there are `size / 6` of each slot). */
-function some(slot: number, i: number, salt: number, size: number): number {
-  const count = Math.floor((size - 1 - slot) / KINDS.length) + 1;
-  return pick(i, salt, count) * KINDS.length + slot;
-}
+const some = (slot: number, i: number, salt: number, size: number): number => someInSlot(slot, KINDS.length, i, salt, size);
 
 const SYLLABLES = ['ka', 'lo', 'mi', 'ra', 'ten', 'sor', 'vel', 'an', 'dor', 'is', 'ul', 'bre', 'gim', 'nu'];
-function nameOf(i: number): string {
-  let n = i + 11;
-  let out = '';
-  do {
-    out += SYLLABLES[n % SYLLABLES.length];
-    n = Math.floor(n / SYLLABLES.length);
-  } while (n > 0);
-  return out[0]!.toUpperCase() + out.slice(1);
-}
+const nameOf = (i: number): string => syllableName(i, SYLLABLES, 11);
 
 /** The dump's header, and the classes and units the entities use, with their labels. */
 export function wikidataClassTriples(): string[] {

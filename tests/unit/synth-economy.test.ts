@@ -15,7 +15,8 @@ import { economise, narrowingOf } from '../../main/lab/synth/economy';
 import { fixtureGraph } from '../support/fixture-graph';
 import { multiConstraint, type Constraint } from '../../main/lab/synth/obfuscate';
 import { resolveOptions } from '../../main/lab/synth/options';
-import { buildQueryIndex, evaluateQuery } from '../../main/lab/synth/query';
+import { evaluateQuery } from '../../main/lab/synth/query';
+import { buildQueryIndex } from '../../main/lab/synth/query-index';
 
 function node(id: string, type: string, name: string, attrs: GraphNode['attrs'] = {}): GraphNode {
   return { id, type, name, aliases: [], attrs, meta: {} };

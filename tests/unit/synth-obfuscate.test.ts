@@ -4,7 +4,8 @@ import {
   amount, describeByAttr, description, distractor, implicitOrder, mentionsAny, multiConstraint, numericRange, partialName, period, TIME_STYLES, vagueTime,
   type Constraint,
 } from '../../main/lab/synth/obfuscate';
-import { buildQueryIndex, evaluateQuery } from '../../main/lab/synth/query';
+import { evaluateQuery } from '../../main/lab/synth/query';
+import { buildQueryIndex } from '../../main/lab/synth/query-index';
 import { matchesFilter, yearOf } from '../../main/lab/synth/query-filters';
 import { createRng } from '../../main/lab/util/rng';
 

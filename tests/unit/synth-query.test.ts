@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GRAPH_FORMAT, type Graph, type GraphNode, type Query } from '../../main/lab/formats';
-import { buildQueryIndex, evaluateQuery } from '../../main/lab/synth/query';
+import { evaluateQuery } from '../../main/lab/synth/query';
+import { buildQueryIndex } from '../../main/lab/synth/query-index';
 import { matchesFilter, yearOf } from '../../main/lab/synth/query-filters';
 import { createRng } from '../../main/lab/util/rng';
 
@@ -145,7 +146,8 @@ describe('query evaluation', () => {
       edges.push({ id: `e${j}`, source: `n${rng.int(50_000)}`, target: `n${rng.int(50_000)}`, relation: rels[rng.int(5)]!, meta: {} });
     }
     const big = buildQueryIndex({ format: GRAPH_FORMAT, nodes, edges });
-    const t0 = performance.now();
+    // CPU time, not wall time: CI runs this on a loaded machine, where the wall clock says little.
+    const cpu0 = process.cpuUsage();
     let total = 0;
     for (let k = 0; k < 40; k++) {
       const r = evaluateQuery(big, {
@@ -163,8 +165,8 @@ describe('query evaluation', () => {
       });
       total += r.candidates.length;
     }
-    const ms = performance.now() - t0;
+    const { user, system } = process.cpuUsage(cpu0);
     expect(total).toBeGreaterThan(0);
-    expect(ms).toBeLessThan(5000); // typically ~1 s: ~10 ms for an unanchored 4-variable join, microseconds with a constant
-  });
+    expect((user + system) / 1000).toBeLessThan(5000); // typically ~1 s: ~10 ms for an unanchored 4-variable join, microseconds with a constant
+  }, 300_000); // building the 50k-node graph alone can take a minute on a loaded machine
 });

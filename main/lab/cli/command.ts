@@ -102,6 +102,25 @@ export function progressLine(io: { err(text: string): void }, prefix: string): (
   return (fraction, message) => io.err(`${prefix} [${String(Math.round(fraction * 100)).padStart(3)}%] ${message}\n`);
 }
 
+type Option = OptionSpec[string];
+
+/**
+ * The options several commands take, each declared once so that they read alike in every `--help`:
+ * `options: { ...sharedOptions.graph(), out: {…}, ...sharedOptions.json('the report') }`.
+ */
+export const sharedOptions = {
+  /** `--json`, which printResult reads: `what` is printed as JSON instead of text. */
+  json: (what = 'the summary'): { json: Option } => ({ json: { type: 'boolean', description: `print ${what} as JSON` } }),
+  /** `--graph`: a graph file the command reads. */
+  graph: (description = 'the sailor.graph/1 file'): { graph: Option } => ({ graph: { type: 'string', description } }),
+  /** `--graph` of a command that serves or plays on the simulated web of a graph. */
+  webGraph: (): { graph: Option } => ({ graph: { type: 'string', description: 'the sailor.graph/1 file the simulated web is built from' } }),
+  /** `--home`: the data directory. */
+  home: (): { home: Option } => ({ home: { type: 'string', description: 'data directory (default: $SAILOR_HOME or ~/.sailor-lab)' } }),
+  /** `--port` of a server the command starts. */
+  port: (fallback: number): { port: Option } => ({ port: { type: 'string', description: 'port to listen on (0 picks a free one)', default: String(fallback) } }),
+};
+
 /** Prints a result: JSON when --json was given, else the human text. */
 export function printResult(ctx: CommandContext, value: unknown, human: () => string): void {
   if (flag(ctx, 'json')) ctx.io.out(JSON.stringify(value, null, 2) + '\n');

@@ -8,7 +8,8 @@ import { QA_FORMAT } from '../formats';
 import { inputError } from '../base/errors';
 import { describeValue, Fields, isObj } from '../util/fields';
 import { readJsonl, writeFileAtomic } from '../store/files';
-import { buildQueryIndex, evaluateQuery, type QueryIndex } from './query';
+import { evaluateQuery } from './query';
+import { buildQueryIndex, type QueryIndex } from './query-index';
 
 const describe = describeValue;
 const OPS: readonly FilterOp[] = ['eq', 'lt', 'gt', 'between', 'prefix', 'contains'];

@@ -12,7 +12,7 @@ import type { Rng } from '../util/rng';
 import { OBFUSCATION_KINDS, type Constraint } from './obfuscate';
 import type { SynthOptions } from './options';
 import { canonicalOrbits } from './orbits';
-import { buildQueryIndex, type QueryIndex } from './query';
+import { buildQueryIndex, type QueryIndex } from './query-index';
 import { nounPhrase } from './realise';
 import { renderQuestion, type REdge, type REntity } from './render';
 

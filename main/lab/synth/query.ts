@@ -8,30 +8,19 @@
 // Result: the distinct nodes the answer variable takes over all solutions, and the number of solutions
 // (complete bindings of every variable).
 //
-// Method (fast on ~50k-node graphs): domains are materialised most selective first — a type's node list,
-// a constant's neighbours, or a numeric/year range from a sorted attribute index — and a variable next to
-// a small domain is derived from it by a semi-join instead of scanning. Arc consistency (AC-3, each
-// revision from the cheaper side) prunes the rest; then a backtracking search binds the answer first and
-// each next variable by connectivity and domain size, generating values from the smallest neighbour list
-// of a bound variable. Candidates are exact; solutions are counted up to `maxSolutions`.
-import type { Graph, GraphNode, Query, QueryFilter } from '../formats';
-import { matchesFilter, yearOf } from './query-filters';
-
-export interface QueryIndex {
-  nodes: Map<string, GraphNode>;
-  ids: string[];
-  byType: Map<string, string[]>;
-  /** relation -> source -> distinct targets */
-  out: Map<string, Map<string, string[]>>;
-  /** relation -> target -> distinct sources */
-  inc: Map<string, Map<string, string[]>>;
-  /** relation -> set of `${source}\n${target}` */
-  pairs: Map<string, Set<string>>;
-  /** lower-cased name and aliases per node */
-  names: Map<string, string[]>;
-  /** attribute -> nodes sorted by the attribute's number (or a date's year); built on first use */
-  ranges: Map<string, { keys: Float64Array; ids: string[] }>;
-}
+// Method (fast on ~50k-node graphs, over query-index.ts), in phases that each return a typed record:
+// 1. compileQuery numbers the variables, the answer first;
+// 2. UnaryTests holds each variable's own constraints and the cheapest list they offer (a type's nodes,
+//    a constant's neighbours, or a numeric/year range from a sorted attribute index);
+// 3. materialiseDomains builds the domains most selective first, deriving a variable next to a small domain
+//    from it by a semi-join instead of scanning;
+// 4. arcConsistency (AC-3, each revision from the cheaper side) prunes the rest;
+// 5. searchPlan orders the variables: the answer first, then by connectivity and domain size;
+// 6. countSolutions backtracks, generating values from the smallest neighbour list of a bound variable.
+// Candidates are exact; solutions are counted up to `maxSolutions`.
+import type { Query, QueryFilter } from '../formats';
+import { matchesFilter } from './query-filters';
+import { EMPTY, hasPair, inOf, outOf, rangeCandidates, type QueryIndex } from './query-index';
 
 export interface QueryResult {
   /** Distinct bindings of the answer variable, sorted. */
@@ -49,100 +38,52 @@ export interface EvaluateOptions {
   maxSolutions?: number;
 }
 
-const EMPTY: readonly string[] = [];
-
-export function buildQueryIndex(graph: Graph): QueryIndex {
-  const nodes = new Map<string, GraphNode>();
-  const byType = new Map<string, string[]>();
-  const names = new Map<string, string[]>();
-  for (const n of graph.nodes) {
-    nodes.set(n.id, n);
-    let list = byType.get(n.type);
-    if (!list) byType.set(n.type, (list = []));
-    list.push(n.id);
-    names.set(n.id, [n.name, ...n.aliases].map((s) => s.toLowerCase()));
-  }
-  const out = new Map<string, Map<string, string[]>>();
-  const inc = new Map<string, Map<string, string[]>>();
-  const pairs = new Map<string, Set<string>>();
-  for (const e of graph.edges) {
-    let set = pairs.get(e.relation);
-    if (!set) pairs.set(e.relation, (set = new Set()));
-    const key = `${e.source}\n${e.target}`;
-    if (set.has(key)) continue; // parallel edges of one relation are one fact
-    set.add(key);
-    push(out, e.relation, e.source, e.target);
-    push(inc, e.relation, e.target, e.source);
-  }
-  return { nodes, ids: graph.nodes.map((n) => n.id), byType, out, inc, pairs, names, ranges: new Map() };
-}
-
-function push(m: Map<string, Map<string, string[]>>, rel: string, a: string, b: string): void {
-  let byNode = m.get(rel);
-  if (!byNode) m.set(rel, (byNode = new Map()));
-  const list = byNode.get(a);
-  if (list) list.push(b);
-  else byNode.set(a, [b]);
-}
-
 export const isVar = (term: string): boolean => term.startsWith('?');
 
-function rangeIndex(index: QueryIndex, attr: string): { keys: Float64Array; ids: string[] } {
-  let r = index.ranges.get(attr);
-  if (!r) {
-    const rows: [number, string][] = [];
-    for (const [id, n] of index.nodes) {
-      const a = n.attrs[attr];
-      const key = !a ? NaN : a.type === 'number' ? a.value : a.type === 'date' ? yearOf(a.value) : NaN;
-      if (Number.isFinite(key)) rows.push([key, id]);
-    }
-    rows.sort((x, y) => x[0] - y[0]);
-    r = { keys: Float64Array.from(rows, (x) => x[0]), ids: rows.map((x) => x[1]) };
-    index.ranges.set(attr, r);
-  }
-  return r;
-}
-
-/** First position whose key is >= x (strict: > x). */
-function bound(keys: Float64Array, x: number, strict: boolean): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (keys[mid]! < x || (strict && keys[mid]! === x)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/**
- * The nodes that can pass a numeric comparison on an attribute (numbers by value, dates by year), from
- * the sorted range index: a superset the filter itself then confirms. null when the filter is not numeric.
- */
-function rangeCandidates(index: QueryIndex, f: QueryFilter): { from: number; to: number; ids: string[] } | null {
-  if (f.attr === 'name' || f.attr === 'type') return null;
-  let lo = -Infinity;
-  let hi = Infinity;
-  let loStrict = false;
-  let hiStrict = false;
-  if (f.op === 'between' && Array.isArray(f.value)) [lo, hi] = f.value;
-  else if (typeof f.value !== 'number') return null;
-  // (no `eq`: a number also equals a string attribute that spells it, which this index does not hold)
-  else if (f.op === 'lt') [hi, hiStrict] = [f.value, true];
-  else if (f.op === 'gt') [lo, loStrict] = [f.value, true];
-  else return null;
-  const r = rangeIndex(index, f.attr);
-  const from = lo === -Infinity ? 0 : bound(r.keys, lo, loStrict);
-  const to = hi === Infinity ? r.keys.length : bound(r.keys, hi, !hiStrict);
-  return { from, to: Math.max(from, to), ids: r.ids };
-}
-
+/** A pattern with its variables numbered: `s`/`o` a variable's index, or -1 for a constant (then `sc`/`oc` is its node id). */
 interface Pat {
-  s: number; // variable index, or -1 when constant
+  s: number;
   o: number;
-  sc: string; // constant node id when s === -1
+  sc: string;
   oc: string;
   rel: string;
+}
+
+/** The query with its variables numbered (the answer first) and its patterns split by what they constrain. */
+interface CompiledQuery {
+  vars: string[];
+  answer: number;
+  /** Patterns with at least one variable (constant-to-constant ones are checked while compiling). */
+  pats: Pat[];
+  /** Patterns between two distinct variables: the joins. */
+  binary: Pat[];
+  filtersOf: QueryFilter[][];
+  /** A constant that is not in the graph, or a constant-to-constant pattern that is not a fact. */
+  impossible: boolean;
+}
+
+/** A variable's candidate nodes; after arc consistency, an upper bound on its bindings. */
+type Domains = Set<string>[];
+
+/** A pattern checked when a variable is bound, against `other`, a variable bound before it. */
+interface Link {
+  rel: string;
+  other: number;
+  /** The variable being bound is the pattern's subject. */
+  forward: boolean;
+}
+
+/** The order the search binds variables in (the answer first), and the links checked at each depth. */
+interface SearchPlan {
+  order: number[];
+  links: Link[][];
+}
+
+/** What the search found: the answer's values, and the solutions counted up to the cap. */
+interface Count {
+  candidates: string[];
+  solutions: number;
+  capped: boolean;
 }
 
 function emptyResult(vars: string[]): QueryResult {
@@ -150,8 +91,19 @@ function emptyResult(vars: string[]): QueryResult {
 }
 
 export function evaluateQuery(index: QueryIndex, query: Query, options: EvaluateOptions = {}): QueryResult {
-  const maxSolutions = options.maxSolutions ?? 1_000_000;
-  // ---- variables and constants
+  const q = compileQuery(index, query);
+  if (q.impossible) return emptyResult(q.vars);
+  const unary = new UnaryTests(index, q);
+  const domains = materialiseDomains(index, q, unary);
+  if (!domains || !arcConsistency(index, q.binary, domains)) return emptyResult(q.vars);
+  const domainSizes = Object.fromEntries(q.vars.map((v, i) => [v, domains[i]!.size]));
+  const plan = searchPlan(q, domains);
+  const { candidates, solutions, capped } = countSolutions(index, q.answer, domains, plan, options.maxSolutions ?? 1_000_000);
+  return { candidates, solutions, solutionsCapped: capped, domains: domainSizes };
+}
+
+/** Phase 1: number the variables, the answer first, and check the patterns that name two constants. */
+function compileQuery(index: QueryIndex, query: Query): CompiledQuery {
   const varIds = new Map<string, number>();
   const vars: string[] = [];
   const varOf = (t: string): number => {
@@ -171,95 +123,100 @@ export function evaluateQuery(index: QueryIndex, query: Query, options: Evaluate
     const o = isVar(p.o) ? varOf(p.o) : -1;
     if ((s < 0 && !index.nodes.has(p.s)) || (o < 0 && !index.nodes.has(p.o))) impossible = true;
     if (s < 0 && o < 0) {
-      if (!index.pairs.get(p.rel)?.has(`${p.s}\n${p.o}`)) impossible = true;
+      if (!hasPair(index, p.rel, p.s, p.o)) impossible = true;
       continue;
     }
     pats.push({ s, o, sc: s < 0 ? p.s : '', oc: o < 0 ? p.o : '', rel: p.rel });
   }
   const filtersOf: QueryFilter[][] = [];
-  for (const f of query.filters) {
-    const v = varOf(f.var);
-    (filtersOf[v] ??= []).push(f);
-  }
+  for (const f of query.filters) (filtersOf[varOf(f.var)] ??= []).push(f);
   // (Only variables must be distinct from each other: a variable may bind to a node also named as a constant.)
-  if (impossible) return emptyResult(vars);
+  const binary = pats.filter((p) => p.s >= 0 && p.o >= 0 && p.s !== p.o);
+  return { vars, answer, pats, binary, filtersOf, impossible };
+}
 
-  const outOf = (rel: string, node: string): readonly string[] => index.out.get(rel)?.get(node) ?? EMPTY;
-  const inOf = (rel: string, node: string): readonly string[] => index.inc.get(rel)?.get(node) ?? EMPTY;
-  const hasPair = (rel: string, s: string, o: string): boolean => index.pairs.get(rel)?.has(`${s}\n${o}`) ?? false;
+/**
+ * Phase 2: each variable's own constraints (its filters, its patterns to constants and its self-loops) as a
+ * test of one node, and the cheapest list of nodes they offer.
+ */
+class UnaryTests {
+  private readonly unaryPats: Pat[][];
+  private readonly sources = new Map<number, readonly string[] | null>();
 
-  // ---- unary tests: the variable's filters and its patterns to constants (and self-loops)
-  const unaryPats: Pat[][] = vars.map((_, v) => pats.filter((p) => (p.s === v && p.o < 0) || (p.o === v && p.s < 0) || (p.s === v && p.o === v)));
-  const unaryOk = (v: number, id: string): boolean => {
+  constructor(private readonly index: QueryIndex, private readonly q: CompiledQuery) {
+    this.unaryPats = q.vars.map((_, v) => q.pats.filter((p) => (p.s === v && p.o < 0) || (p.o === v && p.s < 0) || (p.s === v && p.o === v)));
+  }
+
+  /** Whether node `id` passes variable `v`'s own constraints. */
+  ok(v: number, id: string): boolean {
+    const index = this.index;
     const node = index.nodes.get(id);
     if (!node) return false;
     const nm = index.names.get(id);
-    for (const f of filtersOf[v] ?? []) if (!matchesFilter(node, f, nm)) return false;
-    for (const p of unaryPats[v]!) {
-      const ok = p.s === v && p.o === v ? hasPair(p.rel, id, id) : p.s === v ? hasPair(p.rel, id, p.oc) : hasPair(p.rel, p.sc, id);
+    for (const f of this.q.filtersOf[v] ?? []) if (!matchesFilter(node, f, nm)) return false;
+    for (const p of this.unaryPats[v]!) {
+      const ok = p.s === v && p.o === v ? hasPair(index, p.rel, id, id) : p.s === v ? hasPair(index, p.rel, id, p.oc) : hasPair(index, p.rel, p.sc, id);
       if (!ok) return false;
     }
     return true;
-  };
-  // The cheapest list a variable's own constraints offer: a type's nodes, a constant's neighbours, or the
-  // nodes whose number (or year) falls in a filter's range.
-  const sourceCache = new Map<number, readonly string[] | null>();
-  const ownSource = (v: number): readonly string[] | null => {
-    if (sourceCache.has(v)) return sourceCache.get(v)!;
+  }
+
+  /**
+   * The shortest list the variable's own constraints offer (a superset of its nodes): a type's nodes, a
+   * constant's neighbours, or the nodes whose number (or year) falls in a filter's range; null when none does.
+   */
+  source(v: number): readonly string[] | null {
+    if (this.sources.has(v)) return this.sources.get(v)!;
+    const index = this.index;
     let best: readonly string[] | null = null;
     let range: { from: number; to: number; ids: string[] } | null = null;
-    const consider = (l: readonly string[]): void => {
-      if (!best || l.length < best.length) best = l;
-    };
-    for (const f of filtersOf[v] ?? []) {
-      if (f.attr === 'type' && f.op === 'eq') consider(index.byType.get(String(f.value)) ?? EMPTY);
+    for (const f of this.q.filtersOf[v] ?? []) {
+      if (f.attr === 'type' && f.op === 'eq') best = shorter(best, index.byType.get(String(f.value)) ?? EMPTY);
       const r = rangeCandidates(index, f);
       if (r && (!range || r.to - r.from < range.to - range.from)) range = r;
     }
-    for (const p of unaryPats[v]!) {
-      if (p.s === v && p.o < 0) consider(inOf(p.rel, p.oc));
-      else if (p.o === v && p.s < 0) consider(outOf(p.rel, p.sc));
+    for (const p of this.unaryPats[v]!) {
+      if (p.s === v && p.o < 0) best = shorter(best, inOf(index, p.rel, p.oc));
+      else if (p.o === v && p.s < 0) best = shorter(best, outOf(index, p.rel, p.sc));
     }
-    const r = range as { from: number; to: number; ids: string[] } | null;
-    if (r && (!best || r.to - r.from < (best as readonly string[]).length)) best = r.ids.slice(r.from, r.to);
-    sourceCache.set(v, best);
+    if (range && (!best || range.to - range.from < best.length)) best = range.ids.slice(range.from, range.to);
+    this.sources.set(v, best);
     return best;
-  };
+  }
+}
 
-  const binary = pats.filter((p) => p.s >= 0 && p.o >= 0 && p.s !== p.o);
-  // average fan-out of a relation seen from one end (for choosing the cheaper side of a semi-join)
-  const fan = (rel: string, fromSubject: boolean): number => {
-    const size = index.pairs.get(rel)?.size ?? 0;
-    const keys = (fromSubject ? index.out : index.inc).get(rel)?.size ?? 0;
-    return keys ? size / keys : 0;
-  };
-  // nodes reachable from `from` through p, towards the other end
-  const across = (p: Pat, fromSubject: boolean, from: Iterable<string>, v: number): Set<string> => {
-    const out = new Set<string>();
-    for (const y of from) for (const x of fromSubject ? outOf(p.rel, y) : inOf(p.rel, y)) if (x !== y && !out.has(x) && unaryOk(v, x)) out.add(x);
-    return out;
-  };
+const shorter = (best: readonly string[] | null, list: readonly string[]): readonly string[] => (!best || list.length < best.length ? list : best);
 
-  // ---- materialise domains, most selective first; a variable next to a small domain is derived from
-  // it (a semi-join) instead of scanning its own type or the whole graph
-  const domains: (Set<string> | null)[] = vars.map(() => null);
-  for (let done = 0; done < vars.length; done++) {
+/** Average fan-out of a relation seen from one end (to choose the cheaper side of a semi-join). */
+function fan(index: QueryIndex, rel: string, fromSubject: boolean): number {
+  const size = index.pairs.get(rel)?.size ?? 0;
+  const keys = (fromSubject ? index.out : index.inc).get(rel)?.size ?? 0;
+  return keys ? size / keys : 0;
+}
+
+/**
+ * Phase 3: every variable's domain, most selective first. A variable next to a small domain is derived from it
+ * (a semi-join) instead of scanning its own type or the whole graph. null when a domain is empty.
+ */
+function materialiseDomains(index: QueryIndex, q: CompiledQuery, unary: UnaryTests): Domains | null {
+  const domains: (Set<string> | null)[] = q.vars.map(() => null);
+  for (let done = 0; done < q.vars.length; done++) {
     let pick = -1;
     let pickCost = Infinity;
     let pickFrom: { p: Pat; fromSubject: boolean } | null = null;
-    for (let v = 0; v < vars.length; v++) {
+    for (let v = 0; v < q.vars.length; v++) {
       if (domains[v]) continue;
-      const own = ownSource(v);
+      const own = unary.source(v);
       if (own && own.length < pickCost) {
         pick = v;
         pickCost = own.length;
         pickFrom = null;
       }
-      for (const p of binary) {
+      for (const p of q.binary) {
         const u = p.s === v ? p.o : p.o === v ? p.s : -1;
         const du = u >= 0 ? domains[u] : null;
         if (!du) continue;
-        const cost = du.size * fan(p.rel, p.o === v);
+        const cost = du.size * fan(index, p.rel, p.o === v);
         if (cost < pickCost) {
           pick = v;
           pickCost = cost;
@@ -269,34 +226,50 @@ export function evaluateQuery(index: QueryIndex, query: Query, options: Evaluate
     }
     let dom: Set<string>;
     if (pick >= 0 && pickFrom) {
-      dom = across(pickFrom.p, pickFrom.fromSubject, domains[pickFrom.fromSubject ? pickFrom.p.s : pickFrom.p.o]!, pick);
+      const { p, fromSubject } = pickFrom;
+      dom = across(index, unary, p, fromSubject, domains[fromSubject ? p.s : p.o]!, pick);
     } else {
-      if (pick < 0) {
-        // nothing selective left: the smallest set of relation endpoints, else every node
-        for (let v = 0; v < vars.length && pick < 0; v++) if (!domains[v]) pick = v;
-      }
-      let source: Iterable<string> = ownSource(pick) ?? index.ids;
-      let size = ownSource(pick)?.length ?? index.ids.length;
-      for (const p of binary) {
-        const m = p.s === pick ? index.out.get(p.rel) : p.o === pick ? index.inc.get(p.rel) : undefined;
-        if (p.s === pick || p.o === pick) {
-          const keys = m?.size ?? 0;
-          if (keys < size) {
-            size = keys;
-            source = m ? m.keys() : EMPTY;
-          }
-        }
-      }
-      dom = new Set();
-      for (const id of source) if (unaryOk(pick, id)) dom.add(id);
+      // nothing selective left: the first variable still open, from the smallest set of relation endpoints
+      if (pick < 0) pick = domains.findIndex((d) => !d);
+      dom = scan(index, q, unary, pick);
     }
-    if (dom.size === 0) return emptyResult(vars);
+    if (dom.size === 0) return null;
     domains[pick] = dom;
   }
-  const D = domains as Set<string>[];
+  return domains as Domains;
+}
 
-  // ---- arc consistency (AC-3 with a work list), each revision from the cheaper side
-  const incident: number[][] = vars.map(() => []);
+/** The nodes reachable through `p` from the nodes `from` (at its subject when `fromSubject`) that pass `v`'s tests. */
+function across(index: QueryIndex, unary: UnaryTests, p: Pat, fromSubject: boolean, from: Iterable<string>, v: number): Set<string> {
+  const out = new Set<string>();
+  for (const y of from) for (const x of fromSubject ? outOf(index, p.rel, y) : inOf(index, p.rel, y)) if (x !== y && !out.has(x) && unary.ok(v, x)) out.add(x);
+  return out;
+}
+
+/** The nodes of `v`'s shortest list (its own source, a relation's endpoints, else every node) that pass its tests. */
+function scan(index: QueryIndex, q: CompiledQuery, unary: UnaryTests, v: number): Set<string> {
+  let source: Iterable<string> = unary.source(v) ?? index.ids;
+  let size = unary.source(v)?.length ?? index.ids.length;
+  for (const p of q.binary) {
+    if (p.s !== v && p.o !== v) continue;
+    const m = p.s === v ? index.out.get(p.rel) : index.inc.get(p.rel);
+    const keys = m?.size ?? 0;
+    if (keys < size) {
+      size = keys;
+      source = m ? m.keys() : EMPTY;
+    }
+  }
+  const dom = new Set<string>();
+  for (const id of source) if (unary.ok(v, id)) dom.add(id);
+  return dom;
+}
+
+/**
+ * Phase 4: arc consistency (AC-3 with a work list) over the joins, each revision from the cheaper side.
+ * Narrows `domains` in place; false when one empties.
+ */
+function arcConsistency(index: QueryIndex, binary: Pat[], domains: Domains): boolean {
+  const incident: number[][] = domains.map(() => []);
   binary.forEach((p, i) => {
     incident[p.s]!.push(i);
     incident[p.o]!.push(i);
@@ -319,33 +292,34 @@ export function evaluateQuery(index: QueryIndex, query: Query, options: Evaluate
     queued.delete(`${i}:${subj}`);
     const p = binary[i]!;
     const v = subj ? p.s : p.o;
-    const u = subj ? p.o : p.s;
-    const dv = D[v]!;
-    const du = D[u]!;
+    const dv = domains[v]!;
+    const du = domains[subj ? p.o : p.s]!;
     const before = dv.size;
-    if (du.size * fan(p.rel, !subj) < dv.size * fan(p.rel, subj)) {
+    if (du.size * fan(index, p.rel, !subj) < dv.size * fan(index, p.rel, subj)) {
       // supporters from the other side
       const keep = new Set<string>();
-      for (const y of du) for (const x of subj ? inOf(p.rel, y) : outOf(p.rel, y)) if (x !== y && dv.has(x)) keep.add(x);
-      D[v] = keep;
+      for (const y of du) for (const x of subj ? inOf(index, p.rel, y) : outOf(index, p.rel, y)) if (x !== y && dv.has(x)) keep.add(x);
+      domains[v] = keep;
     } else {
-      for (const x of dv) if (!(subj ? outOf(p.rel, x) : inOf(p.rel, x)).some((y) => y !== x && du.has(y))) dv.delete(x);
+      for (const x of dv) if (!(subj ? outOf(index, p.rel, x) : inOf(index, p.rel, x)).some((y) => y !== x && du.has(y))) dv.delete(x);
     }
-    if (D[v]!.size === 0) return emptyResult(vars);
-    if (D[v]!.size < before) for (const j of incident[v]!) enqueue(j, binary[j]!.s !== v);
+    if (domains[v]!.size === 0) return false;
+    if (domains[v]!.size < before) for (const j of incident[v]!) enqueue(j, binary[j]!.s !== v);
   }
-  const domainSizes = Object.fromEntries(vars.map((v, i) => [v, D[i]!.size]));
+  return true;
+}
 
-  // ---- variable order: answer first, then connected & smallest domain
-  const order: number[] = [answer];
-  const placed = new Set<number>([answer]);
-  while (order.length < vars.length) {
+/** Phase 5: the answer first, then the connected variable with the smallest domain; the links each one checks. */
+function searchPlan(q: CompiledQuery, domains: Domains): SearchPlan {
+  const order: number[] = [q.answer];
+  const placed = new Set<number>([q.answer]);
+  while (order.length < q.vars.length) {
     let best = -1;
     let bestKey = Infinity;
-    for (let v = 0; v < vars.length; v++) {
+    for (let v = 0; v < q.vars.length; v++) {
       if (placed.has(v)) continue;
-      const connected = binary.some((p) => (p.s === v && placed.has(p.o)) || (p.o === v && placed.has(p.s)));
-      const key = (connected ? 0 : 1e12) + D[v]!.size;
+      const connected = q.binary.some((p) => (p.s === v && placed.has(p.o)) || (p.o === v && placed.has(p.s)));
+      const key = (connected ? 0 : 1e12) + domains[v]!.size;
       if (key < bestKey) {
         bestKey = key;
         best = v;
@@ -356,13 +330,21 @@ export function evaluateQuery(index: QueryIndex, query: Query, options: Evaluate
   }
   // patterns checked when each variable gets bound: those whose other end is bound earlier
   const position = new Map(order.map((v, i) => [v, i]));
-  const links: { rel: string; other: number; forward: boolean }[][] = order.map((v) =>
-    binary
+  const links = order.map((v) =>
+    q.binary
       .filter((p) => (p.s === v && position.get(p.o)! < position.get(v)!) || (p.o === v && position.get(p.s)! < position.get(v)!))
-      .map((p) => (p.s === v ? { rel: p.rel, other: p.o, forward: true } : { rel: p.rel, other: p.s, forward: false })),
+      .map((p): Link => (p.s === v ? { rel: p.rel, other: p.o, forward: true } : { rel: p.rel, other: p.s, forward: false })),
   );
+  return { order, links };
+}
 
-  const value: string[] = new Array<string>(vars.length).fill('');
+/**
+ * Phase 6: a backtracking search per value of the answer, generating each next value from the shortest
+ * neighbour list of a bound variable. Counts solutions up to `maxSolutions`, then only asks whether one exists.
+ */
+function countSolutions(index: QueryIndex, answer: number, domains: Domains, plan: SearchPlan, maxSolutions: number): Count {
+  const { order, links } = plan;
+  const value: string[] = new Array<string>(order.length).fill('');
   const used = new Set<string>();
   let solutions = 0;
   let capped = false;
@@ -371,14 +353,14 @@ export function evaluateQuery(index: QueryIndex, query: Query, options: Evaluate
   const search = (depth: number, existence: boolean): number => {
     if (depth === order.length) return 1;
     const v = order[depth]!;
-    const dom = D[v]!;
+    const dom = domains[v]!;
     const ls = links[depth]!;
     let gen: Iterable<string> = dom;
     if (ls.length > 0) {
       let bestLen = Infinity;
       for (const l of ls) {
         const bound = value[l.other]!;
-        const list = l.forward ? inOf(l.rel, bound) : outOf(l.rel, bound);
+        const list = l.forward ? inOf(index, l.rel, bound) : outOf(index, l.rel, bound);
         if (list.length < bestLen) {
           bestLen = list.length;
           gen = list;
@@ -391,7 +373,7 @@ export function evaluateQuery(index: QueryIndex, query: Query, options: Evaluate
       let ok = true;
       for (const l of ls) {
         const bound = value[l.other]!;
-        if (!(l.forward ? hasPair(l.rel, x, bound) : hasPair(l.rel, bound, x))) {
+        if (!(l.forward ? hasPair(index, l.rel, x, bound) : hasPair(index, l.rel, bound, x))) {
           ok = false;
           break;
         }
@@ -411,7 +393,7 @@ export function evaluateQuery(index: QueryIndex, query: Query, options: Evaluate
   };
 
   const candidates: string[] = [];
-  for (const a of D[answer]!) {
+  for (const a of domains[answer]!) {
     value[answer] = a;
     used.add(a);
     const n = search(1, capped || solutions >= maxSolutions);
@@ -423,5 +405,5 @@ export function evaluateQuery(index: QueryIndex, query: Query, options: Evaluate
     }
   }
   candidates.sort();
-  return { candidates, solutions: Math.min(solutions, maxSolutions), solutionsCapped: capped, domains: domainSizes };
+  return { candidates, solutions: Math.min(solutions, maxSolutions), capped };
 }

@@ -21,7 +21,7 @@ import { preparePolicy, requireSomeModelEpisodes, rolloutDataset, type RolloutOp
 import { SimWeb, URL_SCHEME, extractEvidence } from '../../agent/web';
 import { registerCheckpointPolicies, runEnvironment } from '../../train/policy/checkpoints';
 import { resolveCheckpoint } from '../../runs/layout';
-import { type CliCommand, type CommandContext, type OptionSpec, flag, optInt, optNumber, optString, printResult, reqString, usageError } from '../command';
+import { type CliCommand, type CommandContext, type OptionSpec, flag, optInt, optNumber, optString, printResult, reqString, sharedOptions, usageError } from '../command';
 import { jobOptions, parseJobFlags, type JobFlags } from '../job-flags';
 import { DEFAULT_MAX_TOOL_CALLS } from '../../contract/jobs';
 import { levelBreakdown, levelOfQuestion, questionScores, type LevelBreakdown, type LevelRow } from '../../contract/level-breakdown';
@@ -151,7 +151,7 @@ function levelLines(b: LevelBreakdown): string[] {
   return [...rows('hops', b.hops), ...rows('level', b.level)];
 }
 
-const graphOpt: OptionSpec = { graph: { type: 'string', description: 'the sailor.graph/1 file the simulated web is built from' } };
+const graphOpt = sharedOptions.webGraph();
 const runOpts: OptionSpec = {
   ...graphOpt,
   dataset: { type: 'string', description: 'a sailor.qa/1 JSON Lines file' },
@@ -179,7 +179,7 @@ export const agentCommands: CliCommand[] = [
     path: ['env', 'search'],
     summary: 'the simulated search tool: top-10 pages per query by BM25, with the best-matching sentence',
     usage: 'env search --graph G.json "query" ["query" …] [--json]',
-    options: { ...graphOpt, json: { type: 'boolean', description: 'print [{query, results: [{title, snippet, url}]}]' } },
+    options: { ...graphOpt, ...sharedOptions.json('[{query, results: [{title, snippet, url}]}]') },
     positionals: { min: 1, max: 5 },
     async run(ctx) {
       const web = loadWeb(ctx);
@@ -199,7 +199,7 @@ export const agentCommands: CliCommand[] = [
     options: {
       ...graphOpt,
       goal: { type: 'string', description: 'what to look for in the page(s)' },
-      json: { type: 'boolean', description: 'print [{url, found, title, evidence: [...], summary}]' },
+      ...sharedOptions.json('[{url, found, title, evidence: [...], summary}]'),
     },
     positionals: { min: 1, max: 5 },
     async run(ctx) {
@@ -224,7 +224,7 @@ export const agentCommands: CliCommand[] = [
       ...runOpts,
       ...jobOptions(rolloutFlags),
       out: { type: 'string', description: 'where to write the trajectories (JSON Lines, header first)' },
-      json: { type: 'boolean', description: 'print the summary as JSON' },
+      ...sharedOptions.json(),
     },
     async run(ctx) {
       const { n, rng } = parseJobFlags(ctx, rolloutFlags);
@@ -247,7 +247,7 @@ export const agentCommands: CliCommand[] = [
       trajectories: { type: 'string', description: 'evaluate existing rollouts instead of running the policy' },
       out: { type: 'string', description: 'also write the rollouts here' },
       expert: { type: 'boolean', description: 'also run the RFT expert (compact) on the same questions: its pass@1 beside each hop count and level, the ceiling' },
-      json: { type: 'boolean', description: 'print the report as JSON' },
+      ...sharedOptions.json('the report'),
     },
     async run(ctx) {
       const k = optInt(ctx, 'k', 1, { min: 1, max: 1000 });
@@ -299,7 +299,7 @@ export const agentCommands: CliCommand[] = [
       attempts: { type: 'string', description: 'attempts per QA', default: String(RFT_DEFAULTS.attempts) },
       'min-tool-calls': { type: 'string', description: 'keep trajectories with MORE tool calls than this', default: String(RFT_DEFAULTS.minToolCalls) },
       'max-per-qa': { type: 'string', description: 'keep at most this many per QA (0: all)', default: '0' },
-      json: { type: 'boolean', description: 'print the filter report as JSON' },
+      ...sharedOptions.json('the filter report'),
     },
     async run(ctx) {
       const out = reqString(ctx, 'out');

@@ -5,7 +5,7 @@ import { availableParallelism, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import type { CliCommand, CliIO } from '../command';
-import { optInt, optString, printResult, untilSignal } from '../command';
+import { optInt, optString, printResult, sharedOptions, untilSignal } from '../command';
 import { LabCore } from '../../app/core';
 import { defaultHome } from '../../base/home';
 import { appRoot, appVersion, electronViteCli, rendererDistDir } from '../../base/paths';
@@ -32,8 +32,8 @@ const serve: CliCommand = {
   summary: 'Run the app in web mode on 127.0.0.1 and print its URL with the access token',
   usage: 'serve [--port P] [--home DIR]',
   options: {
-    port: { type: 'string', description: 'port to listen on (0 picks a free one)', default: '0' },
-    home: { type: 'string', description: 'data directory (default: $SAILOR_HOME or ~/.sailor-lab)' },
+    ...sharedOptions.port(0),
+    ...sharedOptions.home(),
     token: { type: 'string', description: 'use this access token instead of a random one' },
   },
   async run(ctx) {
@@ -62,7 +62,7 @@ const doctor: CliCommand = {
   path: ['doctor'],
   summary: 'Report the environment: Electron, TensorFlow.js backends (chosen and why not others), data directory, versions',
   usage: 'doctor [--json]',
-  options: { json: { type: 'boolean', description: 'print JSON' } },
+  options: { ...sharedOptions.json('the report') },
   async run(ctx) {
     const home = defaultHome();
     let store: string;

@@ -8,7 +8,7 @@ import { sftRecord, type SftRecord } from '../../agent/verl-rows';
 import { readJsonl, writeFileAtomic } from '../../store/files';
 import { dataSourceName, exportVerl } from '../export-verl';
 import { pq, type PqType, writeParquetRows } from '../parquet';
-import { type CliCommand, optString, printResult, reqString, usageError } from '../command';
+import { type CliCommand, optString, printResult, reqString, sharedOptions, usageError } from '../command';
 
 /** The dataset a trajectory set was rolled out on: --dataset, else the path its header records. */
 function datasetOfTrajectories(trajFile: string, flagValue: string | undefined): string {
@@ -31,7 +31,7 @@ const exportVerlCommand: CliCommand = {
     out: { type: 'string', description: 'the folder to write' },
     'web-url': { type: 'string', description: 'where the tools reach `sailor web serve`', default: 'http://127.0.0.1:8000' },
     reward: { type: 'string', description: 'answer score of compute_score: em or f1', default: 'em' },
-    json: { type: 'boolean', description: 'print the summary as JSON' },
+    ...sharedOptions.json(),
   },
   async run(ctx) {
     const dataset = reqString(ctx, 'dataset');
@@ -62,7 +62,7 @@ const exportSftCommand: CliCommand = {
     dataset: { type: 'string', description: "their questions (default: the dataset the trajectories' header names)" },
     out: { type: 'string', description: 'F.jsonl: one {messages, qa_id, trajectory_id} per line; F.parquet: the same columns' },
     calls: { type: 'string', description: "content: the lab's exact <tool_call> text in content; structured: tool_calls for the template to render", default: 'content' },
-    json: { type: 'boolean', description: 'print the summary as JSON' },
+    ...sharedOptions.json(),
   },
   async run(ctx) {
     const trajFile = reqString(ctx, 'trajectories');

@@ -3,7 +3,7 @@ import { buildIndex } from '../../graph/graph-index';
 import { wlHash } from '../../graph/wl';
 import { DEFAULT_ORBIT_BUDGET, orbits } from '../../graph/orbits';
 import { readGraphFile } from '../../kg/io';
-import { optInt, printResult, type CliCommand } from '../command';
+import { optInt, printResult, sharedOptions, type CliCommand } from '../command';
 
 export const graphCommands: CliCommand[] = [
   {
@@ -12,7 +12,7 @@ export const graphCommands: CliCommand[] = [
     usage: 'graph wl-hash G.json [--iterations N] [--json]',
     options: {
       iterations: { type: 'string', description: 'WL refinement rounds; hashes compare only at equal rounds', default: '3' },
-      json: { type: 'boolean', description: 'print {"wl_hash", "iterations", "nodes", "edges"} as JSON' },
+      ...sharedOptions.json('{"wl_hash", "iterations", "nodes", "edges"}'),
     },
     positionals: { min: 1, max: 1 },
     async run(ctx) {
@@ -27,7 +27,7 @@ export const graphCommands: CliCommand[] = [
     summary: 'prints the exact automorphism orbits of the graph (one structural role per orbit)',
     usage: 'graph orbits G.json [--json] [--budget N]',
     options: {
-      json: { type: 'boolean', description: 'print an array of arrays of node ids' },
+      ...sharedOptions.json('an array of arrays of node ids'),
       budget: { type: 'string', description: 'search work budget in node-rounds; exceeding it fails rather than guess', default: String(DEFAULT_ORBIT_BUDGET) },
     },
     positionals: { min: 1, max: 1 },

@@ -2,7 +2,7 @@
 // lab'), through the same `runs.importVerl` the app's "Import a verl run" button calls.
 import { LabCore } from '../../app/core';
 import { defaultHome } from '../../base/home';
-import { type CliCommand, type CliIO, flag, optString, reqString, untilSignal } from '../command';
+import { type CliCommand, type CliIO, flag, optString, reqString, sharedOptions, untilSignal } from '../command';
 
 /**
  * Reads on until Ctrl+C or SIGTERM (then one last read, exit 0) or until following fails (exit 1, the error
@@ -42,7 +42,7 @@ const importVerl: CliCommand = {
     episodes: { type: 'string', description: "the exported tools' episode file (exact turn boundaries)" },
     name: { type: 'string', description: "the run's name (default: verl · <experiment>)" },
     follow: { type: 'boolean', description: 'keep reading as the files grow, until Ctrl+C' },
-    home: { type: 'string', description: 'data directory (default: $SAILOR_HOME or ~/.sailor-lab)' },
+    ...sharedOptions.home(),
   },
   async run(ctx) {
     const core = await LabCore.open({ home: optString(ctx, 'home') ?? defaultHome(), detectBackend: false });

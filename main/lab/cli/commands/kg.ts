@@ -1,7 +1,7 @@
 // `sailor kg build` and `sailor kg stats` (docs/formats.md, 'Command-line contract').
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { printResult, progressLine, reqString, usageError, type CliCommand } from '../command';
+import { printResult, progressLine, reqString, sharedOptions, usageError, type CliCommand } from '../command';
 import { jobOptions, parseJobFlags, type JobFlags } from '../job-flags';
 import { EXPAND_DEFAULTS } from '../../kg/expand';
 import { buildGraph } from '../../kbsource/build';
@@ -57,7 +57,7 @@ const stats: CliCommand = {
   path: ['kg', 'stats'],
   summary: 'prints nodes, edges, components, cycle rank, types and relations of a graph file',
   usage: 'kg stats G.json [--json]',
-  options: { json: { type: 'boolean', description: 'print JSON' } },
+  options: { ...sharedOptions.json('the stats') },
   positionals: { min: 1, max: 1 },
   async run(ctx) {
     const graph = readGraphFile(ctx.positionals[0]!);

@@ -6,7 +6,7 @@ import { readGraphFile } from '../../kg/io';
 import { readDataset, writeDataset } from '../../synth/dataset';
 import { importPublished, readPublished, toPublished } from '../../synth/published';
 import { writeFileAtomic } from '../../store/files';
-import { optString, printResult, reqString, type CliCommand } from '../command';
+import { optString, printResult, reqString, sharedOptions, type CliCommand } from '../command';
 
 export const qaCommands: CliCommand[] = [
   {
@@ -16,8 +16,8 @@ export const qaCommands: CliCommand[] = [
     options: {
       file: { type: 'string', description: 'JSON Lines, one {"question": …, "answer": …} object per line (other fields kept)' },
       out: { type: 'string', description: 'the dataset to write' },
-      graph: { type: 'string', description: 'a sailor.graph/1 file: an answer that names one node gets its id and aliases' },
-      json: { type: 'boolean', description: 'print the summary as JSON' },
+      ...sharedOptions.graph('a sailor.graph/1 file: an answer that names one node gets its id and aliases'),
+      ...sharedOptions.json(),
     },
     async run(ctx) {
       const file = reqString(ctx, 'file');
@@ -40,7 +40,7 @@ export const qaCommands: CliCommand[] = [
     options: {
       dataset: { type: 'string', description: 'the sailor.qa/1 dataset' },
       out: { type: 'string', description: 'the JSON Lines file to write' },
-      json: { type: 'boolean', description: 'print the summary as JSON' },
+      ...sharedOptions.json(),
     },
     async run(ctx) {
       const dataset = reqString(ctx, 'dataset');

@@ -10,7 +10,7 @@ import { edgesOfSplits } from '../../synth/splits';
 import { checkDataset, readDataset, synthHeader, writeDataset } from '../../synth/dataset';
 import { isObfuscationKind, type ObfuscationKind } from '../../synth/obfuscate';
 import { phraseQuestion, type PhraseOutcome } from '../../synth/phrase';
-import { optInt, optString, printResult, reqString, usageError, type CliCommand } from '../command';
+import { optInt, optString, printResult, reqString, sharedOptions, usageError, type CliCommand } from '../command';
 import { jobOptions, parseJobFlags, type JobFlags } from '../job-flags';
 
 function checkKinds(kinds: string[] | undefined): ObfuscationKind[] | undefined {
@@ -63,7 +63,7 @@ export const synthCommands: CliCommand[] = [
     summary: 'synthesises N verified QAs (sailor.qa/1) from a knowledge graph',
     usage: 'synth --graph G.json --out D.jsonl [--count N] [--generator subgraph|asearcher] [--steps N] [--rng S] [--kinds a,b|none] [--probs a=0.5,…] [--exclude TRAIN.jsonl] [--json]',
     options: {
-      graph: { type: 'string', description: 'the sailor.graph/1 file' },
+      ...sharedOptions.graph(),
       out: { type: 'string', description: 'the dataset to write (JSON Lines, written atomically)' },
       ...jobOptions(synthFlags),
       probs: { type: 'string', description: 'per-kind injection probability, e.g. vague_time=0.8,distractor=0.2' },
@@ -71,7 +71,7 @@ export const synthCommands: CliCommand[] = [
       exclude: { type: 'string', description: 'datasets (comma-separated) whose subgraph edges no QA may use (a held-out set disjoint from its training set)' },
       'llm-url': { type: 'string', description: 'OpenAI-compatible base URL (…/v1) to rephrase questions; key from SAILOR_LLM_API_KEY (or the deprecated SAILOR_LLM_KEY)' },
       'llm-model': { type: 'string', description: 'model name for --llm-url' },
-      json: { type: 'boolean', description: 'print the summary as JSON' },
+      ...sharedOptions.json(),
     },
     async run(ctx) {
       const p = parseJobFlags(ctx, synthFlags);
@@ -161,8 +161,8 @@ export const synthCommands: CliCommand[] = [
     summary: "re-evaluates every QA's query on the graph; ok when exactly one candidate equal to answer_id",
     usage: 'check --graph G.json D.jsonl [--json]',
     options: {
-      graph: { type: 'string', description: 'the sailor.graph/1 file' },
-      json: { type: 'boolean', description: 'print the report (candidates per QA) as JSON' },
+      ...sharedOptions.graph(),
+      ...sharedOptions.json('the report (candidates per QA)'),
     },
     positionals: { min: 1, max: 1 },
     async run(ctx) {

@@ -1,7 +1,7 @@
 // `sailor train`: a training run headless, through the same lab core and worker job as the app, so the
 // run appears in the app's Runs list with its metrics, checkpoints and evaluations.
 import type { CliCommand } from '../command';
-import { optInt, optString, printResult, progressLine, reqString, usageError } from '../command';
+import { optInt, optString, printResult, progressLine, reqString, sharedOptions, usageError } from '../command';
 import { readGraphFile } from '../../kg/io';
 import { pretrain, PRETRAIN_DEFAULTS } from '../../train/pretrain/pretrain';
 import { LabCore } from '../../app/core';
@@ -10,7 +10,7 @@ import { readJsonFile } from '../../store/files';
 import { importArtefact } from '../import';
 import { inputError } from '../../base/errors';
 import { graphMismatch, readDataset } from '../../synth/dataset';
-import { buildQueryIndex } from '../../synth/query';
+import { buildQueryIndex } from '../../synth/query-index';
 import { existsSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { JobRecord, RunSummary } from '../../contract';
@@ -96,7 +96,7 @@ const train: CliCommand = {
   options: {
     config: { type: 'string', description: 'run config JSON (see main/lab/contract/run-config.ts; data ids come from the app or `sailor kg build`/`synth` jobs)' },
     resume: { type: 'string', description: 'continue an interrupted run from its last checkpoint' },
-    json: { type: 'boolean', description: 'print the run summary as JSON' },
+    ...sharedOptions.json('the run summary'),
   },
   async run(ctx) {
     const configPath = optString(ctx, 'config');
@@ -146,14 +146,14 @@ const pretrainCommand: CliCommand = {
     steps: { type: 'string', description: 'optimiser steps', default: String(PRETRAIN_DEFAULTS.steps) },
     rng: { type: 'string', description: 'seed of the lookups, the episodes, the weights and the batches', default: String(PRETRAIN_DEFAULTS.rng) },
     episodes: { type: 'string', description: 'lookups synthesised for the expert episodes', default: String(PRETRAIN_DEFAULTS.episodes) },
-    graph: { type: 'string', description: 'pre-train on the simulated web of this graph file instead of the whole bundled knowledge base' },
+    ...sharedOptions.graph('pre-train on the simulated web of this graph file instead of the whole bundled knowledge base'),
     'hold-out': { type: 'string', description: 'graph files (comma-separated) whose edges no episode may ask about: the graphs held-out questions come from' },
     workers: { type: 'string', description: 'threads sharing each batch (0: every core)', default: '0' },
     'n-layer': { type: 'string', description: 'transformer blocks', default: String(PRETRAIN_DEFAULTS.model.nLayer) },
     'n-embd': { type: 'string', description: 'width', default: String(PRETRAIN_DEFAULTS.model.nEmbd) },
     'n-head': { type: 'string', description: 'attention heads (must divide the width)', default: String(PRETRAIN_DEFAULTS.model.nHead) },
     'block-size': { type: 'string', description: "context length in tokens (the preset's when left out)" },
-    json: { type: 'boolean', description: 'print the manifest as JSON' },
+    ...sharedOptions.json('the manifest'),
   },
   async run(ctx) {
     const out = resolve(reqString(ctx, 'out'));

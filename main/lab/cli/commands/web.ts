@@ -5,7 +5,7 @@ import { readGraphFile } from '../../kg/io';
 import { SimWeb } from '../../agent/web';
 import { isLoopback, ROUTES, startWebService, weakKeyReason } from '../../server/web-service';
 import { LabError } from '../../base/errors';
-import { type CliCommand, optInt, optString, reqString, untilSignal } from '../command';
+import { type CliCommand, optInt, optString, reqString, sharedOptions, untilSignal } from '../command';
 
 /**
  * The bearer key for a non-loopback address: $SAILOR_WEB_KEY when set (a restart keeps it), else a fresh random
@@ -25,8 +25,8 @@ const webServe: CliCommand = {
   summary: 'the simulated web of a graph as an HTTP service: POST /retrieve (verl/Search-R1, ASearcher), /access, /search, /visit',
   usage: 'web serve --graph G.json [--port P] [--host H]',
   options: {
-    graph: { type: 'string', description: 'the sailor.graph/1 file the simulated web is built from' },
-    port: { type: 'string', description: 'port to listen on (0 picks a free one)', default: '8000' },
+    ...sharedOptions.webGraph(),
+    ...sharedOptions.port(8000),
     host: { type: 'string', description: 'address to bind; anything but loopback requires the printed API key ($SAILOR_WEB_KEY to fix it)', default: '127.0.0.1' },
   },
   async run(ctx) {
