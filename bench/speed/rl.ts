@@ -19,7 +19,7 @@
 // On a shared machine: `--rounds N` runs part 1 N times, DUPO and DAPO alternated (ABBA), each ratio within
 // its round; `--parts methods` leaves part 2 out (and its 400-step starting policy). Each run's process CPU
 // time (every thread) is reported beside its wall time.
-// Run: npx tsx bench/speed/rl.ts [--steps 6] [--turn-ms 25] [--rounds 1] [--parts methods,modes] [--sft-steps 400] [--json]
+// Run: npx tsx bench/speed/rl.ts [--steps 6] [--turn-ms 25] [--rounds 1] [--parts methods,modes] [--sft-steps 400] [--in-flight 8] [--json]
 import { parseArgs } from 'node:util';
 import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -39,6 +39,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
     parts: { type: 'string', default: 'methods,modes' },
     'sft-steps': { type: 'string', default: '400' },
+    /** Rollouts in flight (rl.workers) in part 2. */
+    'in-flight': { type: 'string', default: '8' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -47,6 +49,7 @@ const parts = new Set(values.parts.split(','));
 const steps = Number(values.steps);
 const turnMs = Number(values['turn-ms']);
 const sftSteps = Number(values['sft-steps']); // part 2's starting policy (fewer: sooner, with fewer well-formed turns)
+const inFlight = Number(values['in-flight']); // part 2's rollouts in flight (rl.workers)
 const log = (...xs: unknown[]): void => console.error(...xs);
 
 // ---- a data directory with a small invented world (the RL tests', with 60 training questions) and a starting checkpoint
@@ -157,12 +160,15 @@ interface ModeFigures {
   updates: number;
   staleDropped: number;
   stalenessMax: number;
+  /** The whole run (checkpoint load, threads' start and the end's evaluation included): wall and CPU seconds. */
+  runSeconds: number;
+  runCpuSeconds: number;
 }
 async function modes(label: string, start: string, hooks: TrainHooks): Promise<Record<'sync' | 'async', ModeFigures>> {
   const out: Partial<Record<'sync' | 'async', ModeFigures>> = {};
   for (const mode of ['sync', 'async'] as const) {
     log(`${label}, ${mode}: ${steps * 2} GRPO steps of 4 questions x 4 rollouts...`);
-    const r = await run(`${label}-${mode}`, { sft: { steps: 0 }, init: { checkpoint: start }, rl: { ...rlBase, steps: steps * 2, groupSize: 4, algorithm: 'grpo', mode, workers: 8, maxStaleness: 1 } }, hooks);
+    const r = await run(`${label}-${mode}`, { sft: { steps: 0 }, init: { checkpoint: start }, rl: { ...rlBase, steps: steps * 2, groupSize: 4, algorithm: 'grpo', mode, workers: inFlight, maxStaleness: 1 } }, hooks);
     const rl = r.records.filter((x) => x.step > 0);
     const trajectories = rl.length * 4 * 4;
     out[mode] = {
@@ -173,6 +179,8 @@ async function modes(label: string, start: string, hooks: TrainHooks): Promise<R
       updates: rl.filter((x) => x.metrics['batch/skipped'] === 0).length,
       staleDropped: rl.reduce((a, x) => a + (x.metrics['rollout/stale_dropped'] ?? 0), 0),
       stalenessMax: Math.max(0, ...rl.map((x) => x.metrics['rollout/staleness_max'] ?? 0)),
+      runSeconds: r.seconds,
+      runCpuSeconds: r.cpuSeconds,
     };
     out[mode]!.perSecond = trajectories / out[mode]!.seconds;
   }
@@ -207,6 +215,6 @@ if (values.json) {
     }
     console.log(`  async / sync: ${ratio.toFixed(2)}x`);
   };
-  if (perMode) show('sync vs async, the tiny model playing its own rollouts (GRPO, no added latency, 8 in flight):', perMode, ratioModes!);
-  if (perModeLatency) show(`sync vs async, scripted long-tailed turns of ${turnMs} ms (GRPO, 8 in flight):`, perModeLatency, ratioLatency!);
+  if (perMode) show(`sync vs async, the tiny model playing its own rollouts (GRPO, no added latency, ${inFlight} in flight):`, perMode, ratioModes!);
+  if (perModeLatency) show(`sync vs async, scripted long-tailed turns of ${turnMs} ms (GRPO, ${inFlight} in flight):`, perModeLatency, ratioLatency!);
 }

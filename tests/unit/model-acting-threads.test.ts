@@ -25,7 +25,7 @@ describe('acting threads', () => {
     model = createModel(resolveGPTConfig({ vocabSize: 61, blockSize: 48, nLayer: 2, nHead: 2, nEmbd: 16, distanceBias: true }), { seed: 11 });
     one = await ActingThreads.start(model, 1);
     two = await ActingThreads.start(model, 2);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await one.close();
     await two.close();
@@ -63,5 +63,49 @@ describe('acting threads', () => {
     wte.assign(old);
     old.dispose();
     two.sync();
+  });
+});
+
+// The threads a process keeps (ActingThreads.kept, what the rollout and compare jobs decode on): lent to one
+// model, then to another of a different shape, each model's episodes play exactly as on one thread, and the
+// second model is served by the same thread, not a new one.
+describe('acting threads the process keeps', () => {
+  let a: GPT;
+  let b: GPT;
+  let oneA: ActingThreads;
+  let oneB: ActingThreads;
+  beforeAll(async () => {
+    await selectBackend({ only: ['wasm'] });
+    a = createModel(resolveGPTConfig({ vocabSize: 61, blockSize: 48, nLayer: 2, nHead: 2, nEmbd: 16, distanceBias: true }), { seed: 3 });
+    b = createModel(resolveGPTConfig({ vocabSize: 61, blockSize: 48, nLayer: 1, nHead: 4, nEmbd: 32 }), { seed: 5 });
+    oneA = await ActingThreads.start(a, 1);
+    oneB = await ActingThreads.start(b, 1);
+  }, 180_000);
+  afterAll(async () => {
+    disposeModel(a);
+    disposeModel(b);
+  });
+
+  it('lends its thread to one model after another, each playing its one-thread episodes', { timeout: 120_000 }, async () => {
+    const before = tf.memory().numTensors;
+    const keptA = ActingThreads.kept(a, 2);
+    expect(keptA.size).toBe(2);
+    await keptA.whenReady(); // started in the background; until then every turn decodes here
+    for (const [model, kept, one] of [[a, keptA, oneA], [b, ActingThreads.kept(b, 2), oneB]] as const) {
+      const want = await play(one, 12, 1);
+      const got = await play(kept, 12, 1);
+      for (const [e, ep] of want.entries()) {
+        expect(got[e]!.turns.map((t) => t.tokens), `${model === a ? 'a' : 'b'}, episode ${e}`).toEqual(ep.turns.map((t) => t.tokens));
+        expect(got[e]!.rng.state()).toBe(ep.rng.state());
+      }
+      // The kept thread decoded some of this model's turns.
+      expect(kept.threadStats[1]!.prefills).toBeGreaterThan(0);
+      await kept.close();
+    }
+    // One thread kept, lent twice: asking again starts none.
+    expect(ActingThreads.keptCount).toBe(1);
+    ActingThreads.kept(a, 2);
+    expect(ActingThreads.keptCount).toBe(1);
+    expect(tf.memory().numTensors).toBe(before);
   });
 });

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createModel, disposeModel, resolveGPTConfig, type GPT } from '../../main/lab/model/gpt';
 import { createOptimizer, resolveTrainConfig, updateStep } from '../../main/lab/model/train';
 import { packPgBatch, rlLossFn, type PgSample } from '../../main/lab/rl/loss';
-import { rlUpdate, shareSamples, startUpdateReplicas } from '../../main/lab/train/rl-stage/rl-update';
+import { rlUpdate, shareSamples, slotsOnce, startUpdateReplicas } from '../../main/lab/train/rl-stage/rl-update';
 import { createRng } from '../../main/lab/util/rng';
 
 beforeAll(async () => {
@@ -31,7 +31,7 @@ async function weights(model: GPT): Promise<Float32Array[]> {
 }
 
 describe('rlUpdate', () => {
-  it('equals one updateStep over the whole batch (40 windows in 3 chunks)', async () => {
+  it('equals one updateStep over the whole batch (40 windows in 3 chunks)', { timeout: 180_000 }, async () => {
     const batch = samples(40);
     const a = createModel(cfg, { seed: 3 });
     const b = createModel(cfg, { seed: 3 });
@@ -86,7 +86,7 @@ describe('rlUpdate', () => {
       expect(r.pg.approxKl).toBeCloseTo(o.pg.approxKl, 6);
     });
     two.w.forEach((w, i) => w.forEach((x, j) => expect(x).toBeCloseTo(one.w[i]![j]!, 4)));
-  }, 60_000);
+  }, 180_000);
 
   it('shares samples out by length, in order, every sample once', () => {
     const lens = [10, 10, 10, 10, 40];
@@ -95,6 +95,32 @@ describe('rlUpdate', () => {
     const shares = shareSamples(batch, 2);
     expect(shares.map((s) => s.map((x) => x.ids.length))).toEqual([[10, 10, 10, 10], [40]]);
     expect(shareSamples(batch.slice(0, 1), 3).map((s) => s.length)).toEqual([0, 1, 0]);
+  });
+
+  it('counts each copied entry of a batch once, with its copies (the groups DUPO copies)', () => {
+    expect(slotsOnce(['a', 'b', 'a', 'c', 'a'])).toEqual([{ item: 'a', copies: 3 }, { item: 'b', copies: 1 }, { item: 'c', copies: 1 }]);
+    expect(slotsOnce([])).toEqual([]);
+  });
+
+  it('gives a sample weighted by k the update of k copies of it: loss, gradient norm, statistics, weights', async () => {
+    const [a, b, c] = samples(3);
+    const run = async (batch: PgSample[]): Promise<{ w: Float32Array[]; r: NonNullable<Awaited<ReturnType<typeof rlUpdate>>> }> => {
+      const model = createModel(cfg, { seed: 3 });
+      const opt = createOptimizer(model, train);
+      const r = (await rlUpdate(model, opt, batch, train, { ...clip, entropyCoef: 0.01 }, 0))!;
+      const w = await weights(model);
+      opt.dispose();
+      disposeModel(model);
+      return { w, r };
+    };
+    const copies = await run([a!, b!, a!, c!, a!]);
+    const weighted = await run([{ ...a!, weight: 3 }, b!, c!]);
+    expect(weighted.r.pg.tokens).toBe(copies.r.pg.tokens);
+    expect(weighted.r.update.loss).toBeCloseTo(copies.r.update.loss, 5);
+    expect(weighted.r.update.gradNorm).toBeCloseTo(copies.r.update.gradNorm, 4);
+    expect(weighted.r.pg.entropy!).toBeCloseTo(copies.r.pg.entropy!, 4);
+    expect(weighted.r.pg.clipfrac).toBeCloseTo(copies.r.pg.clipfrac, 6);
+    weighted.w.forEach((w, i) => w.forEach((x, j) => expect(x).toBeCloseTo(copies.w[i]![j]!, 4)));
   });
 
   it('returns null (no optimiser step) when every sample has weight 0', async () => {

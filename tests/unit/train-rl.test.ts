@@ -285,10 +285,11 @@ describe('RL-only from a checkpoint', () => {
       expect(Math.max(...staleness)).toBe(1);
     });
 
-    it('with maxStaleness 0, drops and counts the groups that spanned an update', { timeout: 120_000 }, async () => {
+    // Before async-rollouts.ts bounded how far rollouts run ahead, those started during an update were all dropped.
+    it('with maxStaleness 0, starts no rollout an update would leave stale: none dropped', { timeout: 120_000 }, async () => {
       const { staleness, dropped } = await asyncRun(0);
       expect(Math.max(...staleness)).toBe(0);
-      expect(dropped).toBeGreaterThan(0);
+      expect(dropped).toBe(0);
     });
   });
 });

@@ -18,8 +18,11 @@ export interface PolicyFactory {
   forQA(qa: QA, sample: number, rng: Rng): Policy;
   /** When set, the episode's thoughts are rewritten after the fact (reasoning reconstruction). */
   reconstruct?: Reconstructor;
-  /** Loads what the policy needs (a checkpoint's weights) before any episode; rejects when it cannot. */
-  ready?: () => Promise<void>;
+  /**
+   * Loads what the policy needs (a checkpoint's weights) before any episode; rejects when it cannot. `plan.episodes`:
+   * how many episodes will play (a model policy decodes on more threads when there are enough to pay for them).
+   */
+  ready?: (plan?: { episodes: number }) => Promise<void>;
   /** Episodes it serves best at once (a model decoding every turn in flight as one batch); rolloutDataset's default concurrency. */
   inFlight?: number;
 }
@@ -35,6 +38,8 @@ export interface PolicyContext {
   endpoint?: (id: string) => Endpoint;
   /** Sampling temperature of a checkpoint policy (`ckpt:`); its run's eval temperature when absent. */
   temperature?: number;
+  /** Threads a model policy decodes on when it plays many episodes (its run's `workers` when absent: every core by default). */
+  actingThreads?: number;
 }
 
 export type PolicyResolver = (arg: string, ctx: PolicyContext, spec: string) => PolicyFactory;

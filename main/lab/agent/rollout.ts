@@ -28,9 +28,9 @@ export function generatedTokens(steps: readonly AgentStep[], count: TokenCounter
 }
 
 /** Loads the policy before any episode: one that cannot load fails the command, rather than every episode. */
-export async function preparePolicy(factory: PolicyFactory): Promise<void> {
+export async function preparePolicy(factory: PolicyFactory, plan?: { episodes: number }): Promise<void> {
   try {
-    await factory.ready?.();
+    await factory.ready?.(plan);
   } catch (err) {
     throw new LabError('internal', `policy ${factory.spec} could not be loaded: ${errorMessage(err)}`);
   }

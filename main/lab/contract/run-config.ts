@@ -96,7 +96,11 @@ export const rlConfigSchema = z
     mode: z.enum(['sync', 'async']).default('sync'),
     /** async: groups started more than this many policy versions ago are dropped. */
     maxStaleness: int(0, 100).default(1),
-    /** Rollouts in flight at once (both modes). */
+    /**
+     * Rollouts in flight at once. async: the rollout thread decodes their turns as one batch, and they never run
+     * further ahead than maxStaleness lets their groups be used (train/rl-stage/async-rollouts.ts); sync plays at
+     * least a full batch for each decoding thread anyway.
+     */
     workers: int(1, 64).default(2),
     /** Held-out pass@1 every N RL steps (and after the last). */
     evalEvery: int(1, 1_000_000).default(10),

@@ -35,7 +35,14 @@ export interface ThreadTurn {
   version: number;
 }
 
-export type ToDecoderThread = ThreadTurn;
+/** A kept thread lent to another model (ActingThreads.kept): its copy becomes one of that model's, read from `weights`. */
+export interface ThreadModel {
+  type: 'model';
+  config: GPTConfig;
+  weights: SharedArrayBuffer;
+}
+
+export type ToDecoderThread = ThreadTurn | ThreadModel;
 export type FromDecoderThread =
   | { type: 'ready' }
   | { type: 'turn'; id: number; result: GenerateResult; draws: number; stats: BatchDecoderStats }
@@ -62,21 +69,40 @@ const EMPTY_STATS = (): BatchDecoderStats => ({ steps: 0, tokens: 0, prefills: 0
 class DecoderThread {
   private readonly pending = new Map<number, { resolve: (r: GenerateResult) => void; reject: (e: Error) => void; opts: SampleOptions }>();
   private failure: Error | null = null;
+  private isReady = false;
+  /** Turns it decoded, over its life. */
+  served = 0;
   stats: BatchDecoderStats = EMPTY_STATS();
+  /** Resolves when the thread can decode; rejects if it fails first. */
+  readonly started: Promise<void>;
 
-  constructor(readonly worker: Worker, readonly index: number) {
+  constructor(
+    readonly worker: Worker,
+    readonly index: number,
+    /** The shared weights its model copy reads (whose model it decodes for). */
+    public boundTo: SharedArrayBuffer,
+  ) {
+    let ready!: () => void;
+    let failed!: (e: Error) => void;
+    this.started = new Promise<void>((resolve, reject) => ((ready = resolve), (failed = reject)));
+    this.started.catch(() => undefined); // a kept thread's start is not awaited: its failure shows in `usable`
     worker.on('message', (msg: FromDecoderThread) => {
-      if (msg.type === 'ready') return;
+      if (msg.type === 'ready') {
+        this.isReady = true;
+        return ready();
+      }
       const p = this.pending.get(msg.id);
       if (!p) return;
       if (msg.type === 'error') return p.reject(new LabError('internal', `decoding thread ${index}: ${msg.message}`));
       // The episode's stream goes on where the thread's copy stopped.
       for (let i = 0; i < msg.draws; i++) p.opts.rng?.next();
       this.stats = msg.stats;
+      this.served++;
       p.resolve(msg.result);
     });
     const fail = (err: Error): void => {
       this.failure = err;
+      failed(err);
       for (const p of [...this.pending.values()]) p.reject(err);
     };
     worker.on('error', (err) => fail(new LabError('internal', `decoding thread ${index} failed: ${err.message}`)));
@@ -90,6 +116,18 @@ class DecoderThread {
 
   get inFlight(): number {
     return this.pending.size;
+  }
+
+  /** Started and not failed: it can take turns. */
+  get usable(): boolean {
+    return this.isReady && this.failure === null;
+  }
+
+  /** Makes its copy one of `config`'s, reading `weights` (only with no turn in flight; messages keep their order). */
+  bind(config: GPTConfig, weights: SharedArrayBuffer): void {
+    this.boundTo = weights;
+    this.stats = EMPTY_STATS();
+    this.worker.postMessage({ type: 'model', config, weights } satisfies ThreadModel);
   }
 
   sample(id: number, prompt: readonly number[], opts: SampleOptions, version: number): Promise<GenerateResult> {
@@ -107,6 +145,20 @@ class DecoderThread {
   }
 }
 
+/** Starts `count` decoding threads on the backend with the model whose weights `weights` holds. */
+function spawnDecoders(backend: string, config: GPTConfig, weights: SharedArrayBuffer, count: number, firstIndex = 1): DecoderThread[] {
+  if (count <= 0) return [];
+  const script = scriptBeside(import.meta.url, 'decoder-worker.ts', 'decoder.js');
+  return Array.from({ length: count }, (_, i) => new DecoderThread(spawnWorker(script, { backend, config, weights } satisfies DecoderThreadInit), firstIndex + i, weights));
+}
+
+/**
+ * The decoding threads this process keeps, by backend, for the work that plays many episodes outside a
+ * training run (the rollout and compare jobs, `sailor rollout` and `eval` with a model): started once, and
+ * lent to one model after another (ActingThreads.kept), so a job after the first pays no thread start.
+ */
+const keptThreads = new Map<string, DecoderThread[]>();
+
 export class ActingThreads implements TurnSampler {
   private nextId = 0;
   private version = 0;
@@ -116,6 +168,8 @@ export class ActingThreads implements TurnSampler {
     private readonly own: BatchDecoder,
     private readonly threads: DecoderThread[],
     private readonly weights: PublishedWeights | null,
+    /** The threads are the process's (kept): close() leaves them running. */
+    private readonly borrowed: boolean,
   ) {}
 
   /**
@@ -128,18 +182,10 @@ export class ActingThreads implements TurnSampler {
     if (others > 0 && !THREADED_BACKENDS.has(backend)) throw new LabError('bad_request', `decoding threads need the wasm or cpu backend, not ${backend}`);
     const weights = others > 0 ? PublishedWeights.create(model) : null;
     weights?.publish(model, 0);
-    const script = others > 0 ? scriptBeside(import.meta.url, 'decoder-worker.ts', 'decoder.js') : '';
-    const workers = Array.from({ length: others }, (_, i) => {
-      const init: DecoderThreadInit = { backend, config: model.config, weights: weights!.shared };
-      return new DecoderThread(spawnWorker(script, init), i + 1);
-    });
-    const pool = new ActingThreads(model, new BatchDecoder(model), workers, weights);
+    const workers = weights ? spawnDecoders(backend, model.config, weights.shared, others) : [];
+    const pool = new ActingThreads(model, new BatchDecoder(model), workers, weights, false);
     try {
-      await Promise.all(workers.map((t) => new Promise<void>((resolve, reject) => {
-        t.worker.once('message', () => resolve());
-        t.worker.once('error', reject);
-        t.worker.once('exit', (code) => reject(new LabError('internal', `decoding thread exited while starting (code ${code})`)));
-      })));
+      await Promise.all(workers.map((t) => t.started));
     } catch (err) {
       await pool.close();
       throw err;
@@ -148,14 +194,51 @@ export class ActingThreads implements TurnSampler {
     return pool;
   }
 
+  /**
+   * `threads` decoders for `model` from the threads the process keeps (keptThreads), at once: the kept
+   * threads start in the background the first time (until they can decode, every turn decodes here), and
+   * one that decodes for another model is lent to this one between that model's turns. The turns are the
+   * same wherever they decode, so the episodes do not depend on when the threads join. close() leaves the
+   * threads running for the next model; idle, they do not keep the process alive.
+   */
+  static kept(model: GPT, threads = defaultActingThreads(tf.getBackend())): ActingThreads {
+    const backend = tf.getBackend();
+    const others = THREADED_BACKENDS.has(backend) ? Math.max(0, threads - 1) : 0;
+    const weights = others > 0 ? PublishedWeights.create(model) : null;
+    weights?.publish(model, 0);
+    const kept = keptThreads.get(backend) ?? [];
+    if (weights && kept.length < others) {
+      const more = spawnDecoders(backend, model.config, weights.shared, others - kept.length, kept.length + 1);
+      for (const t of more) t.idle();
+      kept.push(...more);
+      keptThreads.set(backend, kept);
+    }
+    return new ActingThreads(model, new BatchDecoder(model), kept.slice(0, others), weights, true);
+  }
+
+  /** Threads the process keeps (every backend). */
+  static get keptCount(): number {
+    return [...keptThreads.values()].reduce((n, ts) => n + ts.length, 0);
+  }
+
+  /** Turns the threads the process keeps have decoded, for every model. */
+  static get keptTurns(): number {
+    return [...keptThreads.values()].flat().reduce((n, t) => n + t.served, 0);
+  }
+
+  /** Resolves when every thread of this pool can decode (kept threads start in the background). */
+  async whenReady(): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.started));
+  }
+
   /** Decoding threads, this one included. */
   get size(): number {
     return 1 + this.threads.length;
   }
 
-  /** Each thread's figures since it started, this thread's first. */
+  /** Each thread's figures since it started (a kept one's: since it was lent to this model), this thread's first. */
   get threadStats(): BatchDecoderStats[] {
-    return [{ ...this.own.stats }, ...this.threads.map((t) => ({ ...t.stats }))];
+    return [{ ...this.own.stats }, ...this.threads.map((t) => (t.boundTo === this.weights?.shared ? { ...t.stats } : EMPTY_STATS()))];
   }
 
   /** Every thread's figures (the decoding steps of all threads added up; maxRows the largest batch of any). */
@@ -174,17 +257,25 @@ export class ActingThreads implements TurnSampler {
     this.weights.publish(this.model, ++this.version);
   }
 
-  /** One turn on the thread with the fewest turns in flight (this one on a tie: it needs no copy). */
+  /**
+   * One turn on the thread with the fewest turns in flight (this one on a tie: it needs no copy), among the
+   * threads that can decode for this model now: started, and this model's or idle (then lent to it).
+   */
   sample(prompt: readonly number[], opts: SampleOptions): Promise<GenerateResult> {
+    const mine = this.weights?.shared;
     let best: DecoderThread | null = null;
-    for (const t of this.threads) if (t.inFlight < (best?.inFlight ?? this.own.inFlight)) best = t;
-    if (!best) return this.own.sample(prompt, opts);
+    for (const t of this.threads) {
+      if (!t.usable || (t.boundTo !== mine && t.inFlight > 0)) continue;
+      if (t.inFlight < (best?.inFlight ?? this.own.inFlight)) best = t;
+    }
+    if (!best || !mine) return this.own.sample(prompt, opts);
+    if (best.boundTo !== mine) best.bind(this.model.config, mine);
     return best.sample(this.nextId++, prompt, opts, this.version);
   }
 
-  /** Waits for this thread's turns in flight and stops the others. */
+  /** Waits for this thread's turns in flight and stops the others (kept threads stay, for the next model). */
   async close(): Promise<void> {
     await this.own.drain();
-    await Promise.all(this.threads.map((t) => t.worker.terminate()));
+    if (!this.borrowed) await Promise.all(this.threads.map((t) => t.worker.terminate()));
   }
 }

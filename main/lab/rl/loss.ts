@@ -6,7 +6,9 @@
 //   loss  = - sum_t m_t * obj_t / sum_t m_t                                 (minimised; = -J)
 //
 // m_t is the loss mask: 1 on tokens the policy generated in kept samples, 0 on the prompt, observations,
-// padding, and on every token of an excluded sample (advantages.ts: weight 0). The sum runs over ALL tokens of
+// padding, and on every token of an excluded sample (advantages.ts: weight 0); a sample of weight k has k on its
+// generated tokens, the same as k copies of it (rl-update.ts counts a group DUPO copied k times once, so). The mask
+// weighs each term, never the ratio (r_t is computed wherever m_t > 0). The sum runs over ALL tokens of
 // the batch and is divided once by the batch's total of generated tokens (DAPO's token-level normalisation:
 // a long rollout weighs by its length, not as one sample). With mini-batches or accumulation pass
 // `tokenCount` = the whole batch's token count so every mini-batch is normalised the same way.
@@ -108,7 +110,8 @@ export function pgLoss(inp: PgInputs, opts: PgOptions = CLIP_DEFAULTS): { loss: 
     if (t.shape.join() !== shape.join()) throw new LabError('bad_request', `${name} has shape [${t.shape.join(', ')}], newLogProbs [${shape.join(', ')}]`);
   }
   const adv = tf.broadcastTo(inp.advantages, shape);
-  const logRatio = tf.clipByValue(tf.mul(tf.sub(newLogProbs, old), mask), -MAX_LOG_RATIO, MAX_LOG_RATIO);
+  // Zero outside the loss (a stray padding token cannot overflow); inside, the mask weighs the term, not the ratio.
+  const logRatio = tf.clipByValue(tf.mul(tf.sub(newLogProbs, old), tf.cast(tf.greater(mask, 0), 'float32')), -MAX_LOG_RATIO, MAX_LOG_RATIO);
   const ratio = tf.exp(logRatio);
   const unclipped = tf.mul(ratio, adv);
   const clipped = tf.mul(tf.clipByValue(ratio, 1 - opts.epsLow, 1 + opts.epsHigh), adv);
@@ -264,7 +267,7 @@ export function pgLossReference(
   for (let t = 0; t < n; t++) {
     const m = mask[t]!;
     const A = advantages[t]!;
-    const lr = Math.max(-MAX_LOG_RATIO, Math.min(MAX_LOG_RATIO, (newLogProbs[t]! - oldLogProbs[t]!) * m));
+    const lr = Math.max(-MAX_LOG_RATIO, Math.min(MAX_LOG_RATIO, (newLogProbs[t]! - oldLogProbs[t]!) * (m > 0 ? 1 : 0)));
     const r = Math.exp(lr);
     const u = r * A;
     const c = Math.min(Math.max(r, 1 - opts.epsLow), 1 + opts.epsHigh) * A;

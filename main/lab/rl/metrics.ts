@@ -12,7 +12,7 @@
 //   actor/grad_norm, actor/lr                                   from model/train updateStep;
 //   batch/zero_std_frac, batch/duplicated_frac                  from the batch plan (batch.ts);
 //   batch/refill_rounds (DAPO), batch/skipped (1 when no group had signal and the update was skipped)   (extensions);
-//   rollout/staleness_max, rollout/stale_dropped (async)        (extensions).
+//   rollout/staleness_max, rollout/staleness_mean, rollout/stale_dropped, rollout/in_flight (async)   (extensions).
 // Only the parts that are given produce keys; a skipped update has no actor/* keys.
 import type { UpdateResult } from '../model/train';
 import { rolloutSummary, type RolloutLike } from '../agent/summary';
@@ -25,7 +25,7 @@ export interface RlMetricsInput {
   update?: Pick<UpdateResult, 'gradNorm' | 'lr'> | null;
   /** A batch plan's (or dapoFill's) metrics and skip flag. */
   plan?: { metrics: Record<string, number>; skip: boolean } | null;
-  /** An async batch's metrics (rollout/staleness_max, rollout/stale_dropped). */
+  /** An async step's metrics (train/rl-stage/async-rollouts.ts: staleness max and mean, stale dropped, in flight). */
   async?: { metrics: Record<string, number> } | null;
 }
 

@@ -109,7 +109,7 @@ async function runRollouts(ctx: CommandContext, n: number, checkpointTemperature
   const web = loadWeb(ctx);
   const factory = policyFor(ctx, web, checkpointTemperature);
   const qas = loadQas(ctx);
-  await preparePolicy(factory);
+  await preparePolicy(factory, { episodes: qas.length * n });
   const t0 = performance.now();
   let lastReport = 0;
   const trajs = await rolloutDataset(qas, factory, simToolset(web), rolloutOptions(ctx, n), (done, total) => {

@@ -100,7 +100,7 @@ export async function rollOutSet(
   const factory = policyFactory(ctx.home, p, web, maxToolCalls, protocol.temperature);
   const tools = simToolset(web);
   const qas: QA[] = p.limit ? allQas.slice(0, p.limit) : allQas;
-  await preparePolicy(factory);
+  await preparePolicy(factory, { episodes: qas.length * p.n });
   const opts: RolloutOptions = {
     n: p.n, seed: protocol.seed ?? p.rng, reward: { mode: p.reward }, judge: judgeOf(p),
     limits: { maxToolCalls, ...(maxNewTokens === undefined ? {} : { maxNewTokens }) },

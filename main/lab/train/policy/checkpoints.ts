@@ -46,36 +46,52 @@ export function runEnvironment(config: RunConfig): { web: Partial<WebOptions>; m
 type ModelLoad = () => Promise<{ model: GPT; tokenizer: Tokenizer | null; where: string }>;
 
 /**
- * A policy over a model that is loaded on the first generate (or by `ready`), on the backend `backend`
- * names; the same factory for a run's checkpoint, the base model and an untrained model.
+ * Episodes from which a model policy decodes on more threads than this one: a full batch of one thread
+ * (EPISODES_IN_FLIGHT). Fewer would only split a small batch, and the threads' start (the first time in a
+ * process) would cost more than they give.
  */
-function modelPolicy(spec: string, kind: string, backend: RunConfig['backend'], temperature: number, loadModel: ModelLoad): PolicyFactory {
+export const ACTING_THREADS_FROM = EPISODES_IN_FLIGHT;
+
+/**
+ * A policy over a model that is loaded on the first generate (or by `ready`), on the backend `backend`
+ * names; the same factory for a run's checkpoint, the base model and an untrained model. Given at least
+ * ACTING_THREADS_FROM episodes to play (`ready`'s plan), its turns decode on `threads` threads, those the
+ * process keeps (model/acting-threads.ts ActingThreads.kept), with EPISODES_IN_FLIGHT episodes in flight
+ * for each; the episodes are those of one thread.
+ */
+function modelPolicy(spec: string, kind: string, backend: RunConfig['backend'], temperature: number, threads: RunConfig['workers'], loadModel: ModelLoad): PolicyFactory {
   let loaded: Promise<Policy> | null = null;
-  const load = async (): Promise<Policy> => {
-    const [{ selectBackend }, { checkpointPolicy }, { BatchDecoder }] = await Promise.all([import('../../model/backend'), import('./policy'), import('../../model/batch-decoder')]);
-    await selectBackend(backend === 'auto' ? {} : { only: [backend] });
+  const load = async (episodes: number): Promise<Policy> => {
+    const [{ selectBackend }, { checkpointPolicy }, { BatchDecoder }, { ActingThreads, defaultActingThreads }] = await Promise.all([
+      import('../../model/backend'), import('./policy'), import('../../model/batch-decoder'), import('../../model/acting-threads'),
+    ]);
+    const { report } = await selectBackend(backend === 'auto' ? {} : { only: [backend] });
     const { model, tokenizer, where } = await loadModel();
     if (!tokenizer) throw new LabError('corrupt', `${where} has no tokenizer`);
-    // Every episode in flight decodes its turns in one batch (rolloutDataset plays `inFlight` at once).
-    return checkpointPolicy(model, tokenizer, { name: spec, temperature, decoder: new BatchDecoder(model) });
+    const n = episodes >= ACTING_THREADS_FROM ? (threads === 'auto' ? defaultActingThreads(report.chosen ?? '') : threads) : 1;
+    // Every episode in flight decodes its turns in one batch (rolloutDataset plays `inFlight` at once), a batch per thread.
+    const decoder = n > 1 ? ActingThreads.kept(model, n) : new BatchDecoder(model);
+    factory.inFlight = EPISODES_IN_FLIGHT * (decoder instanceof ActingThreads ? decoder.size : 1);
+    return checkpointPolicy(model, tokenizer, { name: spec, temperature, decoder });
   };
   const policy: Policy = {
     name: spec,
     generate: async (context, opts) => {
-      loaded ??= load();
+      loaded ??= load(0);
       return (await loaded).generate(context, opts);
     },
   };
-  return {
+  const factory: PolicyFactory = {
     spec,
     kind,
     forQA: () => policy,
     inFlight: EPISODES_IN_FLIGHT,
-    ready: async () => {
-      loaded ??= load();
+    ready: async (plan) => {
+      loaded ??= load(plan?.episodes ?? 0);
       await loaded;
     },
   };
+  return factory;
 }
 
 /** Sampling temperature of the base and untrained models: greedy, as a run's evaluation samples by default. */
@@ -90,14 +106,14 @@ const MODEL_POLICY_TEMPERATURE = 0;
 export function registerCheckpointPolicies(home?: string): void {
   registerPolicyKind('ckpt', (arg, pctx, spec) => {
     const ckpt = resolveCheckpoint(arg, home ?? defaultHome());
-    return modelPolicy(spec, 'ckpt', ckpt.config.backend, pctx.temperature ?? ckpt.config.eval.temperature, async () => {
+    return modelPolicy(spec, 'ckpt', ckpt.config.backend, pctx.temperature ?? ckpt.config.eval.temperature, pctx.actingThreads ?? ckpt.config.workers, async () => {
       const { loadCheckpoint } = await import('../../model/checkpoint');
       return { ...(await loadCheckpoint(ckpt.dir)), where: ckpt.dir };
     });
   });
   // The base model's directory is looked up when the policy loads: base-model.ts brings the model code.
   registerPolicyKind('base', (_arg, pctx, spec) =>
-    modelPolicy(spec, 'base', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, async () => {
+    modelPolicy(spec, 'base', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, pctx.actingThreads ?? 'auto', async () => {
       const [{ loadCheckpoint }, { requireBaseModel }] = await Promise.all([import('../../model/checkpoint'), import('./base-model')]);
       const dir = requireBaseModel();
       return { ...(await loadCheckpoint(dir)), where: dir };
@@ -106,7 +122,7 @@ export function registerCheckpointPolicies(home?: string): void {
   registerPolicyKind('untrained', (arg, pctx, spec) => {
     const seed = arg === '' ? undefined : Number(arg);
     if (seed !== undefined && !Number.isInteger(seed)) throw new LabError('bad_request', `policy '${spec}': the seed after 'untrained:' must be a whole number`);
-    return modelPolicy(spec, 'untrained', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, async () => {
+    return modelPolicy(spec, 'untrained', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, pctx.actingThreads ?? 'auto', async () => {
       const [{ loadCheckpoint }, { createModel, disposeModel }, { requireBaseModel }] = await Promise.all([import('../../model/checkpoint'), import('../../model/gpt'), import('./base-model')]);
       const dir = requireBaseModel();
       const base = await loadCheckpoint(dir);

@@ -97,7 +97,7 @@ async function evaluationFactory(run: TrainRun, spec: string): Promise<PolicyFac
     spec,
     kind: 'ckpt',
     forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: config.eval.temperature, maxTurnTokens: TURN_TOKENS, decoder }),
-    inFlight: EPISODES_IN_FLIGHT,
+    inFlight: EPISODES_IN_FLIGHT * decoder.size, // a full batch for each thread
   };
 }
 

@@ -5,6 +5,7 @@
 //   sync          how a sync step gets its groups and plan from `sample(n)`, the rollouts of n new questions
 //                 (DAPO asks again until the batch has enough signal; the others ask once)
 //   enough        when an async step has taken enough finished groups
+//   maxGroups     the most groups an async step takes (how far async rollouts may run ahead: async-rollouts.ts)
 //   plan          the plan of an async step's groups
 // The plan has the shape of the rollouts file's header (rl-record.ts). A new algorithm joins here, and the
 // run config's enum makes the table incomplete until it does.
@@ -35,6 +36,7 @@ export interface Planner {
   dropsTooEasy: boolean;
   sync: (sample: (n: number) => Promise<Group[]>, p: PlanInput) => Promise<{ groups: Group[]; plan: StepPlan }>;
   enough: (taken: readonly Group[], rl: RlConfig) => boolean;
+  maxGroups: (rl: RlConfig) => number;
   /** `looked`: the finished groups the step took (DAPO's refill metrics count them). */
   plan: (groups: readonly Group[], looked: number, p: PlanInput) => StepPlan;
 }
@@ -48,6 +50,9 @@ const sampleOnce =
     };
 
 const batchFull = (taken: readonly Group[], rl: RlConfig): boolean => taken.length >= rl.batchQuestions;
+const oneBatch = (rl: RlConfig): number => rl.batchQuestions;
+/** DAPO (async): batchQuestions groups with signal, or at most dapoMaxRounds x batchQuestions looked at (the sync refill's bound). */
+const dapoMaxGroups = (rl: RlConfig): number => rl.batchQuestions * rl.dapoMaxRounds;
 
 /** DUPO: every slot of a zero-std group gets a copy of a group with signal (seeded per step). */
 const planDupoStep: Planner['plan'] = (groups, _looked, { rl, step }) => {
@@ -91,13 +96,13 @@ const sampleDapo: Planner['sync'] = async (sample, { rl, label, log }) => {
 };
 
 export const PLANNERS: Record<RlConfig['algorithm'], Planner> = {
-  dupo: { dropsTooEasy: true, sync: sampleOnce(planDupoStep), enough: batchFull, plan: planDupoStep },
+  dupo: { dropsTooEasy: true, sync: sampleOnce(planDupoStep), enough: batchFull, maxGroups: oneBatch, plan: planDupoStep },
   dapo: {
     dropsTooEasy: false,
     sync: sampleDapo,
-    // Enough signal, or dapoMaxRounds x batchQuestions groups looked at (the sync refill's bound).
-    enough: (taken, rl) => taken.filter((g) => hasSignal(g)).length >= rl.batchQuestions || taken.length >= rl.batchQuestions * rl.dapoMaxRounds,
+    enough: (taken, rl) => taken.filter((g) => hasSignal(g)).length >= rl.batchQuestions || taken.length >= dapoMaxGroups(rl),
+    maxGroups: dapoMaxGroups,
     plan: planDapoStep,
   },
-  grpo: { dropsTooEasy: false, sync: sampleOnce(planGrpoStep), enough: batchFull, plan: planGrpoStep },
+  grpo: { dropsTooEasy: false, sync: sampleOnce(planGrpoStep), enough: batchFull, maxGroups: oneBatch, plan: planGrpoStep },
 };

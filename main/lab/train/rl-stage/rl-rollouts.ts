@@ -2,9 +2,10 @@
 // advantages (rl/advantages). Two ways to get them (docs/pipeline.md, 'RL (DUPO, DAPO, GRPO)'):
 //   sync   a step rolls out its questions with the current weights and waits for all of them; stepSampler
 //          gives DAPO's refill rounds new questions of the pool;
-//   async  (ASearcher) rollouts run all the time and never wait for the trainer: AsyncRollouts keeps
-//          `workers` in flight, each tagged with the policy version it started under, and a step takes the
-//          first finished groups at most maxStaleness versions old. On wasm and cpu they play on a thread
+//   async  (ASearcher) rollouts run all the time and never wait for the trainer: AsyncRollouts
+//          (async-rollouts.ts) keeps `workers` in flight, each tagged with the policy version it started under,
+//          never further ahead than maxStaleness lets their groups be used, and a step takes the first finished
+//          groups at most maxStaleness versions old. On wasm and cpu they play on a thread
 //          of their own (rollout-thread.ts), so rollouts and updates overlap on two cores.
 // Every rollout keeps the turns the model sampled (token ids and log-probs): the update trains on exactly those.
 import * as tf from '@tensorflow/tfjs';
@@ -18,7 +19,8 @@ import type { GroupAdvantages } from '../../rl/advantages';
 import type { TurnReward } from '../policy/turn-rewards';
 import { scoreGroup } from './rl-turns';
 import type { RolloutGroup } from '../../rl/batch';
-import { AsyncBuffer, GroupAssembler } from '../../rl/async';
+import { AsyncRollouts } from './async-rollouts';
+import { PLANNERS } from './rl-plan';
 import { throwIfCancelled } from '../../jobs/context';
 import type { TurnSampler } from '../../model/acting-threads';
 import { checkpointPolicy, EPISODES_IN_FLIGHT, TURN_TOKENS, type SampledTurn } from '../policy/policy';
@@ -101,7 +103,7 @@ export async function rolloutGroups(stage: RlStage, qas: readonly QA[], ids: rea
   const turns = new Map<string, SampledTurn[]>();
   const v = stage.version;
   const decoder = await runActing(stage.run); // the run's decoding threads, with this version's weights
-  const opts = { ...rolloutOptions(stage, seed), concurrency: Math.max(stage.rl.workers, EPISODES_IN_FLIGHT) };
+  const opts = { ...rolloutOptions(stage, seed), concurrency: Math.max(stage.rl.workers, EPISODES_IN_FLIGHT * decoder.size) }; // a full batch for each thread
   const trajs = await rolloutDataset(qas, recording(stage, policyName(stage, v), turns, decoder), stage.run.tools, opts, (done, total) => {
     report(done, total);
     throwIfCancelled(stage.run.ctx);
@@ -137,7 +139,7 @@ export function stepSampler(stage: RlStage, pool: QuestionPool, k: number, s: nu
 
 /** An async stage's rollouts, and the thread they play on where there is one. */
 export interface AsyncSource {
-  rollouts: AsyncRollouts;
+  rollouts: AsyncRollouts<QA, Rollout, Group>;
   thread: RolloutThread | null;
 }
 
@@ -166,110 +168,9 @@ export async function startAsyncRollouts(stage: RlStage, pool: QuestionPool): Pr
     return { traj, turns: turns.get(`${qa.id}/${sample}`) ?? [], version: v };
   };
   const firstGroup = (stage.step - stage.baseStep) * rl.batchQuestions;
-  const rollouts = new AsyncRollouts(rl.groupSize, rl.workers, rl.maxStaleness, pool.at, firstGroup, () => stage.version, play, (id, qa, rs) => makeGroup(stage, id, qa, rs));
+  const rollouts = new AsyncRollouts<QA, Rollout, Group>({
+    groupSize: rl.groupSize, inFlight: rl.workers, maxStaleness: rl.maxStaleness, groupsPerStep: PLANNERS[rl.algorithm].maxGroups(rl),
+    questionAt: pool.at, firstGroup, version: () => stage.version, run: play, makeGroup: (id, qa, rs) => makeGroup(stage, id, qa, rs),
+  });
   return { rollouts, thread };
-}
-
-/**
- * Asynchronous rollouts (ASearcher; rl/async.ts has the rules): `workers` rollouts in flight at all times,
- * each started with the weights of the moment and tagged with that policy version; finished rollouts
- * assemble into groups of G (a group's version is its oldest member's), and groups wait in an AsyncBuffer
- * that drops those more than maxStaleness versions old. A step takes groups one by one as they are there,
- * until its planner says it has enough (rl-plan.ts). Nothing waits for a rollout still running, so a long
- * trajectory never stalls a step.
- */
-export class AsyncRollouts {
-  private readonly buffer: AsyncBuffer<Group>;
-  private readonly assembler: GroupAssembler<{ groupId: string; version: number; sample: number; rollout: Rollout }>;
-  private readonly workers: Promise<void>[] = [];
-  private nextJob: number;
-  private stopped = false;
-  private error: unknown = null;
-  private wake: (() => void) | null = null;
-
-  constructor(
-    private readonly groupSize: number,
-    workers: number,
-    maxStaleness: number,
-    private readonly questionAt: (i: number) => QA,
-    firstGroup: number,
-    private readonly version: () => number,
-    private readonly run: (qa: QA, groupId: string, sample: number) => Promise<Rollout>,
-    private readonly makeGroup: (id: string, qa: QA, rollouts: Rollout[]) => Group,
-  ) {
-    // Each group is one whole buffer "sample": it is released alone, so a step can take them one at a time.
-    this.buffer = new AsyncBuffer<Group>({ batchSize: 1, maxStaleness });
-    this.assembler = new GroupAssembler(groupSize);
-    this.nextJob = firstGroup * groupSize;
-    for (let w = 0; w < workers; w++) this.workers.push(this.worker());
-  }
-
-  private async worker(): Promise<void> {
-    try {
-      while (!this.stopped) {
-        const j = this.nextJob++;
-        const g = Math.floor(j / this.groupSize);
-        const sample = j % this.groupSize;
-        const qa = this.questionAt(g);
-        const rollout = await this.run(qa, `g${g}`, sample);
-        if (this.stopped) break;
-        const done = this.assembler.add({ groupId: `g${g}`, version: rollout.version, sample, rollout });
-        if (done) {
-          const ordered = [...done.members].sort((a, b) => a.sample - b.sample).map((m) => m.rollout);
-          this.buffer.push(this.makeGroup(`g${g}`, qa, ordered), this.version());
-          this.notify();
-        }
-      }
-    } catch (err) {
-      this.error = err;
-      this.notify();
-    }
-  }
-
-  private notify(): void {
-    const w = this.wake;
-    this.wake = null;
-    w?.();
-  }
-
-  /**
-   * The groups of the next step, taken until `enough` says so, named `<step>/<qa_id>`; with
-   * rollout/staleness_max and rollout/stale_dropped.
-   */
-  async next(
-    version: number,
-    step: number,
-    enough: (taken: readonly Group[]) => boolean,
-    say: (message: string) => void,
-  ): Promise<{ groups: Group[]; looked: number; metrics: Record<string, number> }> {
-    const taken: Group[] = [];
-    let stalenessMax = 0;
-    let dropped = 0;
-    while (!enough(taken)) {
-      if (this.error) throw this.error;
-      const b = this.buffer.release(version);
-      if (b) {
-        taken.push(b.samples[0]!);
-        stalenessMax = Math.max(stalenessMax, b.stalenessMax);
-        dropped += b.droppedStale;
-        continue;
-      }
-      say(`waiting for finished groups (${taken.length} so far, ${this.assembler.pending} rollouts of open groups done)`);
-      await new Promise<void>((resolve) => (this.wake = resolve));
-    }
-    // Name the groups by step and question (a question twice in one step gets #2, #3).
-    const seen = new Map<string, number>();
-    const groups = taken.map((g) => {
-      const n = (seen.get(g.qaId) ?? 0) + 1;
-      seen.set(g.qaId, n);
-      return { ...g, id: `${step}/${g.qaId}${n > 1 ? `#${n}` : ''}` };
-    });
-    return { groups, looked: taken.length, metrics: { 'rollout/staleness_max': stalenessMax, 'rollout/stale_dropped': dropped } };
-  }
-
-  /** Stops the workers: running rollouts end at their next turn; waits for them. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await Promise.all(this.workers);
-  }
 }

@@ -185,12 +185,37 @@ export async function rlUpdate(
   }
 }
 
-/** The update on a step's batch of groups (copies included): `updatesPerBatch` optimiser steps. Null: no token was in the loss. */
+/**
+ * The distinct entries of a batch, in the order they first appear, each with how many slots it fills (DUPO
+ * copies a group with signal into the slots of groups without). Pure.
+ */
+export function slotsOnce<T>(batch: readonly T[]): Array<{ item: T; copies: number }> {
+  const seen = new Map<T, { item: T; copies: number }>();
+  for (const item of batch) {
+    const s = seen.get(item);
+    if (s) s.copies++;
+    else seen.set(item, { item, copies: 1 });
+  }
+  return [...seen.values()];
+}
+
+/**
+ * The update on a step's batch of groups (copies included): `updatesPerBatch` optimiser steps on mini-batches
+ * of whole groups, in order. A group copied into several slots of a mini-batch (DUPO) is computed once, its
+ * samples weighted by its copies: packPgBatch weighs the loss mask, and the token count that normalises the
+ * loss counts the weighted mask, so the loss, its gradient and the statistics are those of the copies (up to
+ * float rounding) for the work of one. Null: no token was in the loss.
+ */
 export async function trainOnBatch(stage: RlStage, batch: readonly Group[]): Promise<{ pg: PgStats; update: { gradNorm: number; lr: number } } | null> {
   const { rl, opt, trainCfg, pad } = stage;
   const { model } = stage.run;
   const U = Math.min(rl.updatesPerBatch, batch.length);
-  const per = batch.map((g) => g.rollouts.flatMap((r, i) => (g.adv.weights[i] === 0 ? [] : samplesOf(stage, g.qa, r, g.turnAdvantages?.[i] ?? [g.adv.advantages[i]!]))));
+  const minis = Array.from({ length: U }, (_, u) => slotsOnce(batch.slice(Math.floor((u * batch.length) / U), Math.floor(((u + 1) * batch.length) / U))));
+  const samplesOfGroup = new Map<Group, PgSample[]>();
+  for (const g of new Set(batch)) {
+    samplesOfGroup.set(g, g.rollouts.flatMap((r, i) => (g.adv.weights[i] === 0 ? [] : samplesOf(stage, g.qa, r, g.turnAdvantages?.[i] ?? [g.adv.advantages[i]!]))));
+  }
+  const per = minis.map((m) => m.flatMap(({ item, copies }) => samplesOfGroup.get(item)!.map((s) => (copies === 1 ? s : { ...s, weight: (s.weight ?? 1) * copies }))));
   let all = per.flat();
   // Old log-probs (see the top of this file): async keeps the sampling ones (when the policy reported them),
   // several updates per batch compute them once now, one update per batch is on-policy (none needed).
@@ -201,16 +226,11 @@ export async function trainOnBatch(stage: RlStage, batch: readonly Group[]): Pro
   } else if (!keepSampled) {
     all = all.map(({ oldLogProbs: _drop, ...x }) => x);
   }
-  // Mini-batches of whole groups, in order.
-  const sizes = per.map((p) => p.length);
   const results: RlUpdateResult[] = [];
   let at = 0;
-  for (let u = 0; u < U; u++) {
-    const from = Math.floor((u * batch.length) / U);
-    const to = Math.floor(((u + 1) * batch.length) / U);
-    const n = sizes.slice(from, to).reduce((a, x) => a + x, 0);
-    const r = await rlUpdate(model, opt, all.slice(at, at + n), trainCfg, { epsLow: rl.epsLow, epsHigh: rl.epsHigh, entropyCoef: rl.entropyCoef }, pad, stage.replicas);
-    at += n;
+  for (const mini of per) {
+    const r = await rlUpdate(model, opt, all.slice(at, at + mini.length), trainCfg, { epsLow: rl.epsLow, epsHigh: rl.epsHigh, entropyCoef: rl.entropyCoef }, pad, stage.replicas);
+    at += mini.length;
     if (r) results.push(r);
   }
   if (results.length === 0) return null;

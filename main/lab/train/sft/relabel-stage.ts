@@ -122,7 +122,7 @@ export async function runRelabelStage(run: TrainRun, start: RelabelStart): Promi
     const decoder = await runActing(run);
     const spec = `ckpt:${runId}/${step}`;
     const factory: PolicyFactory = {
-      spec, kind: 'ckpt', inFlight: EPISODES_IN_FLIGHT,
+      spec, kind: 'ckpt', inFlight: EPISODES_IN_FLIGHT * decoder.size, // a full batch for each thread
       forQA: () => checkpointPolicy(model, tok, { name: spec, temperature: cfg.temperature, maxTurnTokens: TURN_TOKENS, decoder }),
     };
     const trajs = await rolloutDataset(qas, factory, run.tools, { n: 1, seed: seedFrom(`${runId}/relabel/${step}`), limits: run.limits }, (n, total) =>

@@ -47,7 +47,7 @@ export const RL_CHARTS: ChartDef[] = [
     rlPhase: true,
     unitRange: false,
   },
-  { id: 'rl-staleness', title: 'async: staleness max, stale dropped', metrics: ['rollout/staleness_max', 'rollout/stale_dropped'], rlPhase: true, unitRange: false },
+  { id: 'rl-staleness', title: 'async: staleness max, mean, stale dropped', metrics: ['rollout/staleness_max', 'rollout/staleness_mean', 'rollout/stale_dropped'], rlPhase: true, unitRange: false },
   { id: 'rl-tokens-per-s', title: 'perf/tokens_per_s', metrics: ['perf/tokens_per_s'], rlPhase: true },
   { id: 'rl-timing', title: 'timing: rollout, update (s)', metrics: ['timing/rollout_s', 'timing/update_s'], rlPhase: true },
 ];
