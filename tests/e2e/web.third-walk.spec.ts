@@ -1,12 +1,13 @@
 // The third walk's remaining defects (issue 45, part 2, points 5, 6, 7 and 9), in Debian Chromium against the
 // real `sailor serve`: a big graph opens on its communities, from which a click drills into a neighbourhood;
-// the wizard reopened picks an RL set made while it was closed; two alike datasets are told apart; a synthesis's
-// figures add up; a degenerate prediction stays in its own panel; a verl import's rollouts name their run.
+// the quick preset's RL step says why it starts on "SFT only"; the wizard reopened picks an RL set made while it
+// was closed; two alike datasets are told apart; a synthesis's figures add up; a degenerate prediction stays in
+// its own panel; a verl import's rollouts name their run.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Locator } from '@playwright/test';
-import type { ArtefactRecord, DatasetInfo, RunSummary } from '../../main/lab/contract';
+import { quickRlOffReason, type ArtefactRecord, type DatasetInfo, type RunSummary } from '../../main/lab/contract';
 import { servedLab, shooter, watchConsole } from './lab';
 import { writeVerlRunFiles } from './verl-fixture';
 
@@ -80,6 +81,16 @@ test('Wizard: reopened, it picks the RL set made while it was closed; alike sets
   await page.getByTestId('runs-new').click();
   const wizard = page.getByTestId('run-wizard');
   await expect(wizard.getByTestId('wiz-graph')).toHaveValue(graph!.id);
+  // The quick preset's RL step starts on "SFT only", and says why: what its RL stage measured (point 7).
+  await expect(wizard.getByTestId('wiz-quick-preset')).toContainText('no RL stage unless picked on the RL step');
+  await wizard.getByTestId('wiz-step-rl').click();
+  await expect(wizard.getByTestId('wiz-stage-sft')).toBeChecked();
+  await expect(wizard.getByTestId('wiz-rl-off-why')).toContainText(quickRlOffReason());
+  await shot(page, 'wizard-rl-why');
+  await wizard.getByTestId('wiz-stage-sft+rl').check();
+  await expect(wizard.getByTestId('wiz-rl-off-why')).toHaveCount(0);
+  await wizard.getByTestId('wiz-stage-sft').check();
+  await wizard.getByTestId('wiz-step-data').click();
   // Small sets of the quick preset's shape (one-hop lookups), made in the wizard and picked.
   await wizard.getByTestId('wiz-synth-train-count').fill('100');
   await wizard.getByTestId('wiz-synth-heldout-count').fill('40');
