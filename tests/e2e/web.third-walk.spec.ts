@@ -60,6 +60,10 @@ test('Graph: a big graph opens on its communities, labelled; a click drills into
   await expect(canvas.locator('[data-layout]')).toHaveAttribute('data-layout', 'ready', { timeout: 180_000 });
   await expect(canvas).toHaveAttribute('data-relayout', 'false');
   await expect.poll(async () => Number(await canvas.getAttribute('data-labelled'))).toBeGreaterThan(0);
+  // The hub's neighbours in rings, fitted at a zoom where the labels are drawn: cytoscape draws none under 6 px
+  // (graphCanvas.ts min-zoomed-font-size); on one circle the walk's France (131 neighbours) got 2 px.
+  const neighbours = Number(await canvas.getAttribute('data-neighbours'));
+  await expect.poll(async () => Number(await canvas.getAttribute('data-label-px')), { message: `${neighbours} neighbours` }).toBeGreaterThanOrEqual(6);
   await shot(page, 'graph-drilled');
 
   // The whole graph is one click away, and the overview one more.
