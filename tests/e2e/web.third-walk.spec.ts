@@ -43,6 +43,8 @@ test('Graph: a big graph opens on its communities, labelled; a click drills into
   expect(shown).toBeGreaterThan(3);
   expect(shown).toBeLessThanOrEqual(40);
   expect(Number(await overview.getAttribute('data-links'))).toBeGreaterThan(0);
+  // Its labels readable on screen (the walk found 11 model px fitted at half scale: 6 px).
+  expect(Number(await overview.getAttribute('data-label-px'))).toBeGreaterThanOrEqual(11);
   const communities = overview.getByTestId('overview-community');
   await expect(communities).toHaveCount(shown);
   await expect(overview.getByTestId('overview-summary')).toContainText(`of ${view.graph.nodes.length.toLocaleString('en-US')} nodes`);
