@@ -93,9 +93,9 @@ test('Wizard: reopened, it picks the RL set made while it was closed; alike sets
   await expect(wizard.getByTestId('wiz-stage-sft')).toBeChecked();
   await expect(wizard.getByTestId('wiz-rl-off-why')).toContainText(quickRlOffReason());
   await shot(page, 'wizard-rl-why');
-  await wizard.getByTestId('wiz-stage-sft+rl').check();
+  await wizard.getByTestId('wiz-stage-sft+rl').check({ force: true }); // a radio drawn as a card
   await expect(wizard.getByTestId('wiz-rl-off-why')).toHaveCount(0);
-  await wizard.getByTestId('wiz-stage-sft').check();
+  await wizard.getByTestId('wiz-stage-sft').check({ force: true });
   await wizard.getByTestId('wiz-step-data').click();
   // Small sets of the quick preset's shape (one-hop lookups), made in the wizard and picked.
   await wizard.getByTestId('wiz-synth-train-count').fill('100');
