@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Locator } from '@playwright/test';
-import { quickRlOffReason, type ArtefactRecord, type DatasetInfo, type RunSummary } from '../../main/lab/contract';
+import { QUICK_PRESET, quickRlOffReason, signed, type ArtefactRecord, type DatasetInfo, type RunSummary } from '../../main/lab/contract';
 import { servedLab, shooter, watchConsole } from './lab';
 import { writeVerlRunFiles } from './verl-fixture';
 
@@ -109,6 +109,12 @@ test('Wizard: reopened, it picks the RL set made while it was closed; alike sets
   const heldId = await wizard.getByTestId('wiz-heldout').inputValue();
   expect(trainId && heldId).toBeTruthy();
   await expect(wizard.getByTestId('wiz-rl-dataset')).toHaveValue('');
+  // With RL on, the review states its measured change to the third decimal: +0.006 is not "+0.01" (point 9).
+  await wizard.getByTestId('wiz-step-rl').click();
+  await wizard.getByTestId('wiz-stage-sft+rl').check({ force: true });
+  await wizard.getByTestId('wiz-step-review').click();
+  const { rl } = QUICK_PRESET.expectation;
+  await expect(wizard.getByTestId('preset-expectation')).toContainText(`(${rl.steps} steps) adds ${signed(rl.gainLow)} to ${signed(rl.gainHigh)} (${rl.final})`);
   await wizard.getByTestId('wiz-close').click();
   await expect(wizard).toHaveCount(0);
 
