@@ -113,8 +113,8 @@ test('Wizard: reopened, it picks the RL set made while it was closed; alike sets
   await wizard.getByTestId('wiz-step-rl').click();
   await wizard.getByTestId('wiz-stage-sft+rl').check({ force: true });
   await wizard.getByTestId('wiz-step-review').click();
-  const { rl } = QUICK_PRESET.expectation;
-  await expect(wizard.getByTestId('preset-expectation')).toContainText(`(${rl.steps} steps) adds ${signed(rl.gainLow)} to ${signed(rl.gainHigh)} (${rl.final})`);
+  const measured = QUICK_PRESET.expectation.rl;
+  await expect(wizard.getByTestId('preset-expectation')).toContainText(`(${measured.steps} steps) adds ${signed(measured.gainLow)} to ${signed(measured.gainHigh)} (${measured.final})`);
   await wizard.getByTestId('wiz-close').click();
   await expect(wizard).toHaveCount(0);
 
