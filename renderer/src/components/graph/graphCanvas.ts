@@ -173,7 +173,7 @@ export function layoutExplored(cy: Core, explored: ReadonlySet<string>, rootId: 
   const root = cy.getElementById(rootId ?? '');
   if (root.nonempty()) eles.bfs({ roots: root, directed: false, visit: (v, _e, _u, _i, d) => void depth.set(v.id(), d) });
   // Rings that hold more the further out they are (exploreRings.ts): a hub's neighbours stay close enough to label.
-  const ring = exploreRings(nodes.map((n) => ({ id: n.id(), depth: depth.get(n.id()) ?? Infinity, degree: n.degree(false) })));
+  const ring = exploreRings(nodes.nodes().map((n) => ({ id: n.id(), depth: depth.get(n.id()) ?? Infinity, degree: n.degree(false) })));
   const outer = Math.max(0, ...ring.values()) + 1;
   cy.stop();
   eles
