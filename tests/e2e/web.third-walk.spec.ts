@@ -1,12 +1,13 @@
 // The third walk's remaining defects (issue 45, part 2, points 5, 6, 7 and 9), in Debian Chromium against the
 // real `sailor serve`: a big graph opens on its communities, from which a click drills into a neighbourhood;
-// the wizard reopened picks an RL set made while it was closed; two alike datasets are told apart; a synthesis's
-// figures add up; a degenerate prediction stays in its own panel; a verl import's rollouts name their run.
+// the quick preset's RL step says why it starts on "SFT only"; the wizard reopened picks an RL set made while it
+// was closed; two alike datasets are told apart; a synthesis's figures add up; a degenerate prediction stays in
+// its own panel; a verl import's rollouts name their run.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test, type Locator } from '@playwright/test';
-import type { ArtefactRecord, DatasetInfo, RunSummary } from '../../main/lab/contract';
+import { QUICK_PRESET, quickRlOffReason, signed, type ArtefactRecord, type DatasetInfo, type RunSummary } from '../../main/lab/contract';
 import { servedLab, shooter, watchConsole } from './lab';
 import { writeVerlRunFiles } from './verl-fixture';
 
@@ -42,6 +43,8 @@ test('Graph: a big graph opens on its communities, labelled; a click drills into
   expect(shown).toBeGreaterThan(3);
   expect(shown).toBeLessThanOrEqual(40);
   expect(Number(await overview.getAttribute('data-links'))).toBeGreaterThan(0);
+  // Its labels readable on screen (the walk found 11 model px fitted at half scale: 6 px).
+  expect(Number(await overview.getAttribute('data-label-px'))).toBeGreaterThanOrEqual(11);
   const communities = overview.getByTestId('overview-community');
   await expect(communities).toHaveCount(shown);
   await expect(overview.getByTestId('overview-summary')).toContainText(`of ${view.graph.nodes.length.toLocaleString('en-US')} nodes`);
@@ -59,6 +62,10 @@ test('Graph: a big graph opens on its communities, labelled; a click drills into
   await expect(canvas.locator('[data-layout]')).toHaveAttribute('data-layout', 'ready', { timeout: 180_000 });
   await expect(canvas).toHaveAttribute('data-relayout', 'false');
   await expect.poll(async () => Number(await canvas.getAttribute('data-labelled'))).toBeGreaterThan(0);
+  // The hub's neighbours in rings, fitted at a zoom where the labels are drawn: cytoscape draws none under 6 px
+  // (graphCanvas.ts min-zoomed-font-size); on one circle the walk's France (131 neighbours) got 2 px.
+  const neighbours = Number(await canvas.getAttribute('data-neighbours'));
+  await expect.poll(async () => Number(await canvas.getAttribute('data-label-px')), { message: `${neighbours} neighbours` }).toBeGreaterThanOrEqual(6);
   await shot(page, 'graph-drilled');
 
   // The whole graph is one click away, and the overview one more.
@@ -80,6 +87,16 @@ test('Wizard: reopened, it picks the RL set made while it was closed; alike sets
   await page.getByTestId('runs-new').click();
   const wizard = page.getByTestId('run-wizard');
   await expect(wizard.getByTestId('wiz-graph')).toHaveValue(graph!.id);
+  // The quick preset's RL step starts on "SFT only", and says why: what its RL stage measured (point 7).
+  await expect(wizard.getByTestId('wiz-quick-preset')).toContainText('no RL stage unless picked on the RL step');
+  await wizard.getByTestId('wiz-step-rl').click();
+  await expect(wizard.getByTestId('wiz-stage-sft')).toBeChecked();
+  await expect(wizard.getByTestId('wiz-rl-off-why')).toContainText(quickRlOffReason());
+  await shot(page, 'wizard-rl-why');
+  await wizard.getByTestId('wiz-stage-sft+rl').check({ force: true }); // a radio drawn as a card
+  await expect(wizard.getByTestId('wiz-rl-off-why')).toHaveCount(0);
+  await wizard.getByTestId('wiz-stage-sft').check({ force: true });
+  await wizard.getByTestId('wiz-step-data').click();
   // Small sets of the quick preset's shape (one-hop lookups), made in the wizard and picked.
   await wizard.getByTestId('wiz-synth-train-count').fill('100');
   await wizard.getByTestId('wiz-synth-heldout-count').fill('40');
@@ -92,6 +109,12 @@ test('Wizard: reopened, it picks the RL set made while it was closed; alike sets
   const heldId = await wizard.getByTestId('wiz-heldout').inputValue();
   expect(trainId && heldId).toBeTruthy();
   await expect(wizard.getByTestId('wiz-rl-dataset')).toHaveValue('');
+  // With RL on, the review states its measured change to the third decimal: +0.006 is not "+0.01" (point 9).
+  await wizard.getByTestId('wiz-step-rl').click();
+  await wizard.getByTestId('wiz-stage-sft+rl').check({ force: true });
+  await wizard.getByTestId('wiz-step-review').click();
+  const measured = QUICK_PRESET.expectation.rl;
+  await expect(wizard.getByTestId('preset-expectation')).toContainText(`(${measured.steps} steps) adds ${signed(measured.gainLow)} to ${signed(measured.gainHigh)} (${measured.final})`);
   await wizard.getByTestId('wiz-close').click();
   await expect(wizard).toHaveCount(0);
 

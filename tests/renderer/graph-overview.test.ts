@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { communityOverview, MAX_COMMUNITIES, type OverviewNode } from '../../renderer/src/components/graph/overview';
 import { fixtureGraph } from '../support/fixture-graph';
+import { exploreRings, type RingNode } from '../../renderer/src/components/graph/exploreRings';
 
 const node = (id: string, type = 'city'): OverviewNode => ({ id, name: id.toUpperCase(), type });
 /** Every pair of `ids` joined. */
@@ -49,5 +50,30 @@ describe('communityOverview', () => {
     // Largest first, and each named after members of its own.
     for (let i = 1; i < o.communities.length; i++) expect(o.communities[i - 1]!.size).toBeGreaterThanOrEqual(o.communities[i]!.size);
     expect(communityOverview(g.nodes, edges)).toEqual(o);
+  });
+});
+
+describe('exploreRings (the explore view of a hub)', () => {
+  it('fills rings of 8, 16, 24, … best-connected first, and starts a ring at each depth', () => {
+    const hood: RingNode[] = [{ id: 'root', depth: 0, degree: 131 }];
+    for (let i = 0; i < 131; i++) hood.push({ id: `n${String(i).padStart(3, '0')}`, depth: 1, degree: 200 - i });
+    hood.push({ id: 'far1', depth: 2, degree: 500 }, { id: 'far2', depth: 2, degree: 1 }, { id: 'lost', depth: Infinity, degree: 9 });
+    const ring = exploreRings(hood);
+    expect(ring.get('root')).toBe(0);
+    const sizes = new Map<number, number>();
+    for (const [id, r] of ring) if (id.startsWith('n')) sizes.set(r, (sizes.get(r) ?? 0) + 1);
+    // 131 = 8 + 16 + 24 + 32 + 40 + 11: six rings where one circle held them all.
+    expect([...sizes.entries()].sort((a, b) => a[0] - b[0])).toEqual([[1, 8], [2, 16], [3, 24], [4, 32], [5, 40], [6, 11]]);
+    expect(ring.get('n000')).toBe(1); // the best-connected neighbour nearest the centre
+    expect(ring.get('n130')).toBe(6);
+    // The next depth on a ring of its own however well connected, and an unreached node outside it.
+    expect(ring.get('far1')).toBe(7);
+    expect(ring.get('far2')).toBe(7);
+    expect(ring.get('lost')).toBe(8);
+  });
+
+  it('keeps a root-less set in rings by degree, ties by id', () => {
+    const ring = exploreRings([{ id: 'b', depth: Infinity, degree: 1 }, { id: 'a', depth: Infinity, degree: 1 }, { id: 'c', depth: Infinity, degree: 3 }], 1);
+    expect([...ring]).toEqual([['c', 1], ['a', 2], ['b', 2]]);
   });
 });

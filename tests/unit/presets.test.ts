@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CURRICULUM_PRESET, FEW_DEMOS_PRESET, QUICK_WIZARD_PRESET, WIZARD_PRESETS, presetConfigDifferences, type WizardPreset } from '../../main/lab/contract/presets';
 import { presetOfRun, questionShapeDifferences, uniqueName, withPreset } from '../../main/lab/contract/preset-data';
 import { parseRunConfig } from '../../main/lab/contract/run-config';
+import { QUICK_PRESET, quickRlOffReason, signed } from '../../main/lab/contract/quick-preset';
 
 const configOf = (p: WizardPreset): Record<string, unknown> => JSON.parse(readFileSync(p.configFile, 'utf8')) as Record<string, unknown>;
 
@@ -70,5 +71,26 @@ describe('run names that can be told apart (issue 45, part 2, point 5)', () => {
     expect(uniqueName(name, ['other'])).toBe(name);
     expect(uniqueName(name, [name])).toBe(`${name} #2`);
     expect(uniqueName(name, [name, `${name} #2`])).toBe(`${name} #3`);
+  });
+});
+
+describe('why the quick preset starts on "SFT only" (issue 45, part 2, point 7)', () => {
+  it('writes signed figures with a real minus sign and three decimals', () => {
+    expect(signed(-0.014)).toBe('−0.014');
+    expect(signed(0.006)).toBe('+0.006');
+    expect(signed(0)).toBe('+0.000');
+    expect(signed(-0.0831, 2)).toBe('−0.08');
+  });
+
+  it('says what its RL stage measured, over how many seeds, from the preset\'s own figures', () => {
+    const why = quickRlOffReason();
+    const { rl, finalBySeed } = QUICK_PRESET.expectation;
+    expect(why).toContain(`DUPO, ${rl.steps} steps`);
+    expect(why).toContain(`${signed(rl.gainLow)} to ${signed(rl.gainHigh)} over ${finalBySeed.rl.length} data seeds`);
+    expect(why).toContain('within noise');
+    // Each seed's change is its RL figure less its SFT figure: the stated range spans them (rounded to 0.001).
+    const gains = finalBySeed.rl.map((x, i) => x - finalBySeed.sft[i]!);
+    expect(Math.min(...gains)).toBeCloseTo(rl.gainLow, 2);
+    expect(Math.max(...gains)).toBeCloseTo(rl.gainHigh, 2);
   });
 });

@@ -56,6 +56,21 @@ export const QUICK_PRESET = {
   },
 } as const;
 
+/** A signed figure as the screens write it, with a real minus sign: −0.014, +0.006. */
+export const signed = (x: number, digits = 3): string => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(digits)}`;
+
+/**
+ * Why the quick preset's RL step starts on "SFT only" although the preset makes an RL set: what its default RL
+ * stage measured over the seeds (QUICK_PRESET.expectation.rl), and why it cannot add more here (docs/learning.md §4b).
+ */
+export function quickRlOffReason(): string {
+  const { rl, finalBySeed } = QUICK_PRESET.expectation;
+  return (
+    `The quick preset stops after SFT: its RL stage (DUPO, ${rl.steps} steps) changed held-out pass@1 by ${signed(rl.gainLow)} to ${signed(rl.gainHigh)} ` +
+    `over ${finalBySeed.rl.length} data seeds, within noise, since the SFT policy already samples most answers RL could reinforce (docs/learning.md §4b).`
+  );
+}
+
 /** A run ends "far below" the preset when its final pass@1 is under this share of what was measured at its step. */
 export const FAR_BELOW_SHARE = 0.5;
 

@@ -15,3 +15,12 @@ export function stageLines(p: JobProgress | undefined): string[] {
 export function timeLeft(p: JobProgress | undefined): string | null {
   return p?.secondsLeft === undefined ? null : `about ${formatDuration(p.secondsLeft)} left`;
 }
+
+/**
+ * The job the status bar follows: the one it showed while that one still runs, else the first running. A job
+ * started later never takes the bar from one in progress (the third walk's fourth session: a second run started
+ * and the bar went from the first's 28 % to the second's 0 %, which reads as progress going back).
+ */
+export function jobShown<T extends { id: string }>(running: readonly T[], shownId: string | null): T | undefined {
+  return running.find((j) => j.id === shownId) ?? running[0];
+}

@@ -1,6 +1,7 @@
 // What the Graph explorer draws, apart from the view: the cytoscape elements and stylesheet of a graph,
 // and the view state (step, explore set, cycles, type highlight, selection) applied to a drawn canvas
 // as classes, never as a new layout (a relayout of thousands of nodes would take seconds).
+import { exploreRings } from './exploreRings';
 import { panToShow } from './keepInView';
 import type { Core, ElementDefinition, LayoutOptions, StylesheetJson } from 'cytoscape';
 import type { LoadedGraph, Selection } from '../../stores/graph';
@@ -171,14 +172,16 @@ export function layoutExplored(cy: Core, explored: ReadonlySet<string>, rootId: 
   const depth = new Map<string, number>();
   const root = cy.getElementById(rootId ?? '');
   if (root.nonempty()) eles.bfs({ roots: root, directed: false, visit: (v, _e, _u, _i, d) => void depth.set(v.id(), d) });
-  const far = Math.max(0, ...depth.values()) + 1;
+  // Rings that hold more the further out they are (exploreRings.ts): a hub's neighbours stay close enough to label.
+  const ring = exploreRings(nodes.nodes().map((n) => ({ id: n.id(), depth: depth.get(n.id()) ?? Infinity, degree: n.degree(false) })));
+  const outer = Math.max(0, ...ring.values()) + 1;
   cy.stop();
   eles
     .layout({
       name: 'concentric',
-      concentric: (n) => far - (depth.get(n.id()) ?? far),
+      concentric: (n) => outer - (ring.get(n.id()) ?? outer),
       levelWidth: () => 1,
-      minNodeSpacing: 34,
+      minNodeSpacing: 10,
       avoidOverlap: true,
       fit: true,
       padding: 40,

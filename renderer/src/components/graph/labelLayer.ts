@@ -22,8 +22,12 @@ export interface LabelLayer {
   dispose(): void;
 }
 
-/** `enabled` false: every node labelled, as before level of detail (bench/speed/graph-view.ts compares the two). */
-export function attachLabelLayer(cy: Core, fontPx: number, onChange: (labelled: number) => void, enabled = true): LabelLayer {
+/**
+ * `onChange`: how many nodes are labelled, and the labels' font size on screen (px; under the stylesheet's
+ * min-zoomed-font-size cytoscape draws none). `enabled` false: every node labelled, as before level of detail
+ * (bench/speed/graph-view.ts compares the two).
+ */
+export function attachLabelLayer(cy: Core, fontPx: number, onChange: (labelled: number, screenFontPx: number) => void, enabled = true): LabelLayer {
   let selected: string | null = null;
   let neighbours: ReadonlySet<string> = new Set();
   let shown = new Set<string>();
@@ -34,7 +38,7 @@ export function attachLabelLayer(cy: Core, fontPx: number, onChange: (labelled: 
   function pick(): void {
     if (!enabled) {
       cy.nodes().addClass('lbl');
-      onChange(cy.nodes().length);
+      onChange(cy.nodes().length, fontPx * cy.zoom());
       return;
     }
     const zoom = cy.zoom();
@@ -63,7 +67,7 @@ export function attachLabelLayer(cy: Core, fontPx: number, onChange: (labelled: 
       for (const id of next) if (!shown.has(id)) cy.getElementById(id).addClass('lbl');
     });
     shown = next;
-    onChange(shown.size);
+    onChange(shown.size, font);
   }
 
   const settle = (): void => {
