@@ -52,7 +52,10 @@ describe('sailor policy serve', () => {
   it.skipIf(missing !== undefined)('answers the openai Python client: its model, a completion with each token’s log-probability, a 404 for another model', () => {
     const r = spawnSync(LLM_PYTHON, [join('tests', 'support', 'openai_client.py'), served.baseUrl, served.model], { encoding: 'utf8', timeout: 300_000 });
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as { models: string[]; content: string; finish_reason: string; tokens: string[]; bytes: number[]; logprobs: number[]; usage: { prompt: number; completion: number }; missing: { status: number; message: string } | null };
+    const out = JSON.parse(r.stdout) as {
+      models: string[]; content: string; finish_reason: string; tokens: string[]; bytes: number[]; logprobs: number[];
+      usage: { prompt: number; completion: number }; missing: { status: number; message: string } | null;
+    };
     expect(out.models).toEqual(['base']);
     expect(out.tokens.length).toBeGreaterThan(0);
     expect(Buffer.from(out.bytes).toString('utf8')).toBe(out.content); // each token's bytes, in order, are the reply

@@ -26,7 +26,9 @@ interface JournalLine {
   traj: Trajectory;
 }
 
-export const journalHead = (checkpoints: readonly string[], protocol: EvalProtocol): JournalHead => ({ kind: JOURNAL_KIND, checkpoints: [...checkpoints], protocol: { ...protocol } });
+export const journalHead = (checkpoints: readonly string[], protocol: EvalProtocol): JournalHead => ({
+  kind: JOURNAL_KIND, checkpoints: [...checkpoints], protocol: { ...protocol },
+});
 
 /** Why a journal's head does not fit a comparison, in words; null when it does. */
 export function headMismatch(found: unknown, want: JournalHead): string | null {
