@@ -80,7 +80,7 @@ export function apiFor(server: () => Served) {
   async function runJob(page: Page, kind: string, params: Record<string, unknown>): Promise<string> {
     let job = await api<JobRecord>(page, 'jobs.start', { kind, params });
     await expect
-      .poll(async () => (job = await api<JobRecord>(page, 'jobs.get', { id: job.id })).status, { timeout: 180_000, intervals: [250, 500, 1000] })
+      .poll(async () => (job = await api<JobRecord>(page, 'jobs.get', { id: job.id })).status, { timeout: 600_000, intervals: [250, 500, 1000] }) // loaded CI: kg.build alone took over 3 min
       .toMatch(/succeeded|failed|cancelled|interrupted/);
     expect(job.error ?? '').toBe('');
     expect(job.status).toBe('succeeded');

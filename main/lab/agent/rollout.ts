@@ -18,6 +18,8 @@ export interface RolloutOptions {
   judge?: Judge;
   countTokens?: TokenCounter;
   concurrency?: number;
+  /** Episodes already played (a resumed comparison's), by trajectory id `<qa>/<attempt>`: kept as they are, not played again. */
+  played?: ReadonlyMap<string, Trajectory>;
 }
 
 export function generatedTokens(steps: readonly AgentStep[], count: TokenCounter): number {
@@ -89,8 +91,9 @@ export async function rolloutOne(qa: QA, sample: number, factory: PolicyFactory,
 
 /**
  * Runs `n` attempts per QA (QA-major order), `concurrency` episodes at a time (default: what the policy serves
- * best, PolicyFactory.inFlight, else 1); calls `progress` after each. Each attempt has its own seeded stream,
- * so the trajectories do not depend on the concurrency.
+ * best, PolicyFactory.inFlight, else 1); calls `progress` after each it plays (`done` counts the kept ones of
+ * `opts.played` too). Each attempt has its own seeded stream, so the trajectories depend neither on the
+ * concurrency nor on which of them were played before a resume.
  */
 export async function rolloutDataset(
   qas: readonly QA[],
@@ -99,17 +102,23 @@ export async function rolloutDataset(
   opts: RolloutOptions,
   progress?: (done: number, total: number, finished: Trajectory) => void,
 ): Promise<Trajectory[]> {
-  const jobs: { qa: QA; sample: number }[] = [];
-  for (const qa of qas) for (let i = 0; i < opts.n; i++) jobs.push({ qa, sample: i });
-  const out: Trajectory[] = new Array<Trajectory>(jobs.length);
+  const total = qas.length * opts.n;
+  const out: Trajectory[] = new Array<Trajectory>(total);
+  const jobs: { qa: QA; sample: number; at: number }[] = [];
+  for (const [q, qa] of qas.entries()) {
+    for (let i = 0; i < opts.n; i++) {
+      const kept = opts.played?.get(`${qa.id}/${i}`);
+      if (kept) out[q * opts.n + i] = kept;
+      else jobs.push({ qa, sample: i, at: q * opts.n + i });
+    }
+  }
   let next = 0;
-  let done = 0;
+  let done = total - jobs.length;
   const worker = async (): Promise<void> => {
     while (next < jobs.length) {
-      const j = next++;
-      const job = jobs[j]!;
-      out[j] = await rolloutOne(job.qa, job.sample, factory, tools, opts);
-      progress?.(++done, jobs.length, out[j]!);
+      const job = jobs[next++]!;
+      out[job.at] = await rolloutOne(job.qa, job.sample, factory, tools, opts);
+      progress?.(++done, total, out[job.at]!);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency ?? factory.inFlight ?? 1, jobs.length)) }, worker));

@@ -174,6 +174,8 @@ export type ComparisonInfo = MadeBy<'compare'> & {
   sets?: string[];
   /** Questions `both`, `a_only`, `b_only` and `neither` of the first two checkpoints solved. */
   outcomes?: Record<string, number>;
+  /** A resumed comparison: the stopped one's id, the episodes kept from it, the episodes played after. */
+  resumed?: { from: string; kept: number; played: number };
 };
 
 /**

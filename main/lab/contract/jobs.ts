@@ -124,6 +124,8 @@ export const compareParams = z
     temperature: z.number().min(0).max(2).optional(),
     /** The run seed the rollout seeds derive from, as in the run's evaluation (`eval/<rng>`). */
     rng: z.number().int().min(0).max(2 ** 32 - 1).optional(),
+    /** A stopped comparison (its job id) of the same checkpoints and protocol: its played episodes are kept, the rest played. */
+    resumeOf: artefactId.optional(),
   })
   .strict();
 export type CompareParams = z.output<typeof compareParams>;

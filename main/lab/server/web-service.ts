@@ -145,7 +145,7 @@ function sendError(res: ServerResponse, code: ErrorCode, message: string, status
 }
 
 /** A failed listen as a message the user can act on (a port in use, an address this machine does not have). */
-function listenError(err: NodeJS.ErrnoException, host: string, port: number): LabError {
+export function listenError(err: NodeJS.ErrnoException, host: string, port: number): LabError {
   if (err.code === 'EADDRINUSE') return new LabError('bad_request', `port ${port} on ${host} is in use: pick another with --port`);
   if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new LabError('bad_request', `cannot listen on '${host}': not an address of this machine`);
   if (err.code === 'EACCES') return new LabError('bad_request', `not allowed to listen on port ${port}: use a port above 1023`);

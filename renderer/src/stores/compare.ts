@@ -4,13 +4,13 @@
 // Comparisons are small (questions × checkpoints); trajectories are fetched one at a time, a few kept.
 import { defineStore } from 'pinia';
 import { computed, reactive, ref, shallowReactive, shallowRef, watch } from 'vue';
-import { endpointIdOf, isCorrect, protocolDifferences, runEvalProtocol, trajSummary, type ArtefactRecord, type ComparisonInfo, type DatasetInfo, type EvalProtocol, type JobParamsInput, type RunDetail, type TrajSetView } from '@contract';
+import { endpointIdOf, isCorrect, protocolDifferences, runEvalProtocol, trajSummary, type ArtefactRecord, type ComparisonInfo, type DatasetInfo, type EvalProtocol, type JobParamsInput, type JobRecord, type RunDetail, type TrajSetView } from '@contract';
 import { lab, onLab } from '../api/client';
 import { peekTrajDetail } from './trajDetails';
 import { useSideBySide } from '../composables/useSideBySide';
 import { useArtefacts } from './opened';
 import { message } from '../util/errors';
-import { useJobLauncher } from './jobs';
+import { useJobLauncher, useJobs } from './jobs';
 import type { CompareCandidate, TrajRef } from './trajectories';
 import { letter, questionRows, tallyOutcomes, validateForm, type CheckpointHead, type CompareForm, type Outcome } from '../components/compare/compareModel';
 import { defaultQuestionCount, defaultQuestionSet, heldOutIds } from '../components/compare/questionSet';
@@ -353,6 +353,23 @@ export const useCompare = defineStore('compare', () => {
     return (await launcher.start(params)) !== null;
   }
 
+  // ---------- stopping and resuming ----------
+  const jobs = useJobs();
+  /** The last comparison started, when it was stopped (by the user, or the app closing): it can be resumed. */
+  const stopped = computed<JobRecord | null>(() => {
+    const last = jobs.list.find((j) => j.kind === 'compare');
+    return last && (last.status === 'cancelled' || last.status === 'interrupted') ? last : null;
+  });
+  async function stop(): Promise<void> {
+    if (job.value && running.value) await jobs.cancel(job.value.id);
+  }
+  /** A new compare job of the same params that keeps the stopped one's episodes and plays the rest. */
+  async function resume(): Promise<boolean> {
+    const j = stopped.value;
+    if (!j || running.value) return false;
+    return (await launcher.start({ ...(j.params as JobParamsInput<'compare'>), resumeOf: j.id })) !== null;
+  }
+
   let runsTimer: ReturnType<typeof setTimeout> | null = null;
   function refreshInputs(delayMs: number): void {
     if (runsTimer) clearTimeout(runsTimer);
@@ -398,6 +415,9 @@ export const useCompare = defineStore('compare', () => {
     startIssues,
     running,
     startHeadroom,
+    stopped,
+    stop,
+    resume,
     setPair,
     openQuestion,
     closeQuestion,

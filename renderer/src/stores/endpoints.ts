@@ -11,10 +11,17 @@ export const useEndpoints = defineStore('endpoints', () => {
   const loaded = ref(false);
   const error = ref<string | null>(null);
   const tests = ref<Record<string, EndpointTest | 'running'>>({});
+  /**
+   * Bumped by every load and every change: a list answered before a change was made is not shown after it.
+   * (Compare's view, its form and this panel each load the list as they open, and a save can come back first.)
+   */
+  let version = 0;
 
   async function load(): Promise<void> {
+    const asked = ++version;
     try {
-      list.value = await lab().call('endpoints.list');
+      const answer = await lab().call('endpoints.list');
+      if (asked === version) list.value = answer;
       error.value = null;
     } catch (err) {
       error.value = message(err);
@@ -24,13 +31,18 @@ export const useEndpoints = defineStore('endpoints', () => {
   }
 
   async function save(fields: EndpointFields): Promise<Endpoint> {
+    version++;
     const ep = await lab().call('endpoints.save', fields);
+    // Shown at once, in its place; the reload then brings what other windows changed.
+    list.value = list.value.some((e) => e.id === ep.id) ? list.value.map((e) => (e.id === ep.id ? ep : e)) : [...list.value, ep];
     await load();
     return ep;
   }
 
   async function remove(id: string): Promise<void> {
+    version++;
     await lab().call('endpoints.remove', { id });
+    list.value = list.value.filter((e) => e.id !== id);
     await load();
   }
 

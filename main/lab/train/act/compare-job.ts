@@ -28,6 +28,7 @@ import { rftExpert } from '../policy/rft-expert';
 import { runEnvironment } from '../policy/checkpoints';
 import { isCorrect } from '../../contract/correct';
 import { endpointIdOf } from '../../contract/endpoints';
+import { journalHead, openJournal, readJournal } from './compare-journal';
 
 /** Which of two checkpoints solved a question (solved = at least one sample correct). */
 export function outcomeOf(a: boolean, b: boolean): 'both' | 'a_only' | 'b_only' | 'neither' {
@@ -61,6 +62,11 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
   const firstCkpt = p.checkpoints.find((ref) => endpointIdOf(ref) === null);
   const firstRun = firstCkpt === undefined ? null : resolveCheckpoint(firstCkpt, ctx.home).config;
   const proto = comparisonProtocol(p, firstRun && runEvalProtocol(firstRun));
+  // Every episode is journaled as it ends, so a stopped comparison resumes where it stopped (resumeOf).
+  const head = journalHead(p.checkpoints, proto);
+  const journal = openJournal(ctx.dir, head, p.resumeOf ? readJournal(ctx.home, p.resumeOf, head) : []);
+  if (p.resumeOf) ctx.log(`resuming comparison ${p.resumeOf}: ${journal.kept} episodes kept, the rest played`);
+  let playedNow = 0;
   const sets: ArtefactRecord[] = [];
   const solvedBy: Array<Map<string, { correct: number; n: number; trajIds: string[] }>> = [];
   const questions = new Map<string, string>();
@@ -75,7 +81,10 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
         const fraction = Math.min(0.98, (i + f) * share);
         ctx.progress({ fraction, message: `${ref}: ${message}`, ...timeLeftAt(fraction, performance.now() - t0) });
       },
-      { seed: evalSeed(proto.rng), temperature: proto.temperature },
+      { seed: evalSeed(proto.rng), temperature: proto.temperature, played: journal.played(i), onPlayed: (t) => {
+        journal.append(i, t);
+        playedNow++;
+      } },
     );
     sets.push(artefact);
     const byQa = new Map<string, { correct: number; n: number; trajIds: string[] }>();
@@ -90,6 +99,7 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
     }
     solvedBy.push(byQa);
   }
+  journal.close();
   ctx.progress({ fraction: 0.98, message: 'the expert on the same questions (each level\'s ceiling)' });
   const expert = firstRun ? await expertScoresOn(ctx, proto, firstRun) : undefined;
   const file: ComparisonFile = {
@@ -113,7 +123,11 @@ export async function runCompare(raw: unknown, ctx: JobContext): Promise<{ artef
       name: p.name ?? `${p.checkpoints.join(' vs ')} on ${file.questions.length} questions`,
       path: rel,
       createdAt: new Date().toISOString(),
-      info: { params, datasetId: proto.datasetId, sets: sets.map((s) => s.id), outcomes: tally },
+      info: {
+        params, datasetId: proto.datasetId, sets: sets.map((s) => s.id), outcomes: tally,
+        // A resumed comparison says how much of it the stopped one had played.
+        ...(p.resumeOf ? { resumed: { from: p.resumeOf, kept: journal.kept, played: playedNow } } : {}),
+      },
     },
     also: sets.map((artefact) => ({ collection: 'trajectories' as const, artefact })),
   };

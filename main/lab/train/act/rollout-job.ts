@@ -63,6 +63,10 @@ export interface RolloutProtocol {
   seed?: number;
   /** A checkpoint policy's sampling temperature (default: its run's eval.temperature). */
   temperature?: number;
+  /** Episodes a stopped comparison played, by trajectory id: kept, not played again (compare-journal.ts). */
+  played?: ReadonlyMap<string, Trajectory>;
+  /** Called with each episode the moment it ends, before a cancel can stop the rest (the comparison's journal). */
+  onPlayed?: (traj: Trajectory) => void;
 }
 
 /**
@@ -100,16 +104,20 @@ export async function rollOutSet(
   const factory = policyFactory(ctx.home, p, web, maxToolCalls, protocol.temperature);
   const tools = simToolset(web);
   const qas: QA[] = p.limit ? allQas.slice(0, p.limit) : allQas;
-  await preparePolicy(factory, { episodes: qas.length * p.n });
+  // A resumed comparison plays only what its journal lacks; one whose episodes were all played loads no model.
+  const toPlay = qas.length * p.n - (protocol.played?.size ?? 0);
+  if (toPlay > 0) await preparePolicy(factory, { episodes: toPlay });
   const opts: RolloutOptions = {
     n: p.n, seed: protocol.seed ?? p.rng, reward: { mode: p.reward }, judge: judgeOf(p),
     limits: { maxToolCalls, ...(maxNewTokens === undefined ? {} : { maxNewTokens }) },
+    ...(protocol.played ? { played: protocol.played } : {}),
   };
 
   // The policy's episodes in flight at once (a checkpoint decodes their turns as one batch), QA-major order.
   // Progress once per question's worth of trajectories; a cancel stops every episode loop at its next end.
-  let solved = 0;
+  let solved = [...(protocol.played?.values() ?? [])].filter((t) => isCorrect(t.reward)).length;
   const trajs = await rolloutDataset(qas, factory, tools, opts, (done, total, finished) => {
+    protocol.onPlayed?.(finished);
     throwIfCancelled(ctx);
     if (isCorrect(finished.reward)) solved++;
     if (done % p.n === 0) progress(Math.min(0.97, done / total), `QA ${done / p.n} of ${qas.length} (${done}/${total} trajectories, ${solved} correct)`, done / p.n, qas.length);
@@ -124,7 +132,8 @@ export async function rollOutSet(
   progress(0.98, `writing ${rel}`);
   const header = {
     policy: factory.spec, graphId, datasetId: p.datasetId, datasetSha256: datasetSha256(ds.path),
-    n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}), ...protocol,
+    n: p.n, rng: p.rng, reward: p.reward, ...(p.limit ? { limit: p.limit } : {}),
+    ...(protocol.seed === undefined ? {} : { seed: protocol.seed }), ...(protocol.temperature === undefined ? {} : { temperature: protocol.temperature }),
   };
   writeTrajectorySet(join(ctx.home, rel), header, trajs);
   return {

@@ -53,22 +53,20 @@ type ModelLoad = () => Promise<{ model: GPT; tokenizer: Tokenizer | null; where:
 export const ACTING_THREADS_FROM = EPISODES_IN_FLIGHT;
 
 /**
- * A policy over a model that is loaded on the first generate (or by `ready`), on the backend `backend`
+ * A policy over a model that is loaded on the first generate (or by `ready`), on the backend its source
  * names; the same factory for a run's checkpoint, the base model and an untrained model. Given at least
  * ACTING_THREADS_FROM episodes to play (`ready`'s plan), its turns decode on `threads` threads, those the
  * process keeps (model/acting-threads.ts ActingThreads.kept), with EPISODES_IN_FLIGHT episodes in flight
  * for each; the episodes are those of one thread.
  */
-function modelPolicy(spec: string, kind: string, backend: RunConfig['backend'], temperature: number, threads: RunConfig['workers'], loadModel: ModelLoad): PolicyFactory {
+function modelPolicy(spec: string, kind: string, temperature: number, threads: RunConfig['workers'], src: ModelSource): PolicyFactory {
   let loaded: Promise<Policy> | null = null;
   const load = async (episodes: number): Promise<Policy> => {
-    const [{ selectBackend }, { checkpointPolicy }, { BatchDecoder }, { ActingThreads, defaultActingThreads }] = await Promise.all([
-      import('../../model/backend'), import('./policy'), import('../../model/batch-decoder'), import('../../model/acting-threads'),
+    const [{ checkpointPolicy }, { BatchDecoder }, { ActingThreads, defaultActingThreads }] = await Promise.all([
+      import('./policy'), import('../../model/batch-decoder'), import('../../model/acting-threads'),
     ]);
-    const { report } = await selectBackend(backend === 'auto' ? {} : { only: [backend] });
-    const { model, tokenizer, where } = await loadModel();
-    if (!tokenizer) throw new LabError('corrupt', `${where} has no tokenizer`);
-    const n = episodes >= ACTING_THREADS_FROM ? (threads === 'auto' ? defaultActingThreads(report.chosen ?? '') : threads) : 1;
+    const { model, tokenizer, backend } = await loadModelSource(src);
+    const n = episodes >= ACTING_THREADS_FROM ? (threads === 'auto' ? defaultActingThreads(backend) : threads) : 1;
     // Every episode in flight decodes its turns in one batch (rolloutDataset plays `inFlight` at once), a batch per thread.
     const decoder = n > 1 ? ActingThreads.kept(model, n) : new BatchDecoder(model);
     factory.inFlight = EPISODES_IN_FLIGHT * (decoder instanceof ActingThreads ? decoder.size : 1);
@@ -97,40 +95,77 @@ function modelPolicy(spec: string, kind: string, backend: RunConfig['backend'], 
 /** Sampling temperature of the base and untrained models: greedy, as a run's evaluation samples by default. */
 const MODEL_POLICY_TEMPERATURE = 0;
 
+/** Where a model policy's weights come from: its backend, its default temperature and acting threads, and how to load it. */
+export interface ModelSource {
+  kind: 'ckpt' | 'base' | 'untrained';
+  backend: RunConfig['backend'];
+  temperature: number;
+  threads: RunConfig['workers'];
+  load: ModelLoad;
+}
+
 /**
- * Registers the policies a model answers with: `ckpt:<run>/<step>` (a run's checkpoint), `base` (the bundled
- * base model, before any training of this lab's) and `untrained` (the base model's shape and tokenizer with
- * fresh random weights: what training starts from). Without `home`, the data directory is read when a
- * checkpoint is resolved.
+ * The model a spec names: `ckpt:<run>/<step>` (a run's checkpoint), `base` (the bundled base model, before any
+ * training of this lab's) or `untrained[:<seed>]` (the base model's shape and tokenizer with fresh random
+ * weights: what training starts from). Without `home`, the data directory is read when a checkpoint is resolved.
  */
-export function registerCheckpointPolicies(home?: string): void {
-  registerPolicyKind('ckpt', (arg, pctx, spec) => {
+export function modelSource(spec: string, home?: string): ModelSource {
+  const at = spec.indexOf(':');
+  const [kind, arg] = at < 0 ? [spec, ''] : [spec.slice(0, at), spec.slice(at + 1)];
+  if (kind === 'ckpt') {
     const ckpt = resolveCheckpoint(arg, home ?? defaultHome());
-    return modelPolicy(spec, 'ckpt', ckpt.config.backend, pctx.temperature ?? ckpt.config.eval.temperature, pctx.actingThreads ?? ckpt.config.workers, async () => {
-      const { loadCheckpoint } = await import('../../model/checkpoint');
-      return { ...(await loadCheckpoint(ckpt.dir)), where: ckpt.dir };
-    });
-  });
-  // The base model's directory is looked up when the policy loads: base-model.ts brings the model code.
-  registerPolicyKind('base', (_arg, pctx, spec) =>
-    modelPolicy(spec, 'base', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, pctx.actingThreads ?? 'auto', async () => {
-      const [{ loadCheckpoint }, { requireBaseModel }] = await Promise.all([import('../../model/checkpoint'), import('./base-model')]);
-      const dir = requireBaseModel();
-      return { ...(await loadCheckpoint(dir)), where: dir };
-    }),
-  );
-  registerPolicyKind('untrained', (arg, pctx, spec) => {
-    const seed = arg === '' ? undefined : Number(arg);
-    if (seed !== undefined && !Number.isInteger(seed)) throw new LabError('bad_request', `policy '${spec}': the seed after 'untrained:' must be a whole number`);
-    return modelPolicy(spec, 'untrained', 'auto', pctx.temperature ?? MODEL_POLICY_TEMPERATURE, pctx.actingThreads ?? 'auto', async () => {
+    return {
+      kind: 'ckpt', backend: ckpt.config.backend, temperature: ckpt.config.eval.temperature, threads: ckpt.config.workers,
+      load: async () => {
+        const { loadCheckpoint } = await import('../../model/checkpoint');
+        return { ...(await loadCheckpoint(ckpt.dir)), where: ckpt.dir };
+      },
+    };
+  }
+  // The base model's directory is looked up when the model loads: base-model.ts brings the model code.
+  if (kind === 'base') {
+    return {
+      kind: 'base', backend: 'auto', temperature: MODEL_POLICY_TEMPERATURE, threads: 'auto',
+      load: async () => {
+        const [{ loadCheckpoint }, { requireBaseModel }] = await Promise.all([import('../../model/checkpoint'), import('./base-model')]);
+        const dir = requireBaseModel();
+        return { ...(await loadCheckpoint(dir)), where: dir };
+      },
+    };
+  }
+  if (kind !== 'untrained') throw new LabError('bad_request', `'${spec}' names no model: expected ckpt:<run>/<step>, base or untrained[:<seed>]`);
+  const seed = arg === '' ? undefined : Number(arg);
+  if (seed !== undefined && !Number.isInteger(seed)) throw new LabError('bad_request', `policy '${spec}': the seed after 'untrained:' must be a whole number`);
+  return {
+    kind: 'untrained', backend: 'auto', temperature: MODEL_POLICY_TEMPERATURE, threads: 'auto',
+    load: async () => {
       const [{ loadCheckpoint }, { createModel, disposeModel }, { requireBaseModel }] = await Promise.all([import('../../model/checkpoint'), import('../../model/gpt'), import('./base-model')]);
       const dir = requireBaseModel();
       const base = await loadCheckpoint(dir);
       const model = createModel(base.model.config, seed === undefined ? {} : { seed });
       disposeModel(base.model);
       return { model, tokenizer: base.tokenizer, where: dir };
+    },
+  };
+}
+
+/** A model source's weights and tokenizer on its backend (a served policy samples from them: server/policy-service.ts). */
+export async function loadModelSource(src: ModelSource): Promise<{ model: GPT; tokenizer: Tokenizer; where: string; backend: string }> {
+  const { selectBackend } = await import('../../model/backend');
+  const { report } = await selectBackend(src.backend === 'auto' ? {} : { only: [src.backend] });
+  const { model, tokenizer, where } = await src.load();
+  if (!tokenizer) throw new LabError('corrupt', `${where} has no tokenizer`);
+  return { model, tokenizer, where, backend: report.chosen ?? '' };
+}
+
+/** Registers the policies a model answers with: `ckpt:<run>/<step>`, `base` and `untrained[:<seed>]` (modelSource). */
+export function registerCheckpointPolicies(home?: string): void {
+  for (const kind of ['ckpt', 'base', 'untrained'] as const) {
+    registerPolicyKind(kind, (_arg, pctx, spec) => {
+      const src = modelSource(spec, home);
+      return modelPolicy(spec, kind, pctx.temperature ?? src.temperature, pctx.actingThreads ?? src.threads, src);
     });
-  });
+  }
 }
 
 /** Whether a policy spec names a model (a checkpoint, the base model, an untrained model): it needs registerCheckpointPolicies. */

@@ -79,24 +79,38 @@ export function answerInWindow(
   return seen.length / trajectories.length;
 }
 
-export function checkpointPolicy(model: GPT, tok: Tokenizer, opts: CheckpointPolicyOptions): Policy {
+/** One turn of a checkpoint policy: the text the agent reads and the turn in token ids. */
+export interface PolicyTurn extends SampledTurn {
+  text: string;
+}
+
+/** A checkpoint's turn sampler: what `checkpointPolicy` plays, and what a served policy answers (server/policy-service.ts). */
+export function checkpointTurns(model: GPT, tok: Tokenizer, opts: Omit<CheckpointPolicyOptions, 'name' | 'onTurn'>): (g: GenerateOptions) => Promise<PolicyTurn> {
   const stops = TURN_STOP_TAGS.map((t) => tok.special(t));
   const eos = tok.special('<|eos|>');
   const maxNew = opts.maxTurnTokens ?? TURN_TOKENS;
+  return async (g) => {
+    const prompt = policyPrompt(tok, g.turns.question, g.turns.steps, model.config.blockSize, maxNew);
+    const sampling = {
+      maxNewTokens: Math.min(maxNew, Math.max(1, g.maxNewTokens)),
+      temperature: opts.temperature,
+      topP: opts.topP ?? 1,
+      rng: g.rng ?? createRng(0),
+      stopTokens: stops,
+    };
+    const out = await (opts.decoder ? opts.decoder.sample(prompt, sampling) : generate(model, prompt, sampling));
+    return { prompt, tokens: out.tokens, logProbs: out.logProbs, finish: out.finishReason, text: tok.decode(out.tokens.filter((t) => t !== eos)) };
+  };
+}
+
+export function checkpointPolicy(model: GPT, tok: Tokenizer, opts: CheckpointPolicyOptions): Policy {
+  const turn = checkpointTurns(model, tok, opts);
   return {
     name: opts.name,
     async generate(_context: string, g: GenerateOptions): Promise<string> {
-      const prompt = policyPrompt(tok, g.turns.question, g.turns.steps, model.config.blockSize, maxNew);
-      const sampling = {
-        maxNewTokens: Math.min(maxNew, Math.max(1, g.maxNewTokens)),
-        temperature: opts.temperature,
-        topP: opts.topP ?? 1,
-        rng: g.rng ?? createRng(0),
-        stopTokens: stops,
-      };
-      const out = await (opts.decoder ? opts.decoder.sample(prompt, sampling) : generate(model, prompt, sampling));
-      opts.onTurn?.({ prompt, tokens: out.tokens, logProbs: out.logProbs, finish: out.finishReason });
-      return tok.decode(out.tokens.filter((t) => t !== eos));
+      const { text, ...sampled } = await turn(g);
+      opts.onTurn?.(sampled);
+      return text;
     },
   };
 }
