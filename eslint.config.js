@@ -84,7 +84,7 @@ function labLayers() {
 }
 
 export default tseslint.config(
-  { ignores: ['out/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'bench/results/**', '.scratch/**', '.venv/**', '.venv-llm/**'] },
+  { ignores: ['out/**', 'node_modules/**', 'test-results/**', 'playwright-report/**', 'bench/results/**', '.scratch/**', '.venv/**', '.venv-llm/**', '.venv-torch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...vue.configs['flat/recommended'],
