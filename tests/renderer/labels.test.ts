@@ -2,7 +2,7 @@
 // trajectory set grouped by run (evaluations, RL steps, RFT data), comparison or rollout job.
 import { describe, expect, it } from 'vitest';
 import type { ArtefactRecord, DatasetInfo, TrajSetInfo } from '../../main/lab/contract';
-import { datasetLabel, datasetLabels, datasetRoles, datasetShortfall, distinctLabels, groupTrajSets, policyLabel, questionStyle, trajSetTitle, type RunUse } from '../../renderer/src/util/labels';
+import { datasetLabel, datasetLabels, datasetRoles, datasetShortfall, distinctLabels, groupTrajSets, policyLabel, questionStyle, trajSetTitle, withEndpointNames, type RunUse } from '../../renderer/src/util/labels';
 
 const LOOKUP = { kinds: [], anchorProb: 1, maxConstraints: 0, perShape: 100_000 };
 const ds = (id: string, info: DatasetInfo, name = id): ArtefactRecord<DatasetInfo> => ({ id, name, path: `datasets/${id}.jsonl`, createdAt: '2026-11-25T10:00:00.000Z', info });
@@ -137,5 +137,14 @@ describe('trajectory set groups', () => {
     expect(trajSetTitle('eval:r1:2000', groups)).toBe('tiny SFT 2000 · evaluation at step 2000 · held-out questions');
     expect(trajSetTitle('job-1', groups)).toBe('expert (oracle) on 300 one-hop lookups · held-out × 2');
     expect(trajSetTitle('nope', groups)).toBeNull();
+  });
+
+  it('name a compared endpoint and its comparison by the endpoint’s name, not its id', () => {
+    const endpointName = (spec: string) => ({ 'endpoint:ep-a1': 'tiny A', 'endpoint:ep-b2': 'tiny B' } as Record<string, string>)[spec];
+    expect(withEndpointNames('endpoint:ep-a1 vs endpoint:ep-b2 on 30 questions', endpointName)).toBe('tiny A vs tiny B on 30 questions');
+    expect(withEndpointNames('endpoint:ep-gone vs base', endpointName)).toBe('endpoint:ep-gone vs base');
+    const compared = [set('cmp-ep', { policy: 'endpoint:ep-a1', datasetId: 'd-held', comparisonId: 'cmp2' })];
+    const groups = groupTrajSets(compared, { ...ctx, comparisonName: () => 'endpoint:ep-a1 vs endpoint:ep-b2 on 30 questions', endpointName });
+    expect(groups).toEqual([{ label: 'Comparisons', sets: [{ id: 'cmp-ep', label: 'endpoint · tiny A · in tiny A vs tiny B on 30 questions' }] }]);
   });
 });

@@ -190,7 +190,8 @@ export const useCompare = defineStore('compare', () => {
     if (!refs.length || !a.name.startsWith(auto)) return a.name;
     const ds = refs.map(describe);
     const sameRun = ds.every((d) => d.runId === ds[0]!.runId);
-    const body = sameRun ? `${ds[0]!.run}: ${ds.map((d) => d.label).join(' vs ')}` : ds.map((d) => `${d.run} ${d.label}`).join(' vs ');
+    // A plain endpoint is its own "run" and label: its name once, not "tiny A tiny A".
+    const body = sameRun ? `${ds[0]!.run}: ${ds.map((d) => d.label).join(' vs ')}` : ds.map((d) => (d.run === d.label ? d.label : `${d.run} ${d.label}`)).join(' vs ');
     return body + a.name.slice(auto.length);
   }
 

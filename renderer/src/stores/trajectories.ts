@@ -106,16 +106,18 @@ export const useTrajectories = defineStore('trajectories', () => {
   function datasetText(id: string, graph = true): string | undefined {
     return (graph ? withGraph : withoutGraph).value.get(id);
   }
+  const endpoints = useEndpoints();
+  const endpointName = (spec: string): string | undefined => endpoints.bySpec(spec)?.name;
   const labelContext: SetContext = {
     runName,
     datasetName: (id) => datasetText(id, false),
     comparisonName: (id) => comparisons.value.find((c) => c.id === id)?.name,
+    endpointName,
   };
   const groups = computed(() => groupTrajSets(list.value, labelContext));
   /** The open set's title: its group and label ("tiny SFT 2000 · evaluation at step 2000 · held-out questions"). */
   const currentTitle = computed(() => (current.value ? (trajSetTitle(current.value.artefact.id, groups.value) ?? current.value.artefact.name) : null));
-  const endpoints = useEndpoints();
-  const describePolicy = (spec: string): string => policyLabel(spec, runName, (ep) => endpoints.bySpec(ep)?.name);
+  const describePolicy = (spec: string): string => policyLabel(spec, runName, endpointName);
 
   // ---------- rows ----------
   const rows = computed<TrajRow[]>(() => {

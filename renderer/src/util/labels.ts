@@ -195,6 +195,13 @@ export interface SetContext {
   runName: (id: string) => string | undefined;
   datasetName: (id: string) => string | undefined;
   comparisonName: (id: string) => string | undefined;
+  /** A saved endpoint's name by its policy spec (`endpoint:<id>`), where it is known. */
+  endpointName?: (spec: string) => string | undefined;
+}
+
+/** Text with each `endpoint:<id>` policy spec in it (a comparison's default name) given as the endpoint's name. */
+export function withEndpointNames(text: string, endpointName: (spec: string) => string | undefined): string {
+  return text.replace(/endpoint:[A-Za-z0-9._:-]+?(?=$|\s|,)/g, (spec) => endpointName(spec) ?? spec);
 }
 
 /**
@@ -211,8 +218,10 @@ export function groupTrajSets(list: readonly SetRecord[], ctx: SetContext): SetG
     if (runId && a.info.kind) {
       (byRun.get(runId) ?? byRun.set(runId, []).get(runId)!).push(a);
     } else if (a.info.comparisonId) {
-      const policy = a.info.policy ? policyLabel(a.info.policy, ctx.runName) : a.name;
-      compared.push({ id: a.id, label: `${policy} · in ${ctx.comparisonName(a.info.comparisonId) ?? 'a comparison'}` });
+      const policy = a.info.policy ? policyLabel(a.info.policy, ctx.runName, ctx.endpointName) : a.name;
+      const comparison = ctx.comparisonName(a.info.comparisonId);
+      const named = comparison && ctx.endpointName ? withEndpointNames(comparison, ctx.endpointName) : comparison;
+      compared.push({ id: a.id, label: `${policy} · in ${named ?? 'a comparison'}` });
     } else {
       rollouts.push({ id: a.id, label: rolloutLabel(a, ctx) });
     }
@@ -240,7 +249,7 @@ function rolloutLabel(a: SetRecord, ctx: SetContext): string {
   const dataset = a.info.datasetId ? (ctx.datasetName(a.info.datasetId) ?? a.info.datasetId) : null;
   if (!policy || !dataset) return a.name;
   const n = a.info.n ?? 1;
-  return `${policyLabel(policy, ctx.runName)} on ${dataset}${n > 1 ? ` × ${n}` : ''}`;
+  return `${policyLabel(policy, ctx.runName, ctx.endpointName)} on ${dataset}${n > 1 ? ` × ${n}` : ''}`;
 }
 
 /** The set's label as its group shows it (a run's sets carry the run's name already), for the open set's heading. */
