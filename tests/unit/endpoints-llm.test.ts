@@ -8,13 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LabCore } from '../../main/lab/app/core';
+import type { LabCore } from '../../main/lab/app/core';
 import type { ArtefactRecord, ComparisonView, Endpoint, EndpointTest, JobRecord, RunSummary } from '../../main/lab/contract';
 import { writeVerlRunFiles } from '../e2e/verl-fixture';
-import { demoGraph, demoQAs } from '../../main/lab/agent/demo';
-import { writeGraphFile } from '../../main/lab/kg/io';
-import { writeDataset } from '../../main/lab/synth/dataset';
 import { waitForStatus } from '../support/helpers';
+import { openDemoLab } from '../support/demo-lab';
 import { sailor } from '../support/cli-helpers';
 import { startLlmServer, type LlmServer } from '../support/llm-server';
 import { JOURNAL_FILE } from '../../main/lab/train/act/compare-journal';
@@ -39,15 +37,7 @@ function allText(dir: string): string {
 beforeAll(async () => {
   process.env[KEY_ENV] = KEY;
   server = await startLlmServer();
-  home = mkdtempSync(join(tmpdir(), 'sailor-endpoints-'));
-  core = await LabCore.open({ home, detectBackend: false });
-  writeGraphFile(join(home, 'graphs', 'g-demo.json'), demoGraph());
-  writeDataset(join(home, 'datasets', 'd-demo.jsonl'), { graph: 'g-demo' }, demoQAs());
-  await core.db.update((d) => {
-    const createdAt = new Date().toISOString();
-    d.graphs.push({ id: 'g-demo', name: 'demo graph', path: join('graphs', 'g-demo.json'), info: {}, createdAt });
-    d.datasets.push({ id: 'd-demo', name: 'demo QAs', path: join('datasets', 'd-demo.jsonl'), info: { graphId: 'g-demo' }, createdAt });
-  });
+  ({ core, home } = await openDemoLab('sailor-endpoints-'));
 }, 1_200_000);
 
 afterAll(async () => {

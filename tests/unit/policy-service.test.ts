@@ -4,16 +4,13 @@
 // the in-lab base model's own, turn for turn, with each turn's log-probabilities kept for the inspector.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LabCore } from '../../main/lab/app/core';
+import type { LabCore } from '../../main/lab/app/core';
 import type { ArtefactRecord, Endpoint, JobRecord } from '../../main/lab/contract';
 import type { Trajectory } from '../../main/lab/formats';
-import { demoGraph, demoQAs } from '../../main/lab/agent/demo';
-import { writeGraphFile } from '../../main/lab/kg/io';
-import { writeDataset } from '../../main/lab/synth/dataset';
 import { waitForStatus } from '../support/helpers';
+import { openDemoLab } from '../support/demo-lab';
 import { LLM_PYTHON, llmServerMissing } from '../support/llm-server';
 import { startPolicyServer, type PolicyServer } from '../support/policy-server';
 
@@ -23,15 +20,7 @@ let home: string;
 
 beforeAll(async () => {
   served = await startPolicyServer('base');
-  home = mkdtempSync(join(tmpdir(), 'sailor-policy-serve-'));
-  core = await LabCore.open({ home, detectBackend: false });
-  writeGraphFile(join(home, 'graphs', 'g-demo.json'), demoGraph());
-  writeDataset(join(home, 'datasets', 'd-demo.jsonl'), { graph: 'g-demo' }, demoQAs());
-  await core.db.update((d) => {
-    const createdAt = new Date().toISOString();
-    d.graphs.push({ id: 'g-demo', name: 'demo graph', path: join('graphs', 'g-demo.json'), info: {}, createdAt });
-    d.datasets.push({ id: 'd-demo', name: 'demo QAs', path: join('datasets', 'd-demo.jsonl'), info: { graphId: 'g-demo' }, createdAt });
-  });
+  ({ core, home } = await openDemoLab('sailor-policy-serve-'));
 }, 600_000);
 
 afterAll(async () => {
