@@ -172,9 +172,9 @@ export const useCompare = defineStore('compare', () => {
   function describe(ck: string): CheckpointHead {
     const ep = endpoints.bySpec(ck);
     if (ep || endpointIdOf(ck) !== null) {
-      // An endpoint: named by itself, or as the imported run's step it serves.
+      // An endpoint: named by itself (its "run" says only that it is an endpoint), or as the imported run's step it serves.
       const runId = ep?.serves?.runId ?? ck;
-      const run = ep?.serves ? (runs.value.find((r) => r.artefact.id === runId)?.artefact.name ?? runId) : (ep?.name ?? ck);
+      const run = ep?.serves ? (runs.value.find((r) => r.artefact.id === runId)?.artefact.name ?? runId) : 'endpoint';
       return { ref: ck, runId, run, step: String(ep?.serves?.step ?? ''), label: ep?.serves ? `step ${ep.serves.step} (${ep.name})` : (ep?.name ?? ck) };
     }
     const m = /^(.*)\/(\d+|last)$/.exec(ck);
@@ -190,8 +190,8 @@ export const useCompare = defineStore('compare', () => {
     if (!refs.length || !a.name.startsWith(auto)) return a.name;
     const ds = refs.map(describe);
     const sameRun = ds.every((d) => d.runId === ds[0]!.runId);
-    // A plain endpoint is its own "run" and label: its name once, not "tiny A tiny A".
-    const body = sameRun ? `${ds[0]!.run}: ${ds.map((d) => d.label).join(' vs ')}` : ds.map((d) => (d.run === d.label ? d.label : `${d.run} ${d.label}`)).join(' vs ');
+    // A plain endpoint (its own run) is named by its name alone: "tiny A vs tiny B".
+    const body = sameRun ? `${ds[0]!.run}: ${ds.map((d) => d.label).join(' vs ')}` : ds.map((d) => (d.runId === d.ref ? d.label : `${d.run} ${d.label}`)).join(' vs ');
     return body + a.name.slice(auto.length);
   }
 
