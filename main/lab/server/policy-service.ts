@@ -16,8 +16,8 @@ import type { GPT } from '../model/gpt';
 import type { Tokenizer } from '../model/tokenizer';
 import type { TurnSampler } from '../model/acting-threads';
 import { checkpointTurns, TURN_TOKENS } from '../train/policy/policy';
-import { bearerToken, MAX_BODY, readBody, sameToken, send, sendJson, STATUS_OF } from './http-util';
-import { isLoopback, listenError, unforgeableHost, weakKeyReason } from './web-service';
+import { MAX_BODY, readBody, send, sendJson, STATUS_OF } from './http-util';
+import { listenError, serviceAccess } from './web-service';
 
 /** A loaded model, served under `name`. */
 export interface ServedPolicy {
@@ -102,14 +102,8 @@ function sendError(res: ServerResponse, code: ErrorCode, message: string, status
 
 export async function startPolicyService(opts: PolicyServiceOptions): Promise<{ origin: string; baseUrl: string; port: number; close(): Promise<void> }> {
   const host = opts.host ?? '127.0.0.1';
-  if (!isLoopback(host) && !opts.apiKey) throw new LabError('bad_request', `serving on ${host} (not loopback) needs an API key`);
-  const weak = opts.apiKey === undefined ? null : weakKeyReason(opts.apiKey);
-  if (weak) throw new LabError('bad_request', `the API key is too weak: ${weak}`);
+  const trusted = serviceAccess(host, opts.apiKey);
   const { served } = opts;
-
-  /** On loopback without a key: no browser Origin, and a Host that no DNS rebinding can forge. */
-  const trusted = (req: IncomingMessage): boolean =>
-    opts.apiKey ? sameToken(bearerToken(req), opts.apiKey) : req.headers.origin === undefined && unforgeableHost(req.headers.host);
 
   async function complete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = await readBody(req);

@@ -152,19 +152,22 @@ export function listenError(err: NodeJS.ErrnoException, host: string, port: numb
   return new LabError('internal', `cannot listen on ${host}:${port}: ${err.message}`);
 }
 
+/**
+ * Who a lab HTTP service on `host` answers (the simulated web, a served policy): with a key, requests that
+ * bear it; on loopback without one, requests with no browser Origin and a Host that no DNS rebinding can forge.
+ * Refuses, before anything listens, a non-loopback host without a key and a weak key.
+ */
+export function serviceAccess(host: string, apiKey: string | undefined): (req: IncomingMessage) => boolean {
+  if (!isLoopback(host) && !apiKey) throw new LabError('bad_request', `serving on ${host} (not loopback) needs an API key`);
+  const weak = apiKey === undefined ? null : weakKeyReason(apiKey);
+  if (weak) throw new LabError('bad_request', `the API key is too weak: ${weak}`);
+  return (req) => (apiKey ? sameToken(bearerToken(req), apiKey) : req.headers.origin === undefined && unforgeableHost(req.headers.host));
+}
+
 export async function startWebService(opts: WebServiceOptions): Promise<RunningWebService> {
   const host = opts.host ?? '127.0.0.1';
-  const loopback = isLoopback(host);
-  if (!loopback && !opts.apiKey) throw new LabError('bad_request', `serving on ${host} (not loopback) needs an API key`);
-  const weak = opts.apiKey === undefined ? null : weakKeyReason(opts.apiKey);
-  if (weak) throw new LabError('bad_request', `the API key is too weak: ${weak}`);
+  const trusted = serviceAccess(host, opts.apiKey);
   let inFlight = 0;
-
-  /** On loopback without a key: no browser Origin, and a Host that no DNS rebinding can forge. */
-  function trusted(req: IncomingMessage): boolean {
-    if (opts.apiKey) return sameToken(bearerToken(req), opts.apiKey);
-    return req.headers.origin === undefined && unforgeableHost(req.headers.host);
-  }
 
   async function answer(req: IncomingMessage, res: ServerResponse, route: string, handler: RouteHandler): Promise<void> {
     const body = await readBody(req);
